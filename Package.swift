@@ -1,0 +1,75 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers (see README "Architecture"): dependencies point down only.
+//   cachelog (CLI)  ->  FeedAPI, FeedCache, FeedCacheLog  ->  CacheLog  ->  CLMDB, CZlib
+// CacheLog knows nothing of feeds; FeedCache knows nothing of LMDB; FeedAPI knows nothing of caching.
+let package = Package(
+    name: "CacheLog",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "CacheLog", targets: ["CacheLog"]),
+        .library(name: "FeedCache", targets: ["FeedCache"]),
+        .library(name: "FeedAPI", targets: ["FeedAPI"]),
+        .library(name: "FeedCacheLog", targets: ["FeedCacheLog"]),
+        .executable(name: "cachelog", targets: ["cachelog"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLMDB",
+            path: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(
+            name: "CacheLog",
+            dependencies: ["CLMDB", "CZlib", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "FeedCache",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "FeedAPI",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "FeedCacheLog",
+            dependencies: ["CacheLog", "FeedCache"]
+        ),
+        .target(name: "LoopbackHTTP"),
+        .executableTarget(
+            name: "cachelog",
+            dependencies: [
+                "CacheLog", "FeedCache", "FeedAPI", "FeedCacheLog", "LoopbackHTTP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/cachelog"
+        ),
+        // A second process for the multi-process and crash tests: appends events in a loop.
+        .executableTarget(
+            name: "cachelog-writer",
+            dependencies: ["CacheLog"],
+            path: "Tools/cachelog-writer"
+        ),
+        .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "cachelog-writer"]),
+        .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB"]),
+        .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP"]),
+        .testTarget(
+            name: "AcceptanceTests",
+            dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP"]
+        ),
+        .testTarget(name: "CLITests", dependencies: ["cachelog", "LoopbackHTTP"]),
+    ]
+)
