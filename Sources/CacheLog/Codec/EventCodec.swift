@@ -1,0 +1,163 @@
+import Foundation
+
+/// Frames events as stored records. The layout (all numbers big-endian) is documented for readers
+/// in other languages in `CacheLog.docc/Format.md`; change one, change both.
+///
+///     offset size field
+///     0      1    record format version (1)
+///     1      1    kind: 1 put, 2 delete, 3 expire
+///     2      1    flags: bit 0 set when the body is zlib-compressed
+///     3      1    delete reason: 1 replaced, 2 explicit, 3 retrieval-error (0 otherwise)
+///     4      8    recordedAt: f64 seconds since 1970
+///     12     8    timestamp: f64 seconds since 1970 (put, expire; 0 for delete)
+///     20     8    maxAge: f64 seconds (expire; 0 otherwise)
+///     28     2    key length K (u16)
+///     30     4    payload length P, uncompressed (u32)
+///     34     4    body length B, as stored (u32)
+///     38     K    key, UTF-8
+///     38+K   B    body: zlib stream of the payload (put), empty otherwise
+///     38+K+B 4    CRC-32 (zlib's crc32) of every byte before it
+///
+/// Everything the projection needs sits in the fixed header and the key, so a fold never inflates.
+enum EventCodec {
+    static let formatVersion: UInt8 = 1
+    static let headerSize = 38
+    static let checksumSize = 4
+    static let compressedFlag: UInt8 = 1
+
+    /// An event validated and compressed before it reaches the writer, so that compression runs on
+    /// the appending task and the single writer only frames and stores.
+    struct Prepared: Sendable {
+        var kind: EventKind
+        var key: [UInt8]
+        var reason: UInt8
+        var timestamp: Double
+        var maxAge: Double
+        var payloadLength: UInt32
+        var body: [UInt8]
+    }
+
+    static func prepare(_ event: Event, maxKeySize: Int, level: Int32 = Zlib.defaultLevel) throws -> Prepared {
+        let key = Array(event.key.utf8)
+        guard !key.isEmpty else { throw CacheLogError.emptyKey }
+        guard key.count <= maxKeySize else { throw CacheLogError.keyTooLong(length: key.count, maximum: maxKeySize) }
+        switch event {
+        case .put(_, let payload, let timestamp):
+            guard payload.count <= Int(UInt32.max) else { throw CacheLogError.payloadTooLarge(length: payload.count) }
+            let body = try payload.withUnsafeBytes { try Zlib.compress($0, level: level) }
+            return Prepared(kind: .put, key: key, reason: 0, timestamp: timestamp.storedSeconds, maxAge: 0,
+                            payloadLength: UInt32(payload.count), body: body)
+        case .delete(_, let reason):
+            return Prepared(kind: .delete, key: key, reason: reason.rawValue, timestamp: 0, maxAge: 0,
+                            payloadLength: 0, body: [])
+        case .expire(_, let timestamp, let maxAge):
+            return Prepared(kind: .expire, key: key, reason: 0, timestamp: timestamp.storedSeconds, maxAge: maxAge,
+                            payloadLength: 0, body: [])
+        }
+    }
+
+    static func encode(_ event: Prepared, recordedAt: Double) -> [UInt8] {
+        var writer = ByteWriter(capacity: headerSize + event.key.count + event.body.count + checksumSize)
+        writer.u8(formatVersion)
+        writer.u8(event.kind.rawValue)
+        writer.u8(event.kind == .put ? compressedFlag : 0)
+        writer.u8(event.reason)
+        writer.f64(recordedAt)
+        writer.f64(event.timestamp)
+        writer.f64(event.maxAge)
+        writer.u16(UInt16(event.key.count))
+        writer.u32(event.payloadLength)
+        writer.u32(UInt32(event.body.count))
+        writer.append(event.key)
+        writer.append(event.body)
+        let crc = writer.bytes.withUnsafeBytes { Zlib.crc32($0) }
+        writer.u32(crc)
+        return writer.bytes
+    }
+
+    /// The fixed header and where the key and body sit. Decoding it checks the framing and, unless
+    /// told not to, the checksum; it never inflates.
+    struct Header {
+        var version: UInt8
+        var kind: EventKind
+        var flags: UInt8
+        var reason: DeleteReason?
+        var recordedAt: Double
+        var timestamp: Double
+        var maxAge: Double
+        var payloadLength: Int
+        var key: Range<Int>
+        var body: Range<Int>
+        var storedBytes: Int
+    }
+
+    static func decodeHeader(_ record: UnsafeRawBufferPointer, seq: UInt64, verifyChecksum: Bool = true) throws -> Header {
+        func corrupt(_ detail: String) -> CacheLogError { .corruptRecord(seq: seq, detail: detail) }
+        var reader = ByteReader(record)
+        guard record.count >= headerSize + checksumSize,
+              let version = reader.u8(), let kindByte = reader.u8(), let flags = reader.u8(), let reasonByte = reader.u8(),
+              let recordedAt = reader.f64(), let timestamp = reader.f64(), let maxAge = reader.f64(),
+              let keyLength = reader.u16(), let payloadLength = reader.u32(), let bodyLength = reader.u32()
+        else { throw corrupt("record is \(record.count) bytes, shorter than a header") }
+        guard headerSize + Int(keyLength) + Int(bodyLength) + checksumSize == record.count else {
+            throw corrupt("framing says \(headerSize + Int(keyLength) + Int(bodyLength) + checksumSize) bytes, record has \(record.count)")
+        }
+        if verifyChecksum {
+            let stored = UInt32(bigEndian: record.loadUnaligned(fromByteOffset: record.count - checksumSize, as: UInt32.self))
+            let computed = Zlib.crc32(UnsafeRawBufferPointer(rebasing: record[0..<(record.count - checksumSize)]))
+            guard stored == computed else { throw corrupt("checksum mismatch") }
+        }
+        guard version == formatVersion else { throw corrupt("unsupported record format version \(version)") }
+        guard let kind = EventKind(rawValue: kindByte) else { throw corrupt("unknown event kind \(kindByte)") }
+        var reason: DeleteReason?
+        if kind == .delete {
+            guard let known = DeleteReason(rawValue: reasonByte) else { throw corrupt("unknown delete reason \(reasonByte)") }
+            reason = known
+        }
+        let keyStart = headerSize
+        let bodyStart = keyStart + Int(keyLength)
+        return Header(
+            version: version, kind: kind, flags: flags, reason: reason, recordedAt: recordedAt,
+            timestamp: timestamp, maxAge: maxAge, payloadLength: Int(payloadLength),
+            key: keyStart..<bodyStart, body: bodyStart..<(bodyStart + Int(bodyLength)), storedBytes: record.count)
+    }
+
+    static func key(_ header: Header, in record: UnsafeRawBufferPointer) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: record[header.key]), as: UTF8.self)
+    }
+
+    static func keyBytes(_ header: Header, in record: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: record[header.key])
+    }
+
+    /// Inflates the payload of a `put`. A body that does not inflate to exactly the recorded length
+    /// is corruption, reported with the sequence number.
+    static func payload(_ header: Header, in record: UnsafeRawBufferPointer, seq: UInt64) throws -> Data {
+        let body = UnsafeRawBufferPointer(rebasing: record[header.body])
+        guard header.flags & compressedFlag != 0 else {
+            guard body.count == header.payloadLength else {
+                throw CacheLogError.corruptRecord(seq: seq, detail: "body is \(body.count) bytes, payload length says \(header.payloadLength)")
+            }
+            return Data(body)
+        }
+        guard let payload = Zlib.decompress(body, expectedSize: header.payloadLength) else {
+            throw CacheLogError.corruptRecord(seq: seq, detail: "body does not inflate to \(header.payloadLength) bytes")
+        }
+        return payload
+    }
+
+    static func recordedEvent(_ header: Header, in record: UnsafeRawBufferPointer, seq: UInt64, includePayload: Bool) throws -> RecordedEvent {
+        RecordedEvent(
+            seq: seq,
+            recordedAt: Date(storedSeconds: header.recordedAt),
+            formatVersion: header.version,
+            kind: header.kind,
+            key: key(header, in: record),
+            timestamp: header.kind == .delete ? nil : Date(storedSeconds: header.timestamp),
+            maxAge: header.kind == .expire ? header.maxAge : nil,
+            reason: header.reason,
+            payloadBytes: header.payloadLength,
+            storedBytes: header.storedBytes,
+            payload: includePayload && header.kind == .put ? try payload(header, in: record, seq: seq) : nil)
+    }
+}

@@ -1,0 +1,112 @@
+import CLMDB
+import Foundation
+
+extension CacheLog {
+    /// Records read per read transaction: read transactions stay short (a long one pins pages
+    /// that writers would reuse), and every value is decoded before its transaction ends.
+    static let readChunk = 1024
+
+    /// Calls `body` with every record the query selects, in seq order (or reverse), until the
+    /// query's limit or `body` returns false. Corrupt records are delivered as
+    /// ``LogItem/corrupt(seq:detail:)`` whatever the filter, and iteration goes on past them.
+    public func forEachEvent(_ query: EventQuery = EventQuery(), _ body: (LogItem) throws -> Bool) throws {
+        let bounds: (UInt64, UInt64) = try environment.read { txn in
+            let last = try tables.lastSeq(txn)
+            let low = try query.from.map { try tables.resolve(txn, $0, upperBound: false) } ?? 1
+            let high = min(try query.to.map { try tables.resolve(txn, $0, upperBound: true) } ?? last, last)
+            return (max(low, 1), high)
+        }
+        guard bounds.0 <= bounds.1 else { return }
+        var cursor: UInt64? = query.reverse ? bounds.1 : bounds.0
+        var remaining = query.limit ?? Int.max
+        while let position = cursor, remaining > 0 {
+            let (items, next) = try readChunk(query, from: position, bounds: bounds.0...bounds.1, max: min(remaining, Self.readChunk))
+            for item in items {
+                remaining -= 1
+                guard try body(item) else { return }
+            }
+            cursor = next
+        }
+    }
+
+    /// Every record the query selects, as an array. For large logs prefer ``forEachEvent(_:_:)``.
+    public func events(_ query: EventQuery = EventQuery()) throws -> [LogItem] {
+        var items: [LogItem] = []
+        try forEachEvent(query) { items.append($0); return true }
+        return items
+    }
+
+    /// Delivers the records the query selects, then keeps delivering new ones as they are
+    /// appended, by this process or another, until the task is cancelled. `query.to` and
+    /// `query.reverse` are ignored; `query.limit` bounds the total.
+    public func follow(_ query: EventQuery = EventQuery(), pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<LogItem, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var next = try environment.read { txn in
+                        try query.from.map { try tables.resolve(txn, $0, upperBound: false) } ?? 1
+                    }
+                    var remaining = query.limit ?? Int.max
+                    while !Task.isCancelled, remaining > 0 {
+                        let last = try lastSeq()
+                        if next > last {
+                            try await Task.sleep(for: pollInterval)
+                            continue
+                        }
+                        let (items, after) = try readChunk(query, from: max(next, 1), bounds: max(next, 1)...last, max: min(remaining, Self.readChunk))
+                        for item in items where remaining > 0 {
+                            continuation.yield(item)
+                            remaining -= 1
+                        }
+                        next = after ?? last + 1
+                    }
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Reads up to `max` selected records starting at `from`, in one read transaction. Returns
+    /// them and the seq to continue from (nil when the range is exhausted).
+    private func readChunk(_ query: EventQuery, from: UInt64, bounds: ClosedRange<UInt64>, max: Int) throws -> ([LogItem], UInt64?) {
+        try environment.read { txn in
+            try txn.withCursor(tables.dbs.events) { cursor in
+                var items: [LogItem] = []
+                var visited = 0
+                var row = query.reverse
+                    ? try cursor.seek(atMost: SeqKey.bytes(from))
+                    : try cursor.seek(atLeast: SeqKey.bytes(from))
+                while let current = row, let seq = SeqKey.decode(current.key), bounds.contains(seq) {
+                    if items.count == max || visited == Self.readChunk * 8 {
+                        return (items, seq)
+                    }
+                    visited += 1
+                    if let item = Self.select(current.value, seq: seq, query: query) { items.append(item) }
+                    row = try cursor.move(query.reverse ? MDB_PREV : MDB_NEXT)
+                }
+                return (items, nil)
+            }
+        }
+    }
+
+    /// Decodes one record if the query selects it. The key and kind are compared on the raw
+    /// header, so filtered-out records cost no allocation and no inflate.
+    private static func select(_ record: UnsafeRawBufferPointer, seq: UInt64, query: EventQuery) -> LogItem? {
+        do {
+            let header = try EventCodec.decodeHeader(record, seq: seq)
+            if let kinds = query.kinds, !kinds.contains(header.kind) { return nil }
+            if let key = query.key, !EventCodec.keyBytes(header, in: record).elementsEqual(key.utf8) { return nil }
+            return .event(try EventCodec.recordedEvent(header, in: record, seq: seq, includePayload: query.includePayload))
+        } catch let error as CacheLogError {
+            if case .corruptRecord(_, let detail) = error { return .corrupt(seq: seq, detail: detail) }
+            return .corrupt(seq: seq, detail: error.description)
+        } catch {
+            return .corrupt(seq: seq, detail: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,244 @@
+import CLMDB
+import Foundation
+
+/// What ``CacheLog/verify()`` found.
+public struct VerifyReport: Sendable, Equatable {
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        /// The record (or checkpoint) the problem is at, when it has one.
+        public var seq: UInt64?
+        public var message: String
+        public var description: String { seq.map { "seq \($0): \(message)" } ?? message }
+    }
+
+    public var recordsChecked: Int
+    public var checkpointsChecked: Int
+    public var problems: [Problem]
+    public var isClean: Bool { problems.isEmpty }
+}
+
+/// What ``CacheLog/rebuildProjection()`` did.
+public struct RebuildReport: Sendable, Equatable {
+    public var eventsFolded: Int
+    public var liveKeys: Int
+    /// Records skipped because they failed their checks: their effect on the state is unknown.
+    public var corruptSeqs: [UInt64]
+}
+
+/// What ``CacheLog/compact(before:)`` did.
+public struct CompactionReport: Sendable, Equatable {
+    /// Records removed from the log.
+    public var removed: Int
+    /// Records before the cut kept because the live state references them.
+    public var keptLive: Int
+    /// History before this seq is gone; state as of any later seq is still available.
+    public var firstAvailable: UInt64
+}
+
+extension CacheLog {
+    /// Checks every record (framing, checksum, inflate, kind, seq order, recorded-time order),
+    /// every checkpoint, and that the stored projection equals the fold of the log.
+    ///
+    /// Runs in one read transaction, so it checks one consistent snapshot while appends go on.
+    public func verify() throws -> VerifyReport {
+        try environment.read { txn in
+            var problems: [VerifyReport.Problem] = []
+            var records = 0
+            let base = try tables.u64(txn, MetaKey.baseSeq)
+            let last = try tables.lastSeq(txn)
+            var projection = Projection()
+            if base > 0 {
+                do {
+                    guard let raw = try txn.get(tables.dbs.checkpoints, SeqKey.bytes(base)) else {
+                        throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
+                    }
+                    projection = try CheckpointCodec.decode(raw, seq: base)
+                } catch let error as CacheLogError {
+                    problems.append(.init(seq: base, message: error.description))
+                }
+            }
+            var checkpoints: [UInt64: Projection] = [:]
+            var checkpointCount = 0
+            try txn.withCursor(tables.dbs.checkpoints) { cursor in
+                var row = try cursor.move(MDB_FIRST)
+                while let current = row {
+                    checkpointCount += 1
+                    if let seq = SeqKey.decode(current.key) {
+                        do { checkpoints[seq] = try CheckpointCodec.decode(current.value, seq: seq) } catch let error as CacheLogError {
+                            problems.append(.init(seq: seq, message: error.description))
+                        }
+                    } else {
+                        problems.append(.init(seq: nil, message: "checkpoint key of \(current.key.count) bytes"))
+                    }
+                    row = try cursor.move(MDB_NEXT)
+                }
+            }
+
+            var previousSeq: UInt64 = 0
+            var previousTime = -Double.infinity
+            try txn.withCursor(tables.dbs.events) { cursor in
+                var row = try cursor.move(MDB_FIRST)
+                while let current = row {
+                    records += 1
+                    defer { row = try? cursor.move(MDB_NEXT) }
+                    guard let seq = SeqKey.decode(current.key) else {
+                        problems.append(.init(seq: nil, message: "record key of \(current.key.count) bytes is not a seq"))
+                        continue
+                    }
+                    if seq > base + 1 && previousSeq > base && seq != previousSeq + 1 {
+                        problems.append(.init(seq: seq, message: "gap: previous record is seq \(previousSeq)"))
+                    }
+                    if seq > last { problems.append(.init(seq: seq, message: "beyond the last seq \(last) in meta")) }
+                    previousSeq = seq
+                    do {
+                        let header = try EventCodec.decodeHeader(current.value, seq: seq)
+                        // The header is sound, so the fold uses it even if the body turns out bad:
+                        // the projection does take the record as live.
+                        if seq > base { projection.apply(header, key: EventCodec.key(header, in: current.value), seq: seq) }
+                        if header.recordedAt < previousTime {
+                            problems.append(.init(seq: seq, message: "recorded before the record preceding it"))
+                        }
+                        previousTime = header.recordedAt
+                        if header.kind == .put { _ = try EventCodec.payload(header, in: current.value, seq: seq) }
+                    } catch let error as CacheLogError {
+                        if case .corruptRecord(_, let detail) = error {
+                            problems.append(.init(seq: seq, message: "corrupt record: \(detail)"))
+                        } else {
+                            problems.append(.init(seq: seq, message: error.description))
+                        }
+                    }
+                    if seq > base, let checkpoint = checkpoints[seq], checkpoint != projection {
+                        problems.append(.init(seq: seq, message: "checkpoint differs from the fold of the log"))
+                    }
+                }
+            }
+            if last > base && previousSeq != last && records > 0 {
+                problems.append(.init(seq: last, message: "the last record is seq \(previousSeq), meta says \(last)"))
+            }
+
+            let stored = try tables.currentEntries(txn)
+            let folded = projection.sorted
+            if stored != folded {
+                let storedByKey = Dictionary(stored.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+                for key in Set(storedByKey.keys).union(projection.entries.keys).sorted() {
+                    let have = storedByKey[key], want = projection.entries[key]
+                    if have != want {
+                        problems.append(.init(
+                            seq: have?.seq ?? want?.seq,
+                            message: "projection of key \"\(key)\" is \(Self.describe(have)), the log says \(Self.describe(want))"))
+                    }
+                }
+            }
+            return VerifyReport(recordsChecked: records, checkpointsChecked: checkpointCount, problems: problems)
+        }
+    }
+
+    private static func describe(_ entry: LiveEntry?) -> String {
+        entry.map { "live at seq \($0.seq)" } ?? "absent"
+    }
+
+    /// Drops the stored projection and checkpoints and rebuilds them from the log alone, reading
+    /// record headers only (no payload is inflated). The result is identical to what the appends
+    /// maintained, which ``verify()`` checks.
+    @discardableResult
+    public func rebuildProjection() async throws -> RebuildReport {
+        let tables = self.tables, environment = self.environment, logger = self.logger
+        let report = try await writer.exclusive {
+            try environment.write { txn in
+                let base = try tables.u64(txn, MetaKey.baseSeq)
+                let last = try tables.lastSeq(txn)
+                var projection = Projection()
+                if base > 0 {
+                    guard let raw = try txn.get(tables.dbs.checkpoints, SeqKey.bytes(base)) else {
+                        throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
+                    }
+                    projection = try CheckpointCodec.decode(raw, seq: base)
+                }
+                // Checkpoints after the base are derived data too.
+                var stale: [UInt64] = []
+                try txn.withCursor(tables.dbs.checkpoints) { cursor in
+                    var row = try cursor.seek(atLeast: SeqKey.bytes(base + 1))
+                    while let current = row, let seq = SeqKey.decode(current.key) {
+                        stale.append(seq)
+                        row = try cursor.move(MDB_NEXT)
+                    }
+                }
+                for seq in stale { try txn.delete(tables.dbs.checkpoints, SeqKey.bytes(seq)) }
+
+                var corrupt: [UInt64] = []
+                var folded = 0
+                var lastCheckpoint = base
+                if last > base {
+                    try tables.fold(txn, into: &projection, range: (base + 1)...last, onCorrupt: { seq, _ in corrupt.append(seq) }) { seq, current in
+                        folded += 1
+                        let gap = seq - lastCheckpoint
+                        if gap >= UInt64(tables.checkpointInterval) && gap >= UInt64(current.entries.count) {
+                            try tables.writeCheckpoint(txn, seq: seq, entries: current.sorted)
+                            lastCheckpoint = seq
+                        }
+                    }
+                }
+                try txn.empty(tables.dbs.state)
+                for entry in projection.sorted {
+                    // Sorted in LMDB's key order, so every row goes at the end of the table.
+                    try txn.put(tables.dbs.state, Array(entry.key.utf8), ProjectionEntryCodec.encode(entry), flags: MDB_APPEND)
+                }
+                try tables.setU64(txn, MetaKey.checkpointSeq, lastCheckpoint)
+                return RebuildReport(eventsFolded: folded, liveKeys: projection.entries.count, corruptSeqs: corrupt)
+            }
+        }
+        if !report.corruptSeqs.isEmpty {
+            logger.warning("rebuild skipped corrupt records", metadata: ["seqs": "\(report.corruptSeqs)"])
+        }
+        return report
+    }
+
+    /// Removes the history before `position` (a seq, or the first event recorded at or after a
+    /// date), keeping every record the live state references, so `retrieve` keeps working. State
+    /// as of any seq from the cut on stays available; earlier points report
+    /// ``CacheLogError/historyCompacted(firstAvailable:)``.
+    @discardableResult
+    public func compact(before position: LogPosition) async throws -> CompactionReport {
+        let tables = self.tables, environment = self.environment
+        return try await writer.exclusive {
+            try environment.write { txn in
+                let last = try tables.lastSeq(txn)
+                let base = try tables.u64(txn, MetaKey.baseSeq)
+                let cut = min(try tables.resolve(txn, position, upperBound: false), last + 1)
+                guard cut > base + 1 else {
+                    return CompactionReport(removed: 0, keptLive: 0, firstAvailable: base)
+                }
+                let newBase = cut - 1
+                // The state right before the cut stands in for everything removed.
+                let baseState = try tables.projection(txn, asOf: newBase)
+                try tables.writeCheckpoint(txn, seq: newBase, entries: baseState.sorted)
+
+                let live = Set(try tables.currentEntries(txn).map(\.seq))
+                var doomed: [UInt64] = []
+                var kept = 0
+                try txn.withCursor(tables.dbs.events) { cursor in
+                    var row = try cursor.move(MDB_FIRST)
+                    while let current = row, let seq = SeqKey.decode(current.key), seq < cut {
+                        if live.contains(seq) { kept += 1 } else { doomed.append(seq) }
+                        row = try cursor.move(MDB_NEXT)
+                    }
+                }
+                for seq in doomed { try txn.delete(tables.dbs.events, SeqKey.bytes(seq)) }
+
+                var oldCheckpoints: [UInt64] = []
+                try txn.withCursor(tables.dbs.checkpoints) { cursor in
+                    var row = try cursor.move(MDB_FIRST)
+                    while let current = row, let seq = SeqKey.decode(current.key), seq < newBase {
+                        oldCheckpoints.append(seq)
+                        row = try cursor.move(MDB_NEXT)
+                    }
+                }
+                for seq in oldCheckpoints { try txn.delete(tables.dbs.checkpoints, SeqKey.bytes(seq)) }
+                try tables.setU64(txn, MetaKey.baseSeq, newBase)
+                if try tables.u64(txn, MetaKey.checkpointSeq) < newBase {
+                    try tables.setU64(txn, MetaKey.checkpointSeq, newBase)
+                }
+                return CompactionReport(removed: doomed.count, keptLive: kept, firstAvailable: newBase)
+            }
+        }
+    }
+}

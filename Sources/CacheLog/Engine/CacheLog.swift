@@ -1,0 +1,165 @@
+import CLMDB
+import Foundation
+import Logging
+
+/// A durable, append-only log of cache events in LMDB, with the current state kept as a projection.
+///
+/// Every operation is an ``Event`` appended under the next sequence number; the projection
+/// (key → live `put`) is updated in the same transaction, so every reader, in this process or
+/// another, sees the log and the state agree. Payloads are stored zlib-compressed with a checksum.
+///
+/// Open one instance per database directory and share it: LMDB forbids opening an environment
+/// twice in one process. All methods are safe to call from any task.
+public final class CacheLog: Sendable {
+    /// How an instance opens and writes its database.
+    public struct Options: Sendable {
+        /// Open for reading only: never creates, never writes; appends throw ``CacheLogError/readOnly``.
+        public var readOnly: Bool
+        /// `.synced` (default): every commit is on disk when `append` returns.
+        public var durability: Durability
+        /// The LMDB map size to start with; the map doubles by itself whenever it fills.
+        public var initialMapSize: Int
+        /// Minimum number of events between checkpoints of the projection.
+        public var checkpointInterval: Int
+        /// The clock that stamps `recordedAt`.
+        public var clock: @Sendable () -> Date
+        public var logger: Logger
+
+        public init(
+            readOnly: Bool = false, durability: Durability = .synced, initialMapSize: Int = 64 << 20,
+            checkpointInterval: Int = 4096, clock: @escaping @Sendable () -> Date = { Date() },
+            logger: Logger = Logger(label: "cachelog")
+        ) {
+            self.readOnly = readOnly
+            self.durability = durability
+            self.initialMapSize = initialMapSize
+            self.checkpointInterval = max(1, checkpointInterval)
+            self.clock = clock
+            self.logger = logger
+        }
+    }
+
+    public enum Durability: Sendable {
+        /// Each commit is flushed to disk before `append` returns (concurrent appends share one flush).
+        case synced
+        /// Commits are not flushed; call ``CacheLog/sync()``. A crash may lose the last commits,
+        /// never corrupt the database.
+        case unsynced
+    }
+
+    /// The database directory.
+    public let path: String
+    let environment: Environment
+    let tables: LogTables
+    let writer: Writer
+    let logger: Logger
+
+    /// Opens the database in directory `path`, creating it (and the directory) when it does not
+    /// exist, unless `options.readOnly`. A directory that holds other files is not taken over.
+    public init(path: String, options: Options = Options()) throws {
+        let fileManager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fileManager.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw CacheLogError.notADirectory(path: path) }
+            let contents = (try? fileManager.contentsOfDirectory(atPath: path)) ?? []
+            if !contents.contains("data.mdb") {
+                if options.readOnly { throw CacheLogError.noDatabase(path: path) }
+                guard contents.isEmpty else {
+                    throw CacheLogError.notADatabase(path: path, detail: "directory holds other files and no data.mdb")
+                }
+            }
+            if !options.readOnly && !fileManager.isWritableFile(atPath: path) {
+                throw CacheLogError.notWritable(path: path)
+            }
+        } else {
+            if options.readOnly { throw CacheLogError.noDatabase(path: path) }
+            do {
+                try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw CacheLogError.notWritable(path: path)
+            }
+        }
+        let canonical = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+        try OpenPaths.claim(canonical)
+        do {
+            environment = try Environment(
+                path: canonical, readOnly: options.readOnly, noSync: options.durability == .unsynced,
+                mapSize: options.initialMapSize, logger: options.logger)
+        } catch {
+            OpenPaths.release(canonical)
+            throw error
+        }
+        self.path = path
+        logger = options.logger
+        tables = LogTables(dbs: environment.dbs, checkpointInterval: options.checkpointInterval)
+        writer = Writer(environment: environment, tables: tables, clock: options.clock)
+    }
+
+    /// Appends `events` as one atomic batch: all of them get consecutive seqs and are committed in
+    /// one transaction, or none is. Returns the seqs they got.
+    ///
+    /// Validation and compression run on the calling task; the single writer then frames and stores
+    /// the batch, sharing its commit (and its sync) with whatever else arrived meanwhile.
+    @discardableResult
+    public func append(_ events: [Event]) async throws -> ClosedRange<UInt64> {
+        guard !environment.readOnly else { throw CacheLogError.readOnly }
+        guard !events.isEmpty else { throw CacheLogError.emptyBatch }
+        let prepared = try events.map { try EventCodec.prepare($0, maxKeySize: environment.maxKeySize) }
+        return try await writer.append(prepared)
+    }
+
+    /// Appends one event. See ``append(_:)-(_)``.
+    @discardableResult
+    public func append(_ event: Event) async throws -> UInt64 {
+        try await append([event]).lowerBound
+    }
+
+    /// The live payload of `key` and its cache timestamp, or nil when the key has no live value.
+    /// Throws ``CacheLogError/corruptRecord(seq:detail:)`` when the stored record fails its checks.
+    public func retrieve(_ key: String) throws -> StoredValue? {
+        let keyBytes = Array(key.utf8)
+        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
+        return try environment.read { txn in
+            guard let entry = try tables.entry(txn, key: keyBytes) else { return nil }
+            guard let record = try txn.get(tables.dbs.events, SeqKey.bytes(entry.seq)) else {
+                throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is missing")
+            }
+            let header = try EventCodec.decodeHeader(record, seq: entry.seq)
+            guard header.kind == .put else {
+                throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is not a put")
+            }
+            let payload = try EventCodec.payload(header, in: record, seq: entry.seq)
+            return StoredValue(payload: payload, timestamp: Date(storedSeconds: header.timestamp), seq: entry.seq)
+        }
+    }
+
+    /// The projection now.
+    public func state() throws -> LogState {
+        try environment.read { txn in
+            LogState(seq: try tables.lastSeq(txn), entries: try tables.currentEntries(txn))
+        }
+    }
+
+    /// The projection as it was right after `position`: a seq, or the last event recorded at or
+    /// before a date. Served from the nearest checkpoint plus the events after it.
+    public func state(asOf position: LogPosition) throws -> LogState {
+        try environment.read { txn in
+            let last = try tables.lastSeq(txn)
+            let seq = min(try tables.resolve(txn, position, upperBound: true), last)
+            return try tables.projection(txn, asOf: seq).state(at: seq)
+        }
+    }
+
+    /// The last seq appended (0 for an empty log).
+    public func lastSeq() throws -> UInt64 {
+        try environment.read { txn in try tables.lastSeq(txn) }
+    }
+
+    /// Flushes unsynced commits to disk (for ``Durability/unsynced``).
+    public func sync() throws {
+        try environment.sync()
+    }
+
+    /// The longest key, in UTF-8 bytes, that this database accepts.
+    public var maxKeySize: Int { environment.maxKeySize }
+}

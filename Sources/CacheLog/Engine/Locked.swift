@@ -1,0 +1,30 @@
+import Foundation
+
+/// A value behind a lock, for the little shared mutable state the engine has.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// Environments open in this process, by real path: LMDB forbids opening one twice in a process
+/// (its locks are per process, so a second open would corrupt the lock table on close).
+enum OpenPaths {
+    static let shared = Locked(Set<String>())
+
+    static func claim(_ path: String) throws {
+        let claimed = shared.withLock { $0.insert(path).inserted }
+        guard claimed else { throw CacheLogError.alreadyOpen(path: path) }
+    }
+
+    static func release(_ path: String) {
+        _ = shared.withLock { $0.remove(path) }
+    }
+}

@@ -1,0 +1,192 @@
+import CLMDB
+import Foundation
+import Logging
+
+/// The operations on the four tables inside one transaction. Every write here runs inside the
+/// writer's transaction, so the append, the projection and the counters commit together or not at all.
+struct LogTables {
+    let dbs: Databases
+    /// Minimum number of events between checkpoints.
+    let checkpointInterval: Int
+
+    // MARK: meta
+
+    func u64(_ txn: Transaction, _ key: [UInt8]) throws -> UInt64 {
+        guard let raw = try txn.get(dbs.meta, key), raw.count == 8 else { return 0 }
+        return UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self))
+    }
+
+    func setU64(_ txn: Transaction, _ key: [UInt8], _ value: UInt64) throws {
+        try txn.put(dbs.meta, key, SeqKey.bytes(value))
+    }
+
+    func lastRecordedAt(_ txn: Transaction) throws -> Double {
+        Double(bitPattern: try u64(txn, MetaKey.lastRecordedAt))
+    }
+
+    // MARK: append
+
+    /// Appends the batches in order, each event with the next seq, and folds them into the
+    /// projection. Returns each batch's seq range. Safe to run again after an abort (map growth):
+    /// it starts from what the transaction reads.
+    func append(_ txn: Transaction, batches: [[EventCodec.Prepared]], now: Date) throws -> [ClosedRange<UInt64>] {
+        var seq = try u64(txn, MetaKey.lastSeq)
+        // Recorded time never goes backward, so that "as of a date" can binary-search the log.
+        let recordedAt = max(now.storedSeconds, try lastRecordedAt(txn))
+        var checkpointSeq = try u64(txn, MetaKey.checkpointSeq)
+        var ranges: [ClosedRange<UInt64>] = []
+        ranges.reserveCapacity(batches.count)
+        for batch in batches {
+            let first = seq + 1
+            for event in batch {
+                seq += 1
+                let record = EventCodec.encode(event, recordedAt: recordedAt)
+                // MDB_APPEND: the key must sort after every existing key, which a seq always does;
+                // LMDB then fills pages to the end instead of splitting them.
+                try txn.put(dbs.events, SeqKey.bytes(seq), record, flags: MDB_APPEND)
+                try applyToState(txn, kind: event.kind, key: event.key, seq: seq, timestamp: event.timestamp, bytes: Int(event.payloadLength))
+            }
+            ranges.append(first...seq)
+            if try checkpointDue(txn, seq: seq, last: checkpointSeq) {
+                try writeCheckpoint(txn, seq: seq, entries: try currentEntries(txn))
+                checkpointSeq = seq
+            }
+        }
+        try setU64(txn, MetaKey.lastSeq, seq)
+        try setU64(txn, MetaKey.lastRecordedAt, recordedAt.bitPattern)
+        try setU64(txn, MetaKey.checkpointSeq, checkpointSeq)
+        return ranges
+    }
+
+    private func applyToState(_ txn: Transaction, kind: EventKind, key: [UInt8], seq: UInt64, timestamp: Double, bytes: Int) throws {
+        switch kind {
+        case .put:
+            var value = ByteWriter(capacity: ProjectionEntryCodec.size)
+            value.u64(seq)
+            value.f64(timestamp)
+            value.u32(UInt32(clamping: bytes))
+            try txn.put(dbs.state, key, value.bytes)
+        case .delete, .expire:
+            try txn.delete(dbs.state, key)
+        }
+    }
+
+    /// A checkpoint costs a pass over every live key, so checkpoints come no closer together than
+    /// the number of live keys: the cost per event stays constant however many keys there are.
+    private func checkpointDue(_ txn: Transaction, seq: UInt64, last: UInt64) throws -> Bool {
+        let gap = seq - last
+        guard gap >= UInt64(checkpointInterval) else { return false }
+        return gap >= UInt64(try txn.entryCount(dbs.state))
+    }
+
+    func writeCheckpoint(_ txn: Transaction, seq: UInt64, entries: [LiveEntry]) throws {
+        try txn.put(dbs.checkpoints, SeqKey.bytes(seq), try CheckpointCodec.encode(entries))
+    }
+
+    // MARK: projection reads
+
+    func currentEntries(_ txn: Transaction) throws -> [LiveEntry] {
+        try txn.withCursor(dbs.state) { cursor in
+            var entries: [LiveEntry] = []
+            var next = try cursor.move(MDB_FIRST)
+            while let row = next {
+                let key = String(decoding: row.key, as: UTF8.self)
+                guard let entry = ProjectionEntryCodec.decode(key: key, row.value) else {
+                    throw CacheLogError.corruptRecord(seq: 0, detail: "projection row for key \(key) is malformed")
+                }
+                entries.append(entry)
+                next = try cursor.move(MDB_NEXT)
+            }
+            return entries
+        }
+    }
+
+    func entry(_ txn: Transaction, key: [UInt8]) throws -> LiveEntry? {
+        guard let raw = try txn.get(dbs.state, key) else { return nil }
+        return ProjectionEntryCodec.decode(key: String(decoding: key, as: UTF8.self), raw)
+    }
+
+    // MARK: folding
+
+    /// Folds the records with seq in `range` into `projection`, reading headers only. A record that
+    /// fails its checks is skipped and reported to `onCorrupt`: its effect cannot be known.
+    func fold(_ txn: Transaction, into projection: inout Projection, range: ClosedRange<UInt64>,
+              onCorrupt: (UInt64, CacheLogError) -> Void, onEvent: (UInt64, inout Projection) throws -> Void = { _, _ in }) throws {
+        try txn.withCursor(dbs.events) { cursor in
+            var next = try cursor.seek(atLeast: SeqKey.bytes(range.lowerBound))
+            while let row = next, let seq = SeqKey.decode(row.key), seq <= range.upperBound {
+                do {
+                    let header = try EventCodec.decodeHeader(row.value, seq: seq)
+                    projection.apply(header, key: EventCodec.key(header, in: row.value), seq: seq)
+                } catch let error as CacheLogError {
+                    onCorrupt(seq, error)
+                }
+                try onEvent(seq, &projection)
+                next = try cursor.move(MDB_NEXT)
+            }
+        }
+    }
+
+    /// The projection after `seq`: the nearest checkpoint at or before it, plus the tail.
+    func projection(_ txn: Transaction, asOf seq: UInt64) throws -> Projection {
+        let base = try u64(txn, MetaKey.baseSeq)
+        guard seq >= base else { throw CacheLogError.historyCompacted(firstAvailable: base) }
+        var projection = Projection()
+        var start: UInt64 = 1
+        let checkpoint: (UInt64, Projection)? = try txn.withCursor(dbs.checkpoints) { cursor in
+            guard let row = try cursor.seek(atMost: SeqKey.bytes(seq)), let at = SeqKey.decode(row.key) else { return nil }
+            return (at, try CheckpointCodec.decode(row.value, seq: at))
+        }
+        if let (at, snapshot) = checkpoint {
+            projection = snapshot
+            start = at + 1
+        }
+        if seq >= start {
+            try fold(txn, into: &projection, range: start...seq, onCorrupt: { _, _ in })
+        }
+        return projection
+    }
+
+    // MARK: positions
+
+    func lastSeq(_ txn: Transaction) throws -> UInt64 { try u64(txn, MetaKey.lastSeq) }
+
+    /// The seq of the record at or after `seq` and its recorded time.
+    private func record(_ txn: Transaction, atLeast seq: UInt64) throws -> (UInt64, Double)? {
+        try txn.withCursor(dbs.events) { cursor in
+            guard let row = try cursor.seek(atLeast: SeqKey.bytes(seq)), let at = SeqKey.decode(row.key) else { return nil }
+            let header = try EventCodec.decodeHeader(row.value, seq: at, verifyChecksum: false)
+            return (at, header.recordedAt)
+        }
+    }
+
+    /// The first seq recorded at or after `date` (lastSeq + 1 when there is none).
+    /// Recorded times never decrease along the log, so this is a binary search.
+    func firstSeq(_ txn: Transaction, recordedAtOrAfter date: Date) throws -> UInt64 {
+        let target = date.storedSeconds
+        var low: UInt64 = 1
+        var high = try lastSeq(txn) + 1
+        while low < high {
+            let mid = low + (high - low) / 2
+            guard let (at, recordedAt) = try record(txn, atLeast: mid) else { high = mid; continue }
+            if recordedAt >= target { high = mid } else { low = at + 1 }
+        }
+        return low
+    }
+
+    /// The last seq recorded at or before `date` (0 when there is none).
+    func lastSeq(_ txn: Transaction, recordedAtOrBefore date: Date) throws -> UInt64 {
+        // The first seq after the date, minus one: seqs are dense except for compacted history,
+        // whose removed records cannot be asked for anyway.
+        let nextDate = date.storedSeconds.nextUp
+        return try firstSeq(txn, recordedAtOrAfter: Date(storedSeconds: nextDate)) - 1
+    }
+
+    func resolve(_ txn: Transaction, _ position: LogPosition, upperBound: Bool) throws -> UInt64 {
+        switch position {
+        case .seq(let seq): return seq
+        case .date(let date):
+            return upperBound ? try lastSeq(txn, recordedAtOrBefore: date) : try firstSeq(txn, recordedAtOrAfter: date)
+        }
+    }
+}

@@ -1,0 +1,263 @@
+import CLMDB
+import Foundation
+import Logging
+
+/// The named databases inside one LMDB environment.
+struct Databases {
+    /// seq (8 bytes big-endian) → record. Append-only, written with MDB_APPEND.
+    var events: MDB_dbi
+    /// key (UTF-8) → live entry (`ProjectionEntry`). The projection; updated in the append's transaction.
+    var state: MDB_dbi
+    /// seq → compressed snapshot of the projection after that seq.
+    var checkpoints: MDB_dbi
+    /// name → value: format stamp and counters.
+    var meta: MDB_dbi
+
+    static let names = (events: "events", state: "state", checkpoints: "checkpoints", meta: "meta")
+}
+
+/// One open LMDB environment and the rules for using it.
+///
+/// - `MDB_NOTLS`: read transactions are not tied to threads, so any task may read, and a Swift
+///   task hopping threads cannot trip LMDB's thread-local reader slots.
+/// - Write transactions run only on the writer's queue (`Writer`), one at a time, and never span
+///   an `await`: LMDB ties a write transaction to the thread that began it.
+/// - `mdb_env_set_mapsize` may only be called when this process has no transaction open. Every
+///   transaction holds `resizeLock` shared; growing or adopting the map size holds it exclusive.
+/// - Never open the same environment twice in one process (lmdb.h, "Caveats"): `OpenPaths`.
+final class Environment: @unchecked Sendable {
+    let raw: OpaquePointer
+    let path: String
+    let readOnly: Bool
+    let maxKeySize: Int
+    let dbs: Databases
+    private let resizeLock = ReadWriteLock()
+    private let logger: Logger
+
+    /// Format of the database as a whole, stamped in `meta` at creation.
+    static let formatVersion: UInt32 = 1
+    static let magic = Array("cachelog".utf8)
+
+    init(path: String, readOnly: Bool, noSync: Bool, mapSize: Int, logger: Logger) throws {
+        var created: OpaquePointer?
+        try lmdbCheck(mdb_env_create(&created), "mdb_env_create")
+        guard let env = created else { throw CacheLogError.lmdb("mdb_env_create", ENOMEM) }
+        // Until every property is set, a throw must close the environment here (deinit will not run).
+        var opened = false
+        defer { if !opened { mdb_env_close(env) } }
+
+        try lmdbCheck(mdb_env_set_maxdbs(env, 8), "mdb_env_set_maxdbs")
+        try lmdbCheck(mdb_env_set_mapsize(env, mapSize), "mdb_env_set_mapsize")
+        var flags = UInt32(MDB_NOTLS)
+        if readOnly { flags |= UInt32(MDB_RDONLY) }
+        if noSync { flags |= UInt32(MDB_NOSYNC) }
+        let code = mdb_env_open(env, path, flags, 0o644)
+        switch code {
+        case MDB_SUCCESS: break
+        case MDB_INVALID, MDB_VERSION_MISMATCH:
+            throw CacheLogError.notADatabase(path: path, detail: String(cString: mdb_strerror(code)))
+        case ENOENT where readOnly:
+            throw CacheLogError.noDatabase(path: path)
+        case EACCES, EROFS:
+            throw CacheLogError.notWritable(path: path)
+        default:
+            throw CacheLogError.lmdb("mdb_env_open", code)
+        }
+
+        // Slots of readers that died without ending their transaction pin old pages forever.
+        var dead: Int32 = 0
+        try lmdbCheck(mdb_reader_check(env, &dead), "mdb_reader_check")
+        if dead > 0 { logger.info("cleared stale reader slots", metadata: ["count": "\(dead)"]) }
+
+        let dbs = try Environment.openDatabases(env, path: path, readOnly: readOnly)
+        raw = env
+        self.path = path
+        self.readOnly = readOnly
+        self.logger = logger
+        self.dbs = dbs
+        maxKeySize = Int(mdb_env_get_maxkeysize(env))
+        opened = true
+    }
+
+    deinit {
+        mdb_env_close(raw)
+        OpenPaths.release(path)
+    }
+
+    /// Opens (or, in a new environment, creates and stamps) the named databases, and refuses what
+    /// is not a CacheLog database or is of a newer format when opened for writing.
+    private static func openDatabases(_ env: OpaquePointer, path: String, readOnly: Bool) throws -> Databases {
+        var txn: OpaquePointer?
+        try lmdbCheck(mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn), "mdb_txn_begin")
+        guard let txn else { throw CacheLogError.lmdb("mdb_txn_begin", EINVAL) }
+        var committed = false
+        defer { if !committed { mdb_txn_abort(txn) } }
+        let t = Transaction(raw: txn)
+
+        var main: MDB_dbi = 0
+        try lmdbCheck(mdb_dbi_open(txn, nil, 0, &main), "mdb_dbi_open")
+        let isNew = try t.entryCount(main) == 0
+        if isNew && readOnly { throw CacheLogError.noDatabase(path: path) }
+
+        func open(_ name: String) throws -> MDB_dbi {
+            var dbi: MDB_dbi = 0
+            let code = mdb_dbi_open(txn, name, isNew ? UInt32(MDB_CREATE) : 0, &dbi)
+            if code == MDB_NOTFOUND || code == MDB_INCOMPATIBLE {
+                throw CacheLogError.notADatabase(path: path, detail: "no \(name) table")
+            }
+            try lmdbCheck(code, "mdb_dbi_open(\(name))")
+            return dbi
+        }
+        let meta = try open(Databases.names.meta)
+        if isNew {
+            try t.put(meta, MetaKey.magic, magic)
+            try t.put(meta, MetaKey.format, withUnsafeBytes(of: formatVersion.bigEndian) { Array($0) })
+        } else {
+            guard let stamp = try t.get(meta, MetaKey.magic), stamp.elementsEqual(magic) else {
+                throw CacheLogError.notADatabase(path: path, detail: "no CacheLog stamp")
+            }
+            guard let format = try t.get(meta, MetaKey.format), format.count == 4 else {
+                throw CacheLogError.notADatabase(path: path, detail: "no format version")
+            }
+            let version = UInt32(bigEndian: format.loadUnaligned(as: UInt32.self))
+            if version > formatVersion && !readOnly {
+                throw CacheLogError.newerFormat(found: version, supported: formatVersion)
+            }
+        }
+        let dbs = Databases(
+            events: try open(Databases.names.events), state: try open(Databases.names.state),
+            checkpoints: try open(Databases.names.checkpoints), meta: meta)
+        // Committing (also a read-only transaction) keeps the database handles open for the environment.
+        committed = true
+        try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")
+        return dbs
+    }
+
+    /// Runs `body` in a short read transaction. Everything `body` returns must be copied out of
+    /// the map: the transaction ends when it returns.
+    func read<T>(_ body: (Transaction) throws -> T) throws -> T {
+        while true {
+            resizeLock.lockShared()
+            var txn: OpaquePointer?
+            let code = mdb_txn_begin(raw, nil, UInt32(MDB_RDONLY), &txn)
+            if code == MDB_MAP_RESIZED {
+                // Another process grew the map past ours: adopt its size, then begin again.
+                resizeLock.unlock()
+                try adoptGrownMap()
+                continue
+            }
+            defer { resizeLock.unlock() }
+            try lmdbCheck(code, "mdb_txn_begin")
+            guard let txn else { throw CacheLogError.lmdb("mdb_txn_begin", EINVAL) }
+            defer { mdb_txn_abort(txn) }
+            return try body(Transaction(raw: txn))
+        }
+    }
+
+    /// Runs `body` in a write transaction and commits it. Call only from the writer's queue.
+    ///
+    /// On `MDB_MAP_FULL` (from a put or from the commit) the transaction is gone or aborted, the
+    /// map is doubled while no transaction of this process is open, and `body` runs again from
+    /// the start: it must be safe to replay. After a failed `mdb_txn_commit` the transaction is
+    /// already freed, so it is never aborted (lmdb.h: "the transaction handle is freed").
+    func write<T>(_ body: (Transaction) throws -> T) throws -> T {
+        guard !readOnly else { throw CacheLogError.readOnly }
+        while true {
+            do {
+                return try writeOnce(body)
+            } catch let error as CacheLogError where error.isMapFull {
+                try growMap()
+            }
+        }
+    }
+
+    private func writeOnce<T>(_ body: (Transaction) throws -> T) throws -> T {
+        while true {
+            resizeLock.lockShared()
+            var txn: OpaquePointer?
+            let code = mdb_txn_begin(raw, nil, 0, &txn)
+            if code == MDB_MAP_RESIZED {
+                resizeLock.unlock()
+                try adoptGrownMap()
+                continue
+            }
+            defer { resizeLock.unlock() }
+            try lmdbCheck(code, "mdb_txn_begin")
+            guard let txn else { throw CacheLogError.lmdb("mdb_txn_begin", EINVAL) }
+            let result: T
+            do {
+                result = try body(Transaction(raw: txn))
+            } catch {
+                mdb_txn_abort(txn)
+                throw error
+            }
+            try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")
+            return result
+        }
+    }
+
+    var mapSize: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(raw, &info)
+        return info.me_mapsize
+    }
+
+    /// Bytes of the map in use: pages up to the last one written.
+    var mapUsed: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(raw, &info)
+        var stat = MDB_stat()
+        mdb_env_stat(raw, &stat)
+        return (info.me_last_pgno + 1) * Int(stat.ms_psize)
+    }
+
+    func sync() throws {
+        try lmdbCheck(mdb_env_sync(raw, 1), "mdb_env_sync")
+    }
+
+    private func growMap() throws {
+        resizeLock.lockExclusive()
+        defer { resizeLock.unlock() }
+        let old = mapSize
+        let new = old * 2
+        try lmdbCheck(mdb_env_set_mapsize(raw, new), "mdb_env_set_mapsize")
+        logger.notice("grew the map", metadata: ["from": "\(old)", "to": "\(new)", "path": "\(path)"])
+    }
+
+    private func adoptGrownMap() throws {
+        resizeLock.lockExclusive()
+        defer { resizeLock.unlock() }
+        // Size 0 means "adopt the size another process has set" (lmdb.h, mdb_env_set_mapsize).
+        try lmdbCheck(mdb_env_set_mapsize(raw, 0), "mdb_env_set_mapsize")
+        logger.info("adopted a map grown by another process", metadata: ["size": "\(mapSize)"])
+    }
+}
+
+/// Keys of the `meta` table.
+enum MetaKey {
+    static let magic = Array("magic".utf8)
+    static let format = Array("format".utf8)
+    /// u64: the last sequence number ever assigned (survives compaction of the tail records).
+    static let lastSeq = Array("lastSeq".utf8)
+    /// f64: the last `recordedAt`, so recorded time never goes backward in the log.
+    static let lastRecordedAt = Array("lastRecordedAt".utf8)
+    /// u64: seq of the newest checkpoint.
+    static let checkpointSeq = Array("checkpointSeq".utf8)
+    /// u64: the checkpoint that stands for everything compacted away (0: nothing compacted).
+    static let baseSeq = Array("baseSeq".utf8)
+}
+
+/// A pthread read-write lock: many transactions at once, or one map resize alone.
+final class ReadWriteLock: @unchecked Sendable {
+    private let lock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
+
+    init() { pthread_rwlock_init(lock, nil) }
+    deinit {
+        pthread_rwlock_destroy(lock)
+        lock.deallocate()
+    }
+
+    func lockShared() { pthread_rwlock_rdlock(lock) }
+    func lockExclusive() { pthread_rwlock_wrlock(lock) }
+    func unlock() { pthread_rwlock_unlock(lock) }
+}

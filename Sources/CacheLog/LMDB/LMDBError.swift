@@ -1,0 +1,20 @@
+import CLMDB
+import Foundation
+
+extension CacheLogError {
+    /// Wraps an LMDB return code; `mdb_strerror` also knows errno values such as ENOSPC.
+    static func lmdb(_ operation: String, _ code: Int32) -> CacheLogError {
+        .lmdb(operation: operation, code: code, message: String(cString: mdb_strerror(code)))
+    }
+
+    /// True for the error that means "the map is full: grow it and replay".
+    var isMapFull: Bool {
+        if case .lmdb(_, let code, _) = self { return code == MDB_MAP_FULL }
+        return false
+    }
+}
+
+@inline(__always)
+func lmdbCheck(_ code: Int32, _ operation: @autoclosure () -> String) throws {
+    guard code == MDB_SUCCESS else { throw CacheLogError.lmdb(operation(), code) }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Everything that can go wrong in the engine, each with a message a person can act on.
+///
+/// C error codes from liblmdb and zlib are turned into these cases at the boundary; no C type
+/// leaks out of the module.
+public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The database path exists but is a file, not a directory.
+    case notADirectory(path: String)
+    /// The directory cannot be written (permissions, read-only file system).
+    case notWritable(path: String)
+    /// A read-only open found no database at the path.
+    case noDatabase(path: String)
+    /// The path holds something that is not a CacheLog database.
+    case notADatabase(path: String, detail: String)
+    /// The database was written by a newer CacheLog; it can be opened read-only at most.
+    case newerFormat(found: UInt32, supported: UInt32)
+    /// The same database directory is already open in this process (LMDB forbids a second open).
+    case alreadyOpen(path: String)
+    /// A write was attempted on a database opened read-only.
+    case readOnly
+    /// An append needs at least one event.
+    case emptyBatch
+    /// Keys must not be empty.
+    case emptyKey
+    /// Keys are stored as LMDB keys, whose size is limited.
+    case keyTooLong(length: Int, maximum: Int)
+    /// A payload over 4 GiB cannot be framed.
+    case payloadTooLarge(length: Int)
+    /// A stored record failed its checksum, its framing or its inflate. Never returned as data.
+    case corruptRecord(seq: UInt64, detail: String)
+    /// A checkpoint of the projection could not be decoded.
+    case corruptCheckpoint(seq: UInt64, detail: String)
+    /// The requested point lies in history that `compact(before:)` removed.
+    case historyCompacted(firstAvailable: UInt64)
+    /// zlib refused to compress (out of memory).
+    case compressionFailed(code: Int32)
+    /// liblmdb returned an error for an operation.
+    case lmdb(operation: String, code: Int32, message: String)
+
+    public var description: String {
+        switch self {
+        case .notADirectory(let path):
+            return "\(path) is a file, not a database directory"
+        case .notWritable(let path):
+            return "\(path) is not writable"
+        case .noDatabase(let path):
+            return "no CacheLog database at \(path)"
+        case .notADatabase(let path, let detail):
+            return "\(path) is not a CacheLog database (\(detail))"
+        case .newerFormat(let found, let supported):
+            return "database format \(found) is newer than this CacheLog supports (\(supported)); open it read-only or upgrade"
+        case .alreadyOpen(let path):
+            return "\(path) is already open in this process; share the open CacheLog instead"
+        case .readOnly:
+            return "the database is open read-only"
+        case .emptyBatch:
+            return "an append needs at least one event"
+        case .emptyKey:
+            return "keys must not be empty"
+        case .keyTooLong(let length, let maximum):
+            return "key is \(length) bytes; the maximum is \(maximum)"
+        case .payloadTooLarge(let length):
+            return "payload is \(length) bytes; the maximum is \(UInt32.max)"
+        case .corruptRecord(let seq, let detail):
+            return "corrupt record at seq \(seq): \(detail)"
+        case .corruptCheckpoint(let seq, let detail):
+            return "corrupt checkpoint at seq \(seq): \(detail)"
+        case .historyCompacted(let first):
+            return "history before seq \(first) was compacted"
+        case .compressionFailed(let code):
+            return "zlib failed to compress (code \(code))"
+        case .lmdb(let operation, let code, let message):
+            return "\(operation) failed: \(message) (\(code))"
+        }
+    }
+}

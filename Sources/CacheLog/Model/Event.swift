@@ -1,0 +1,69 @@
+import Foundation
+
+/// An operation to append to the log. The engine stores events about opaque keys and payloads;
+/// it knows nothing about what a payload means.
+public enum Event: Sendable, Equatable {
+    /// Insert `payload` as the live value of `key`, cached at `timestamp`.
+    case put(key: String, payload: Data, timestamp: Date)
+    /// Remove the live value of `key`, for `reason`.
+    case delete(key: String, reason: DeleteReason)
+    /// Validation found the value of `key`, cached at `timestamp`, too old under `maxAge` and removed it.
+    case expire(key: String, timestamp: Date, maxAge: TimeInterval)
+
+    /// The key the event is about.
+    public var key: String {
+        switch self {
+        case .put(let key, _, _), .delete(let key, _), .expire(let key, _, _): return key
+        }
+    }
+
+    /// The kind of event, as stored.
+    public var kind: EventKind {
+        switch self {
+        case .put: return .put
+        case .delete: return .delete
+        case .expire: return .expire
+        }
+    }
+}
+
+/// The three kinds of stored event. The raw value is the byte written in the record header.
+public enum EventKind: UInt8, Sendable, CaseIterable, Codable {
+    case put = 1
+    case delete = 2
+    case expire = 3
+
+    /// The lowercase name used in output and on the command line.
+    public var name: String {
+        switch self {
+        case .put: return "put"
+        case .delete: return "delete"
+        case .expire: return "expire"
+        }
+    }
+
+    /// Parses `put`, `delete` or `expire`.
+    public init?(name: String) {
+        guard let kind = EventKind.allCases.first(where: { $0.name == name }) else { return nil }
+        self = kind
+    }
+}
+
+/// Why a value was deleted. The raw value is the byte written in the record header.
+public enum DeleteReason: UInt8, Sendable, CaseIterable, Codable {
+    /// A new value is about to be written (the first half of a save).
+    case replaced = 1
+    /// Somebody asked for the deletion.
+    case explicit = 2
+    /// The stored value could not be read back (corrupt or undecodable), so it was dropped.
+    case retrievalError = 3
+
+    /// The name used in output.
+    public var name: String {
+        switch self {
+        case .replaced: return "replaced"
+        case .explicit: return "explicit"
+        case .retrievalError: return "retrieval-error"
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import CLMDB
+import Foundation
+import Testing
+@testable import CacheLog
+
+@Suite("Projection, rebuild and time travel")
+struct ProjectionTests {
+    /// A history with every kind of event over several keys, with the clock moving a minute per append.
+    static func appendHistory(_ log: CacheLog, clock: TestClock, count: Int) async throws {
+        for i in 0..<count {
+            let key = "key\(i % 5)"
+            switch i % 4 {
+            case 0, 1:
+                try await log.append([.delete(key: key, reason: .replaced), .put(key: key, payload: payload("v\(i)"), timestamp: clock.date)])
+            case 2:
+                try await log.append(.expire(key: key, timestamp: clock.date - 86_400, maxAge: 3600))
+            default:
+                try await log.append(.delete(key: key, reason: .explicit))
+            }
+            clock.advance(60)
+        }
+    }
+
+    /// The state after `seq`, folded by hand from the recorded events.
+    static func bruteForceState(_ log: CacheLog, at seq: UInt64) throws -> [LiveEntry] {
+        var live: [String: LiveEntry] = [:]
+        for event in try events(log, EventQuery(to: .seq(seq))) {
+            if event.kind == .put {
+                live[event.key] = LiveEntry(key: event.key, seq: event.seq, timestamp: event.timestamp ?? .distantPast, bytes: event.payloadBytes)
+            } else {
+                live[event.key] = nil
+            }
+        }
+        return live.values.sorted { $0.key < $1.key }
+    }
+
+    @Test func state_isUpdatedInTheAppendsTransaction() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try makeLog(dir, clock: clock)
+        try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: payload("[1]"), timestamp: clock.date)])
+        #expect(try log.state().entries == [LiveEntry(key: "films", seq: 2, timestamp: clock.date, bytes: 3)])
+        try await log.append(.expire(key: "films", timestamp: clock.date, maxAge: 60))
+        #expect(try log.state().entries.isEmpty)
+        #expect(try log.retrieve("films") == nil)
+    }
+
+    @Test func rebuild_producesAProjectionIdenticalToTheStoredOne() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try makeLog(dir, clock: clock, checkpointInterval: 16)
+        try await Self.appendHistory(log, clock: clock, count: 203)
+        let storedState = try RawLMDB.dump(log, \.state)
+        let storedCheckpoints = try RawLMDB.dump(log, \.checkpoints)
+        #expect(!storedState.isEmpty)
+
+        // Drop the stored projection entirely, then rebuild it from the log alone.
+        try RawLMDB.write(log) { txn, dbs in
+            #expect(mdb_drop(txn, dbs.state, 0) == MDB_SUCCESS)
+            #expect(mdb_drop(txn, dbs.checkpoints, 0) == MDB_SUCCESS)
+        }
+        #expect(try log.state().entries.isEmpty)
+        let report = try await log.rebuildProjection()
+
+        #expect(try RawLMDB.dump(log, \.state) == storedState)
+        #expect(try RawLMDB.dump(log, \.checkpoints) == storedCheckpoints)
+        #expect(report.eventsFolded == Int(try log.lastSeq()))
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func rebuild_readsHeadersOnly_neverInflatesAPayload() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await log.append(.put(key: "films", payload: payload("[1,2,3]"), timestamp: Date()))
+        try await log.append(.put(key: "genres", payload: payload("{}"), timestamp: Date()))
+        let before = try RawLMDB.dump(log, \.state)
+        // Both bodies now fail any inflate, but their checksums and headers are sound.
+        try plantUninflatableBody(seq: 1, in: log)
+        try plantUninflatableBody(seq: 2, in: log)
+
+        let report = try await log.rebuildProjection()
+        #expect(report.corruptSeqs.isEmpty)
+        #expect(try RawLMDB.dump(log, \.state) == before)
+    }
+
+    @Test func stateAsOf_everySeq_equalsTheFoldOfTheLogUpToIt() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try makeLog(dir, clock: clock, checkpointInterval: 8)
+        try await Self.appendHistory(log, clock: clock, count: 60)
+        let last = try log.lastSeq()
+        for seq in 0...last {
+            let state = try log.state(asOf: .seq(seq))
+            #expect(state.seq == seq)
+            #expect(state.entries == (try Self.bruteForceState(log, at: seq)), "as of seq \(seq)")
+        }
+        #expect(try log.state(asOf: .seq(last + 100)).entries == (try log.state().entries))
+    }
+
+    @Test func stateAsOfADate_isTheStateAfterTheLastEventRecordedByThen() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock()
+        let start = clock.date
+        let log = try makeLog(dir, clock: clock)
+        try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: clock.date)) // seq 1 at +0
+        clock.advance(3600)
+        try await log.append(.expire(key: "films", timestamp: start, maxAge: 60)) // seq 2 at +1h
+
+        #expect(try log.state(asOf: .date(start - 1)).entries.isEmpty)
+        #expect(try log.state(asOf: .date(start)).entries.map(\.key) == ["films"])
+        #expect(try log.state(asOf: .date(start + 3599)).entries.map(\.key) == ["films"])
+        #expect(try log.state(asOf: .date(start + 3599)).seq == 1)
+        #expect(try log.state(asOf: .date(start + 3600)).entries.isEmpty)
+    }
+
+    @Test func stateAsOf_isServedFromTheNearestCheckpoint_notFromTheStartOfTheLog() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try makeLog(dir, clock: clock, checkpointInterval: 10)
+        try await Self.appendHistory(log, clock: clock, count: 80)
+        let target = try log.lastSeq() - 3
+        let expected = try log.state(asOf: .seq(target))
+        let checkpoints = try RawLMDB.dump(log, \.checkpoints).keys.compactMap { key in key.withUnsafeBytes { SeqKey.decode($0) } }
+        let nearest = try #require(checkpoints.filter { $0 <= target }.max())
+        #expect(target - nearest < 20)
+
+        // Remove every record up to the checkpoint: a fold from the start could no longer work.
+        try RawLMDB.write(log) { txn, dbs in
+            for seq in 1...nearest { RawLMDB.delete(txn, dbs.events, SeqKey.bytes(seq)) }
+        }
+        #expect(try log.state(asOf: .seq(target)) == expected)
+    }
+}
