@@ -1,0 +1,54 @@
+import CLMDB
+import Foundation
+import Testing
+@testable import CacheLog
+
+@Suite("Map growth and other processes")
+struct LMDBDisciplineTests {
+    @Test func append_farPastASmallMap_growsTheMapByItself() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir, mapSize: 64 * 1024)
+        let initial = log.environment.mapSize
+        // Incompressible payloads: 400 x 8 KiB is about 50 times the initial map.
+        var generator = SystemRandomNumberGenerator()
+        for i in 0..<400 {
+            let bytes = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            try await log.append([.delete(key: "k\(i % 9)", reason: .replaced), .put(key: "k\(i % 9)", payload: bytes, timestamp: Date())])
+        }
+        #expect(log.environment.mapSize > initial * 16)
+        #expect(try log.lastSeq() == 800)
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func twoProcesses_theReaderSeesEveryCommitInOrder_neverATornBatch() async throws {
+        let dir = try TemporaryDirectory()
+        let db = dir.path()
+        let log = try makeLog(dir)
+        let writer = Process()
+        writer.executableURL = try builtProduct("cachelog-writer")
+        // Start with a tiny map in the writer, so that it grows the map while this process has it open.
+        writer.arguments = [db, "150", "--batch", "--map-size", "65536", "--payload-bytes", "2048"]
+        writer.standardOutput = FileHandle.nullDevice
+        try writer.run()
+
+        var seen: [RecordedEvent] = []
+        var tornStates = 0
+        let deadline = Date() + 60
+        for try await item in log.follow(EventQuery(limit: 300), pollInterval: .milliseconds(2)) {
+            guard case .event(let event) = item else { Issue.record("corrupt item \(item)"); break }
+            seen.append(event)
+            // Every state a reader can observe is between batches: each key is live after its put.
+            let state = try log.state()
+            if state.seq % 2 != 0 { tornStates += 1 }
+            if Date() > deadline { break }
+        }
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0)
+        #expect(seen.map(\.seq) == Array(1...300))
+        #expect(seen.enumerated().allSatisfy { index, event in event.kind == (index % 2 == 0 ? .delete : .put) })
+        #expect(tornStates == 0)
+        // The writer grew the map from 64 KiB; this process adopted the new size to keep reading.
+        #expect(log.environment.mapSize > 65536)
+        #expect(try log.verify().isClean)
+    }
+}
