@@ -7,13 +7,17 @@ import Testing
 struct ProjectionTests {
     /// A history with every kind of event over several keys, with the clock moving a minute per append.
     static func appendHistory(_ log: CacheLog, clock: TestClock, count: Int) async throws {
+        var putAt: [String: Date] = [:]
         for i in 0..<count {
             let key = "key\(i % 5)"
             switch i % 4 {
             case 0, 1:
                 try await log.append([.delete(key: key, reason: .replaced), .put(key: key, payload: payload("v\(i)"), timestamp: clock.date)])
+                putAt[key] = clock.date
             case 2:
-                try await log.append(.expire(key: key, timestamp: clock.date - 86_400, maxAge: 3600))
+                // Half the expires judge the live version, half a version already replaced.
+                let judged = i % 8 == 2 ? putAt[key] ?? clock.date : clock.date - 86_400
+                try await log.append(.expire(key: key, timestamp: judged, maxAge: 3600))
             default:
                 try await log.append(.delete(key: key, reason: .explicit))
             }
@@ -25,10 +29,13 @@ struct ProjectionTests {
     static func bruteForceState(_ log: CacheLog, at seq: UInt64) throws -> [LiveEntry] {
         var live: [String: LiveEntry] = [:]
         for event in try events(log, EventQuery(to: .seq(seq))) {
-            if event.kind == .put {
+            switch event.kind {
+            case .put:
                 live[event.key] = LiveEntry(key: event.key, seq: event.seq, timestamp: event.timestamp ?? .distantPast, bytes: event.payloadBytes)
-            } else {
+            case .delete:
                 live[event.key] = nil
+            case .expire:
+                if live[event.key]?.timestamp == event.timestamp { live[event.key] = nil }
             }
         }
         return live.values.sorted { $0.key < $1.key }
@@ -129,5 +136,23 @@ struct ProjectionTests {
             for seq in 1...nearest { RawLMDB.delete(txn, dbs.events, SeqKey.bytes(seq)) }
         }
         #expect(try log.state(asOf: .seq(target)) == expected)
+    }
+}
+
+@Suite("Expire semantics")
+struct ExpireTests {
+    @Test func expire_removesOnlyTheVersionItJudged() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        let old = Date(timeIntervalSince1970: 1_000), new = Date(timeIntervalSince1970: 2_000)
+        try await log.append(.put(key: "films", payload: payload("old"), timestamp: old))
+        // A save lands between validation's read (which saw `old`) and its expire.
+        try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: payload("new"), timestamp: new)])
+        try await log.append(.expire(key: "films", timestamp: old, maxAge: 60))
+        #expect(try log.retrieve("films")?.payload == payload("new"))
+        try await log.append(.expire(key: "films", timestamp: new, maxAge: 60))
+        #expect(try log.retrieve("films") == nil)
+        #expect(try log.verify().isClean)
+        #expect(try log.state(asOf: .seq(4)).entries.map(\.timestamp) == [new])
     }
 }

@@ -133,6 +133,13 @@ public final class CacheLog: Sendable {
         }
     }
 
+    /// The live entry of `key` (its put's seq, timestamp and size) without reading the payload.
+    public func entry(_ key: String) throws -> LiveEntry? {
+        let keyBytes = Array(key.utf8)
+        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
+        return try environment.read { txn in try tables.entry(txn, key: keyBytes) }
+    }
+
     /// The projection now.
     public func state() throws -> LogState {
         try environment.read { txn in

@@ -66,7 +66,13 @@ struct LogTables {
             value.f64(timestamp)
             value.u32(UInt32(clamping: bytes))
             try txn.put(dbs.state, key, value.bytes)
-        case .delete, .expire:
+        case .delete:
+            try txn.delete(dbs.state, key)
+        case .expire:
+            // Same rule as `Projection.apply`: only the version cached at `timestamp` expires.
+            guard let raw = try txn.get(dbs.state, key), raw.count == ProjectionEntryCodec.size,
+                  raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == timestamp.bitPattern.bigEndian
+            else { return }
             try txn.delete(dbs.state, key)
         }
     }

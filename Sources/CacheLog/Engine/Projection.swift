@@ -1,6 +1,7 @@
 import Foundation
 
-/// The fold of the log: key → live entry. `put` makes the key live; `delete` and `expire` remove it.
+/// The fold of the log: key → live entry. `put` makes the key live; `delete` removes it; `expire`
+/// removes it when the live value is the one cached at the expire's timestamp.
 /// Folding needs only record headers and keys, never payloads.
 struct Projection: Equatable {
     var entries: [String: LiveEntry] = [:]
@@ -9,8 +10,12 @@ struct Projection: Equatable {
         switch header.kind {
         case .put:
             entries[key] = LiveEntry(key: key, seq: seq, timestamp: Date(storedSeconds: header.timestamp), bytes: header.payloadLength)
-        case .delete, .expire:
+        case .delete:
             entries.removeValue(forKey: key)
+        case .expire:
+            // An expire removes only the version it judged: a save that landed between the
+            // validation's read and its expire stays live.
+            if entries[key]?.timestamp.storedSeconds == header.timestamp { entries.removeValue(forKey: key) }
         }
     }
 

@@ -8,6 +8,8 @@ public enum Event: Sendable, Equatable {
     /// Remove the live value of `key`, for `reason`.
     case delete(key: String, reason: DeleteReason)
     /// Validation found the value of `key`, cached at `timestamp`, too old under `maxAge` and removed it.
+    /// It removes only that version: when the live value has another timestamp (a save landed
+    /// after the validation read the cache), the expire is recorded and the value stays live.
     case expire(key: String, timestamp: Date, maxAge: TimeInterval)
 
     /// The key the event is about.

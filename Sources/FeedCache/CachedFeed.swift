@@ -1,0 +1,17 @@
+import Foundation
+
+/// A feed as a ``FeedStore`` keeps it: the encoded payload and the moment it was saved.
+///
+/// The payload is opaque to the store; only ``LocalFeedLoader`` knows how to decode it.
+public struct CachedFeed: Sendable, Equatable {
+    /// The encoded feed, exactly as it was handed to the store.
+    public let feed: Data
+    /// When the feed was saved, according to the clock of the loader that saved it.
+    public let timestamp: Date
+
+    /// Creates a cached feed from its payload and the moment it was saved.
+    public init(feed: Data, timestamp: Date) {
+        self.feed = feed
+        self.timestamp = timestamp
+    }
+}

@@ -1,0 +1,30 @@
+import Logging
+
+/// Saves what a loader delivered from the remote end into a cache, then delivers it.
+///
+/// Only feeds whose source is ``FeedSource/remote`` are saved: re-saving a feed that came from
+/// the cache would give stale items a fresh timestamp. A failing save does not fail the load;
+/// it is logged as a warning.
+public struct FeedLoaderCacheDecorator<Item: Sendable>: FeedLoader {
+    private let decoratee: any FeedLoader<Item>
+    private let cache: any FeedCaching<Item>
+    private let logger: Logger?
+
+    /// Decorates `decoratee` so that its remote feeds are saved into `cache`.
+    public init(decoratee: any FeedLoader<Item>, cache: any FeedCaching<Item>, logger: Logger? = nil) {
+        self.decoratee = decoratee
+        self.cache = cache
+        self.logger = logger
+    }
+
+    public func loadFeed() async throws -> LoadedFeed<Item> {
+        let feed = try await decoratee.loadFeed()
+        guard feed.source == .remote else { return feed }
+        do {
+            try await cache.save(feed.items)
+        } catch {
+            logger?.warning("Could not cache the loaded feed", metadata: ["error": "\(error)"])
+        }
+        return feed
+    }
+}

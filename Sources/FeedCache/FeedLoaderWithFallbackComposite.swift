@@ -1,0 +1,34 @@
+/// Loads from a primary loader and, when it fails, from a fallback (typically: remote, then cache).
+///
+/// - If the primary delivers, its feed is delivered.
+/// - If the primary throws, the fallback is tried; its feed is delivered as is (with its own
+///   ``FeedSource``), so the caller can tell a remote feed from a cached one.
+/// - If both throw, ``NoUsableFeedError`` carries both errors.
+/// - Cancellation is not a failure: a `CancellationError` from the primary, or a cancelled
+///   task, is rethrown without trying the fallback.
+public struct FeedLoaderWithFallbackComposite<Item: Sendable>: FeedLoader {
+    private let primary: any FeedLoader<Item>
+    private let fallback: any FeedLoader<Item>
+
+    /// Composes `primary` with `fallback`.
+    public init(primary: any FeedLoader<Item>, fallback: any FeedLoader<Item>) {
+        self.primary = primary
+        self.fallback = fallback
+    }
+
+    public func loadFeed() async throws -> LoadedFeed<Item> {
+        let primaryError: any Error
+        do {
+            return try await primary.loadFeed()
+        } catch {
+            primaryError = error
+        }
+        if primaryError is CancellationError { throw primaryError }
+        try Task.checkCancellation()
+        do {
+            return try await fallback.loadFeed()
+        } catch {
+            throw NoUsableFeedError(primaryError: primaryError, fallbackError: error)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Where a ``LocalFeedLoader`` keeps one cached feed.
+///
+/// A store holds at most one ``CachedFeed``. It knows nothing about what the payload means or
+/// how old is too old: those decisions belong to ``LocalFeedLoader`` and ``CachePolicy``.
+///
+/// Every method is one operation on the store, and a store applies its operations one at a
+/// time (serially), whatever the number of tasks calling it. A store that keeps a history
+/// (an event log) records each write method as the event named in its documentation.
+///
+/// The `FeedStoreSpecs` test suite describes this contract as runnable specs; every
+/// implementation should pass it.
+public protocol FeedStore: Sendable {
+    /// Removes the cached feed, if any. Deleting an empty cache succeeds and changes nothing.
+    ///
+    /// Event: `delete(reason)`.
+    /// - Parameter reason: why the cache is being removed, recorded by stores that keep history.
+    func deleteCachedFeed(reason: DeletionReason) async throws
+
+    /// Stores `feed` saved at `timestamp`, overriding any feed stored before.
+    ///
+    /// Event: `put(feed, timestamp)`.
+    func insert(_ feed: Data, timestamp: Date) async throws
+
+    /// Deletes the old cache and inserts the new one **atomically**: no reader ever sees the
+    /// store empty in between, and if the operation fails the old cache is still there.
+    ///
+    /// This is what ``LocalFeedLoader/save(_:)`` uses. A store backed by an event log
+    /// writes it as one atomic append of `delete(reason: replaced)` + `put(feed, timestamp)`.
+    func replace(with feed: Data, timestamp: Date) async throws
+
+    /// Removes the cached feed because it is too old.
+    ///
+    /// Event: `expire(timestamp, maxAge)`. Distinct from a deletion so that a history can
+    /// answer "why was the cache gone?": it records which cache was judged and by what rule.
+    /// Expiring an empty cache succeeds and changes nothing.
+    /// - Parameters:
+    ///   - timestamp: the timestamp of the cache that was judged too old.
+    ///   - maxAge: the maximum age, in seconds, of the ``CachePolicy`` that judged it.
+    func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws
+
+    /// Delivers the cached feed, or `nil` when the cache is empty. Has no side effects.
+    ///
+    /// Throws when the cache exists but cannot be read back (for example a corrupt record).
+    func retrieve() async throws -> CachedFeed?
+}
+
+extension FeedStore {
+    /// Removes the cached feed, if any, for an ``DeletionReason/explicit`` reason.
+    public func deleteCachedFeed() async throws {
+        try await deleteCachedFeed(reason: .explicit)
+    }
+}

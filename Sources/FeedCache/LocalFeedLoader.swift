@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+
+/// The cache use cases over a ``FeedStore``: save, load, validate.
+///
+/// Items are cached as JSON (keys sorted, so equal feeds give equal payloads). Ages are judged by
+/// a ``CachePolicy`` against the injected clock. Errors from the store are rethrown unchanged.
+public struct LocalFeedLoader<Item: Codable & Sendable>: Sendable {
+    private let store: any FeedStore
+    private let currentDate: @Sendable () -> Date
+    private let policy: CachePolicy
+    private let logger: Logger?
+
+    /// Creates a loader over `store`.
+    /// - Parameters:
+    ///   - store: where the cache lives.
+    ///   - currentDate: the clock; timestamps saves and judges ages.
+    ///   - policy: how old a cache may get; ``CachePolicy/feeds`` (7 days) by default.
+    ///   - logger: where to log what the use cases did, if anywhere.
+    public init(
+        store: any FeedStore,
+        currentDate: @escaping @Sendable () -> Date,
+        policy: CachePolicy = .feeds,
+        logger: Logger? = nil
+    ) {
+        self.store = store
+        self.currentDate = currentDate
+        self.policy = policy
+        self.logger = logger
+    }
+
+    /// Replaces the cache with `items`, timestamped now, in one atomic store operation.
+    ///
+    /// Throws if the items cannot be encoded or the store fails; the old cache is then kept.
+    public func save(_ items: [Item]) async throws {
+        let timestamp = currentDate()
+        try await store.replace(with: encode(items), timestamp: timestamp)
+        logger?.debug("Saved feed to cache", metadata: ["items": "\(items.count)", "timestamp": "\(timestamp)"])
+    }
+
+    /// Delivers the cached items, or none when the cache is empty or expired.
+    ///
+    /// Has no side effects: an expired cache is left for ``validateCache()`` to remove.
+    /// Throws the store's error when retrieval fails, and ``InvalidCachedFeedError`` when the
+    /// payload cannot be decoded.
+    public func load() async throws -> [Item] {
+        guard let cache = try await store.retrieve(),
+              policy.validate(cache.timestamp, against: currentDate())
+        else { return [] }
+        return try decode(cache.feed)
+    }
+
+    /// Removes a cache that cannot be read or is too old; leaves a fresh or empty cache alone.
+    ///
+    /// A retrieval error deletes the cache with ``DeletionReason/retrievalError``; an expired
+    /// cache is expired with its timestamp and the policy's maximum age. The payload is not
+    /// decoded. Throws if the deletion or expiry itself fails.
+    public func validateCache() async throws {
+        let cache: CachedFeed?
+        do {
+            cache = try await store.retrieve()
+        } catch {
+            logger?.warning("Deleting cache that cannot be retrieved", metadata: ["error": "\(error)"])
+            try await store.deleteCachedFeed(reason: .retrievalError)
+            return
+        }
+        guard let cache, !policy.validate(cache.timestamp, against: currentDate()) else { return }
+        logger?.info("Expiring cache", metadata: ["timestamp": "\(cache.timestamp)", "maxAge": "\(policy.maxAge)"])
+        try await store.expireCachedFeed(timestamp: cache.timestamp, maxAge: policy.maxAge.timeInterval)
+    }
+
+    private func encode(_ items: [Item]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(items)
+    }
+
+    private func decode(_ feed: Data) throws -> [Item] {
+        do {
+            return try JSONDecoder().decode([Item].self, from: feed)
+        } catch {
+            throw InvalidCachedFeedError(underlying: error)
+        }
+    }
+}
+
+extension LocalFeedLoader: FeedLoader {
+    /// Delivers the cached items with the cache's timestamp as their source.
+    ///
+    /// Unlike ``load()``, an empty or expired cache is an error (``CacheUnavailableError``), so
+    /// that a fallback can tell "no usable cache" from "a cached empty feed". No side effects.
+    public func loadFeed() async throws -> LoadedFeed<Item> {
+        guard let cache = try await store.retrieve() else { throw CacheUnavailableError.empty }
+        guard policy.validate(cache.timestamp, against: currentDate()) else {
+            throw CacheUnavailableError.expired(timestamp: cache.timestamp, maxAge: policy.maxAge)
+        }
+        return LoadedFeed(items: try decode(cache.feed), source: .cache(timestamp: cache.timestamp))
+    }
+}
+
+extension LocalFeedLoader: FeedCaching {}

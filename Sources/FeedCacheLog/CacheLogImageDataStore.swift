@@ -1,0 +1,33 @@
+import CacheLog
+import FeedCache
+import Foundation
+
+/// An ``ImageDataStore`` on a ``CacheLog``: the data of each image URL is the live value of the
+/// key `image:<url>`. Replacing an image appends `delete(replaced)` + `put` in one batch.
+public struct CacheLogImageDataStore: ImageDataStore {
+    public let log: CacheLog
+    private let currentDate: @Sendable () -> Date
+
+    /// - Parameter currentDate: stamps each `put` (image data carries no timestamp of its own).
+    public init(log: CacheLog, currentDate: @escaping @Sendable () -> Date = { Date() }) {
+        self.log = log
+        self.currentDate = currentDate
+    }
+
+    /// The log key that holds the data of `url`.
+    public static func key(for url: URL) -> String { "image:" + url.absoluteString }
+
+    public func insert(_ data: Data, for url: URL) async throws {
+        let key = Self.key(for: url)
+        let put = Event.put(key: key, payload: data, timestamp: currentDate())
+        if try log.entry(key) != nil {
+            try await log.append([.delete(key: key, reason: .replaced), put])
+        } else {
+            try await log.append(put)
+        }
+    }
+
+    public func retrieve(dataForURL url: URL) async throws -> Data? {
+        try log.retrieve(Self.key(for: url))?.payload
+    }
+}

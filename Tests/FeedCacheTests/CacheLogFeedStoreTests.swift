@@ -1,0 +1,96 @@
+import CacheLog
+import FeedCache
+import FeedCacheLog
+import Foundation
+import Testing
+
+/// What the shared specs cannot see: the events the CacheLog store leaves in the log.
+@Suite("CacheLog feed store: the log behind the use cases")
+struct CacheLogFeedStoreTests {
+    static func recorded(_ log: CacheLog) throws -> [RecordedEvent] {
+        try log.events().compactMap { if case .event(let event) = $0 { event } else { nil } }
+    }
+
+    @Test func save_isOneAtomicAppendOfDeleteAndPut() async throws {
+        let database = try await TemporaryCacheLog()
+        let store = CacheLogFeedStore(log: database.log, key: "films")
+        let loader = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate })
+        try await loader.save(uniqueItems())
+        try await loader.save(uniqueItems())
+        let events = try Self.recorded(database.log)
+        #expect(events.map(\.kind) == [.delete, .put, .delete, .put])
+        #expect(events.map(\.reason) == [.replaced, nil, .replaced, nil])
+        #expect(events.allSatisfy { $0.recordedAt == events[0].recordedAt || $0.seq > 2 })
+        #expect(events[1].timestamp == fixedCurrentDate)
+    }
+
+    @Test func validate_onAnExpiredCache_appendsAnExpireWithTheJudgedTimestampAndMaxAge() async throws {
+        let database = try await TemporaryCacheLog()
+        let store = CacheLogFeedStore(log: database.log, key: "films")
+        try await LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }).save(uniqueItems())
+        let eightDaysLater = fixedCurrentDate + 8 * 86_400
+        try await LocalFeedLoader<TestItem>(store: store, currentDate: { eightDaysLater }).validateCache()
+        let last = try #require(try Self.recorded(database.log).last)
+        #expect(last.kind == .expire)
+        #expect(last.timestamp == fixedCurrentDate)
+        #expect(last.maxAge == 604_800.0)
+        #expect(try await store.retrieve() == nil)
+    }
+
+    @Test func validate_onACorruptRecord_deletesItWithTheReason_andTheCacheWorksAgain() async throws {
+        let database = try await TemporaryCacheLog()
+        let store = CacheLogFeedStore(log: database.log, key: "films")
+        let loader = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate })
+        try await loader.save(uniqueItems())
+        try database.corruptRecord(2)
+        await #expect(throws: CacheLogError.self) { _ = try await loader.load() }
+
+        try await loader.validateCache()
+        #expect(try Self.recorded(database.log).last?.reason == .retrievalError)
+        #expect(try await loader.load() == [])
+        let fresh = uniqueItems()
+        try await loader.save(fresh)
+        #expect(try await loader.load() == fresh)
+    }
+
+    @Test func sideEffects_runSerially_theLogHoldsEverySaveWhole() async throws {
+        let database = try await TemporaryCacheLog()
+        let store = CacheLogFeedStore(log: database.log, key: "films")
+        let tasks = 40
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<tasks {
+                let now = fixedCurrentDate + TimeInterval(index)
+                group.addTask { try await LocalFeedLoader<Int>(store: store, currentDate: { now }).save([index]) }
+                group.addTask { _ = try await LocalFeedLoader<Int>(store: store, currentDate: { now }).load() }
+                let later = index % 3 == 0 ? now + 365 * 86_400 : now
+                group.addTask { try await LocalFeedLoader<Int>(store: store, currentDate: { later }).validateCache() }
+            }
+            try await group.waitForAll()
+        }
+        let events = try Self.recorded(database.log)
+        #expect(events.map(\.seq) == Array(1...UInt64(events.count)))
+        // Each save is its delete immediately followed by its put: no other event between them.
+        let puts = events.filter { $0.kind == .put }
+        #expect(puts.count == tasks)
+        for put in puts {
+            let before = events[Int(put.seq) - 2]
+            #expect(before.kind == .delete && before.reason == .replaced)
+        }
+        // Every expire judged a version that a put had written before it.
+        for expire in events where expire.kind == .expire {
+            #expect(puts.contains { $0.seq < expire.seq && $0.timestamp == expire.timestamp })
+        }
+        #expect(try database.log.verify().isClean)
+    }
+
+    @Test func searchQueries_eachHaveTheirOwnKeyInTheLog() async throws {
+        let database = try await TemporaryCacheLog()
+        let search = LocalSearchLoader<TestItem>(store: CacheLogKeyedFeedStore(log: database.log), currentDate: { fixedCurrentDate })
+        let totoro = uniqueItems(count: 1), spirited = uniqueItems(count: 3)
+        try await search.save(totoro, for: "totoro")
+        try await search.save(spirited, for: "spirited away")
+        #expect(try await search.load(for: "totoro") == totoro)
+        #expect(try await search.load(for: "spirited away") == spirited)
+        #expect(try database.log.state().entries.map(\.key) == ["search:spirited away", "search:totoro"])
+    }
+}

@@ -1,0 +1,78 @@
+import CLMDB
+import CacheLog
+import FeedCache
+import FeedCacheLog
+import Foundation
+import Testing
+@testable import CacheLog
+
+/// A CacheLog database in a directory of its own, removed when the last store using it is gone.
+final class TemporaryCacheLog: @unchecked Sendable {
+    let directory: URL
+    let log: CacheLog
+
+    init(readOnly: Bool = false, seed: ((CacheLog) async throws -> Void)? = nil) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("feedcache-tests-\(UUID().uuidString)")
+        if let seed, readOnly {
+            // Write first with a writable instance, then reopen the same directory read-only.
+            try await Self.seed(directory.path, seed)
+            log = try CacheLog(path: directory.path, options: .init(readOnly: true))
+        } else {
+            log = try CacheLog(path: directory.path)
+            if let seed { try await seed(log) }
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    private static func seed(_ path: String, _ seed: (CacheLog) async throws -> Void) async throws {
+        do {
+            let writer = try CacheLog(path: path)
+            try await seed(writer)
+        }
+        // The writer's environment closes once its queue lets go of it; wait for that.
+        for _ in 0..<500 {
+            if !OpenPaths.shared.withLock({ $0.contains(URL(fileURLWithPath: path).standardizedFileURL.path) }) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Flips a byte inside the stored record `seq` with the raw LMDB API, as disk corruption would.
+    func corruptRecord(_ seq: UInt64) throws {
+        var txn: OpaquePointer?
+        try #require(mdb_txn_begin(log.environment.raw, nil, 0, &txn) == MDB_SUCCESS)
+        var key = withUnsafeBytes(of: seq.bigEndian) { Array($0) }
+        var value = MDB_val()
+        try key.withUnsafeMutableBytes { k in
+            var kv = MDB_val(mv_size: 8, mv_data: k.baseAddress)
+            try #require(mdb_get(txn, log.environment.dbs.events, &kv, &value) == MDB_SUCCESS)
+            var record = Array(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+            record[record.count - 6] ^= 0xFF
+            try record.withUnsafeMutableBytes { r in
+                var rv = MDB_val(mv_size: r.count, mv_data: r.baseAddress)
+                try #require(mdb_put(txn, log.environment.dbs.events, &kv, &rv, 0) == MDB_SUCCESS)
+            }
+        }
+        try #require(mdb_txn_commit(txn) == MDB_SUCCESS)
+    }
+}
+
+/// The CacheLog-backed store, owning its temporary database for as long as the test holds it.
+struct OwnedCacheLogFeedStore: FeedStore {
+    let database: TemporaryCacheLog
+    var store: CacheLogFeedStore { CacheLogFeedStore(log: database.log, key: "feed") }
+
+    func deleteCachedFeed(reason: DeletionReason) async throws { try await store.deleteCachedFeed(reason: reason) }
+    func insert(_ feed: Data, timestamp: Date) async throws { try await store.insert(feed, timestamp: timestamp) }
+    func replace(with feed: Data, timestamp: Date) async throws { try await store.replace(with: feed, timestamp: timestamp) }
+    func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws { try await store.expireCachedFeed(timestamp: timestamp, maxAge: maxAge) }
+    func retrieve() async throws -> CachedFeed? { try await store.retrieve() }
+}
+
+struct OwnedCacheLogImageDataStore: ImageDataStore {
+    let database: TemporaryCacheLog
+    var store: CacheLogImageDataStore { CacheLogImageDataStore(log: database.log) }
+
+    func insert(_ data: Data, for url: URL) async throws { try await store.insert(data, for: url) }
+    func retrieve(dataForURL url: URL) async throws -> Data? { try await store.retrieve(dataForURL: url) }
+}

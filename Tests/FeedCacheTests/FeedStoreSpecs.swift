@@ -1,0 +1,284 @@
+import FeedCache
+import Foundation
+import Testing
+
+/// The ``FeedStore`` contract as runnable specs, written once and run against every store.
+///
+/// Each spec takes the store under test in the condition its name says (empty unless told
+/// otherwise) and records failures at the caller's source location. Run them through a
+/// parameterized suite, like `FeedStoreSpecTests` over `StoreKind`.
+enum FeedStoreSpecs {
+    static let firstFeed = CachedFeed(feed: Data("first feed".utf8), timestamp: Date(timeIntervalSince1970: 1_700_000_000.125))
+    static let secondFeed = CachedFeed(feed: Data("second feed".utf8), timestamp: Date(timeIntervalSince1970: 1_700_086_400.5))
+
+    // MARK: - Retrieve
+
+    static func retrieve_deliversEmptyOnEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(try await sut.retrieve() == nil, sourceLocation: sourceLocation)
+    }
+
+    static func retrieve_hasNoSideEffectsOnEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(try await sut.retrieve() == nil, sourceLocation: sourceLocation)
+        #expect(try await sut.retrieve() == nil, sourceLocation: sourceLocation)
+    }
+
+    static func retrieve_deliversFoundValuesOnNonEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await sut.insert(firstFeed.feed, timestamp: firstFeed.timestamp)
+
+        #expect(try await sut.retrieve() == firstFeed, sourceLocation: sourceLocation)
+    }
+
+    static func retrieve_hasNoSideEffectsOnNonEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await sut.insert(firstFeed.feed, timestamp: firstFeed.timestamp)
+
+        #expect(try await sut.retrieve() == firstFeed, sourceLocation: sourceLocation)
+        #expect(try await sut.retrieve() == firstFeed, sourceLocation: sourceLocation)
+    }
+
+    /// Payloads are opaque bytes: empty, binary (every byte value) and large ones come back intact.
+    static func retrieve_deliversPayloadsByteForByte(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let binary = Data((0...255).map { UInt8($0) })
+        let large = Data((0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) })
+        for payload in [Data(), binary, large] {
+            try await sut.replace(with: payload, timestamp: firstFeed.timestamp)
+
+            #expect(try await sut.retrieve() == CachedFeed(feed: payload, timestamp: firstFeed.timestamp), "payload of \(payload.count) bytes", sourceLocation: sourceLocation)
+        }
+    }
+
+    // MARK: - Insert
+
+    static func insert_deliversNoErrorOnEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        await #expect(throws: Never.self, sourceLocation: sourceLocation) {
+            try await sut.insert(firstFeed.feed, timestamp: firstFeed.timestamp)
+        }
+    }
+
+    static func insert_deliversNoErrorOnNonEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await sut.insert(firstFeed.feed, timestamp: firstFeed.timestamp)
+
+        await #expect(throws: Never.self, sourceLocation: sourceLocation) {
+            try await sut.insert(secondFeed.feed, timestamp: secondFeed.timestamp)
+        }
+    }
+
+    static func insert_overridesPreviouslyInsertedCacheValues(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await sut.insert(firstFeed.feed, timestamp: firstFeed.timestamp)
+        try await sut.insert(secondFeed.feed, timestamp: secondFeed.timestamp)
+
+        #expect(try await sut.retrieve() == secondFeed, sourceLocation: sourceLocation)
+    }
+
+    static func insert_deliversValuesInsertedAfterTheCacheWasDeleted(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await sut.insert(firstFeed.feed, timestamp: firstFeed.timestamp)
+        try await sut.deleteCachedFeed(reason: .explicit)
+        try await sut.insert(secondFeed.feed, timestamp: secondFeed.timestamp)
+
+        #expect(try await sut.retrieve() == secondFeed, sourceLocation: sourceLocation)
+    }
+
+    // MARK: - Replace
+
+    static func replace_deliversNoErrorOnEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        await #expect(throws: Never.self, sourceLocation: sourceLocation) {
+            try await sut.replace(with: firstFeed.feed, timestamp: firstFeed.timestamp)
+        }
+        #expect(try await sut.retrieve() == firstFeed, sourceLocation: sourceLocation)
+    }
+
+    static func replace_deliversNoErrorOnNonEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await sut.replace(with: firstFeed.feed, timestamp: firstFeed.timestamp)
+
+        await #expect(throws: Never.self, sourceLocation: sourceLocation) {
+            try await sut.replace(with: secondFeed.feed, timestamp: secondFeed.timestamp)
+        }
+    }
+
+    static func replace_overridesPreviouslyInsertedCacheValues(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await sut.insert(firstFeed.feed, timestamp: firstFeed.timestamp)
+        try await sut.replace(with: secondFeed.feed, timestamp: secondFeed.timestamp)
+
+        #expect(try await sut.retrieve() == secondFeed, sourceLocation: sourceLocation)
+    }
+
+    // MARK: - Delete
+
+    static func delete_deliversNoErrorOnEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        await #expect(throws: Never.self, sourceLocation: sourceLocation) {
+            try await sut.deleteCachedFeed(reason: .explicit)
+        }
+    }
+
+    static func delete_hasNoSideEffectsOnEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await sut.deleteCachedFeed(reason: .explicit)
+
+        #expect(try await sut.retrieve() == nil, sourceLocation: sourceLocation)
+    }
+
+    static func delete_deliversNoErrorOnNonEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await sut.insert(firstFeed.feed, timestamp: firstFeed.timestamp)
+
+        await #expect(throws: Never.self, sourceLocation: sourceLocation) {
+            try await sut.deleteCachedFeed(reason: .explicit)
+        }
+    }
+
+    static func delete_emptiesPreviouslyInsertedCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        for reason in DeletionReason.allCases {
+            try await sut.insert(firstFeed.feed, timestamp: firstFeed.timestamp)
+            try await sut.deleteCachedFeed(reason: reason)
+
+            #expect(try await sut.retrieve() == nil, "reason \(reason)", sourceLocation: sourceLocation)
+        }
+    }
+
+    // MARK: - Expire
+
+    static func expire_deliversNoErrorOnEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        await #expect(throws: Never.self, sourceLocation: sourceLocation) {
+            try await sut.expireCachedFeed(timestamp: firstFeed.timestamp, maxAge: 604_800)
+        }
+    }
+
+    static func expire_hasNoSideEffectsOnEmptyCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await sut.expireCachedFeed(timestamp: firstFeed.timestamp, maxAge: 604_800)
+
+        #expect(try await sut.retrieve() == nil, sourceLocation: sourceLocation)
+    }
+
+    static func expire_emptiesPreviouslyInsertedCache(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await sut.insert(firstFeed.feed, timestamp: firstFeed.timestamp)
+        try await sut.expireCachedFeed(timestamp: firstFeed.timestamp, maxAge: 604_800)
+
+        #expect(try await sut.retrieve() == nil, sourceLocation: sourceLocation)
+    }
+
+    // MARK: - Concurrency
+
+    /// Many tasks save, load and validate through ``LocalFeedLoader`` at once. Every load sees a
+    /// whole feed or none, and the cache ends up empty or holding one saved feed with its own
+    /// timestamp (a payload never paired with another save's timestamp).
+    ///
+    /// For a store that keeps a history, check the order of its events after calling this.
+    static func sideEffects_runSerially(_ sut: some FeedStore, tasks: Int = 30, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let base = firstFeed.timestamp
+        @Sendable func timestamp(of save: Int) -> Date { base + TimeInterval(save) }
+        @Sendable func items(of save: Int) -> [Int] { [save, save, save] }
+        let saved = Set((0..<tasks).map(items(of:)))
+
+        let loaded = try await withThrowingTaskGroup(of: [Int]?.self) { group in
+            for index in 0..<tasks {
+                group.addTask {
+                    try await LocalFeedLoader<Int>(store: sut, currentDate: { timestamp(of: index) }).save(items(of: index))
+                    return nil
+                }
+                group.addTask {
+                    try await LocalFeedLoader<Int>(store: sut, currentDate: { timestamp(of: tasks) }).load()
+                }
+                group.addTask {
+                    // Every third validation happens far in the future and expires whatever it finds.
+                    let now = index % 3 == 0 ? base.addingTimeInterval(365 * 86_400) : timestamp(of: tasks)
+                    try await LocalFeedLoader<Int>(store: sut, currentDate: { now }).validateCache()
+                    return nil
+                }
+            }
+            var loaded: [[Int]] = []
+            for try await items in group {
+                if let items { loaded.append(items) }
+            }
+            return loaded
+        }
+
+        for items in loaded where !items.isEmpty {
+            #expect(saved.contains(items), "a load saw a torn feed: \(items)", sourceLocation: sourceLocation)
+        }
+        if let final = try await sut.retrieve() {
+            let items = try JSONDecoder().decode([Int].self, from: final.feed)
+            #expect(saved.contains(items), sourceLocation: sourceLocation)
+            #expect(items.first.map(timestamp(of:)) == final.timestamp, "payload and timestamp come from different saves", sourceLocation: sourceLocation)
+        }
+    }
+
+    // MARK: - Failure (the store is given already in the failing condition)
+
+    /// `sut` fails to retrieve (for example it holds a corrupt record).
+    static func retrieve_deliversFailureOnRetrievalError(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) {
+            try await sut.retrieve()
+        }
+    }
+
+    /// `sut` fails to retrieve (for example it holds a corrupt record).
+    static func retrieve_hasNoSideEffectsOnFailure(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) { try await sut.retrieve() }
+        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) { try await sut.retrieve() }
+    }
+
+    /// `sut` refuses writes (for example a read-only database).
+    static func insert_deliversErrorOnInsertionError(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) {
+            try await sut.insert(secondFeed.feed, timestamp: secondFeed.timestamp)
+        }
+    }
+
+    /// `sut` refuses writes (for example a read-only database).
+    static func insert_hasNoSideEffectsOnInsertionError(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await expectNoSideEffects(on: sut, sourceLocation: sourceLocation) {
+            try await sut.insert(secondFeed.feed, timestamp: secondFeed.timestamp)
+        }
+    }
+
+    /// `sut` refuses writes (for example a read-only database).
+    static func replace_deliversErrorOnReplacementError(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) {
+            try await sut.replace(with: secondFeed.feed, timestamp: secondFeed.timestamp)
+        }
+    }
+
+    /// `sut` refuses writes (for example a read-only database). A failed replace keeps the old cache.
+    static func replace_hasNoSideEffectsOnReplacementError(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await expectNoSideEffects(on: sut, sourceLocation: sourceLocation) {
+            try await sut.replace(with: secondFeed.feed, timestamp: secondFeed.timestamp)
+        }
+    }
+
+    /// `sut` holds a cache and refuses writes (for example a read-only database).
+    static func delete_deliversErrorOnDeletionError(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) {
+            try await sut.deleteCachedFeed(reason: .explicit)
+        }
+    }
+
+    /// `sut` holds a cache and refuses writes (for example a read-only database).
+    static func delete_hasNoSideEffectsOnDeletionError(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await expectNoSideEffects(on: sut, sourceLocation: sourceLocation) {
+            try await sut.deleteCachedFeed(reason: .explicit)
+        }
+    }
+
+    /// `sut` holds a cache and refuses writes (for example a read-only database).
+    static func expire_deliversErrorOnExpiryError(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let cached = try await sut.retrieve()
+        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) {
+            try await sut.expireCachedFeed(timestamp: cached?.timestamp ?? firstFeed.timestamp, maxAge: 604_800)
+        }
+    }
+
+    /// `sut` holds a cache and refuses writes (for example a read-only database).
+    static func expire_hasNoSideEffectsOnExpiryError(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let cached = try await sut.retrieve()
+        try await expectNoSideEffects(on: sut, sourceLocation: sourceLocation) {
+            try await sut.expireCachedFeed(timestamp: cached?.timestamp ?? firstFeed.timestamp, maxAge: 604_800)
+        }
+    }
+
+    private static func expectNoSideEffects(
+        on sut: some FeedStore,
+        sourceLocation: SourceLocation,
+        of failingOperation: () async throws -> Void
+    ) async throws {
+        let before = try await sut.retrieve()
+        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) { try await failingOperation() }
+        #expect(try await sut.retrieve() == before, sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,170 @@
+import FeedCache
+import Foundation
+import Testing
+
+@Suite("Load feed from cache")
+struct LoadFeedFromCacheUseCaseTests {
+    static let policies: [CachePolicy] = [
+        .feeds, .search,
+        CachePolicy(maxAge: .seconds(90)), CachePolicy(maxAge: .minutes(15)), CachePolicy(maxAge: .hours(12)),
+    ]
+
+    @Test func init_doesNotMessageStoreUponCreation() async {
+        let (_, store) = makeSUT()
+
+        #expect(await store.messages.isEmpty)
+    }
+
+    @Test func load_requestsCacheRetrieval() async throws {
+        let (sut, store) = makeSUT()
+
+        _ = try await sut.load()
+
+        #expect(await store.messages == [.retrieve])
+    }
+
+    @Test func load_failsOnRetrievalError() async {
+        let retrievalError = anyError("retrieval")
+        let (sut, _) = makeSUT(retrieving: .failure(retrievalError))
+
+        await #expect(throws: retrievalError) {
+            try await sut.load()
+        }
+    }
+
+    @Test func load_deliversNoItemsOnEmptyCache() async throws {
+        let (sut, _) = makeSUT(retrieving: .success(nil))
+
+        #expect(try await sut.load() == [])
+    }
+
+    @Test(arguments: policies)
+    func load_deliversCachedItemsOnCacheLessThanMaxAgeOld(_ policy: CachePolicy) async throws {
+        let items = uniqueItems()
+        let timestamp = fixedCurrentDate.minus(policy.maxAge).adding(seconds: 1)
+        let (sut, _) = makeSUT(policy: policy, retrieving: .success(CachedFeed(feed: try encoded(items), timestamp: timestamp)))
+
+        #expect(try await sut.load() == items)
+    }
+
+    @Test(arguments: policies)
+    func load_deliversNoItemsOnCacheExactlyMaxAgeOld(_ policy: CachePolicy) async throws {
+        let timestamp = fixedCurrentDate.minus(policy.maxAge)
+        let (sut, _) = makeSUT(policy: policy, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
+
+        #expect(try await sut.load() == [])
+    }
+
+    @Test(arguments: policies)
+    func load_deliversNoItemsOnCacheMoreThanMaxAgeOld(_ policy: CachePolicy) async throws {
+        let timestamp = fixedCurrentDate.minus(policy.maxAge).adding(seconds: -1)
+        let (sut, _) = makeSUT(policy: policy, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
+
+        #expect(try await sut.load() == [])
+    }
+
+    @Test func load_deliversCachedItemsOnCacheSavedInTheFuture() async throws {
+        let items = uniqueItems()
+        let (sut, _) = makeSUT(retrieving: .success(CachedFeed(feed: try encoded(items), timestamp: fixedCurrentDate.adding(seconds: 60))))
+
+        #expect(try await sut.load() == items)
+    }
+
+    @Test func load_failsWithInvalidCachedFeedErrorOnUndecodablePayload() async {
+        let (sut, _) = makeSUT(retrieving: .success(CachedFeed(feed: anyData("not json"), timestamp: fixedCurrentDate)))
+
+        await #expect(throws: InvalidCachedFeedError.self) {
+            try await sut.load()
+        }
+    }
+
+    @Test func load_hasNoSideEffectsOnRetrievalError() async {
+        let (sut, store) = makeSUT(retrieving: .failure(anyError()))
+
+        _ = try? await sut.load()
+
+        #expect(await store.messages == [.retrieve])
+    }
+
+    @Test func load_hasNoSideEffectsOnEmptyCache() async throws {
+        let (sut, store) = makeSUT(retrieving: .success(nil))
+
+        _ = try await sut.load()
+
+        #expect(await store.messages == [.retrieve])
+    }
+
+    @Test(arguments: [-1.0, 0.0, 1.0])
+    func load_hasNoSideEffectsWhateverTheCacheAge(_ secondsPastMaxAge: TimeInterval) async throws {
+        let timestamp = fixedCurrentDate.minus(.days(7)).adding(seconds: -secondsPastMaxAge)
+        let (sut, store) = makeSUT(retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
+
+        _ = try await sut.load()
+
+        #expect(await store.messages == [.retrieve])
+    }
+
+    // MARK: - Load with source (what a fallback composes)
+
+    @Test func loadFeed_deliversCachedItemsWithTheCacheTimestampAsSource() async throws {
+        let items = uniqueItems()
+        let timestamp = fixedCurrentDate.adding(days: -1)
+        let (sut, _) = makeSUT(retrieving: .success(CachedFeed(feed: try encoded(items), timestamp: timestamp)))
+
+        let feed = try await sut.loadFeed()
+
+        #expect(feed == LoadedFeed(items: items, source: .cache(timestamp: timestamp)))
+        #expect(feed.cacheTimestamp == timestamp)
+    }
+
+    @Test func loadFeed_deliversACachedEmptyFeedAsAFeed() async throws {
+        let (sut, _) = makeSUT(retrieving: .success(CachedFeed(feed: try encoded([]), timestamp: fixedCurrentDate)))
+
+        #expect(try await sut.loadFeed() == LoadedFeed(items: [], source: .cache(timestamp: fixedCurrentDate)))
+    }
+
+    @Test func loadFeed_failsWithCacheUnavailableEmptyOnEmptyCache() async {
+        let (sut, _) = makeSUT(retrieving: .success(nil))
+
+        await #expect(throws: CacheUnavailableError.empty) {
+            try await sut.loadFeed()
+        }
+    }
+
+    @Test func loadFeed_failsWithCacheUnavailableExpiredCarryingTimestampAndMaxAgeOnCacheExactlyMaxAgeOld() async throws {
+        let timestamp = fixedCurrentDate.minus(.days(7))
+        let (sut, _) = makeSUT(retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
+
+        await #expect(throws: CacheUnavailableError.expired(timestamp: timestamp, maxAge: .days(7))) {
+            try await sut.loadFeed()
+        }
+    }
+
+    @Test func loadFeed_failsWithTheStoreErrorOnRetrievalError() async {
+        let retrievalError = anyError("retrieval")
+        let (sut, _) = makeSUT(retrieving: .failure(retrievalError))
+
+        await #expect(throws: retrievalError) {
+            try await sut.loadFeed()
+        }
+    }
+
+    @Test func loadFeed_hasNoSideEffectsOnExpiredCache() async throws {
+        let timestamp = fixedCurrentDate.minus(.days(8))
+        let (sut, store) = makeSUT(retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
+
+        _ = try? await sut.loadFeed()
+
+        #expect(await store.messages == [.retrieve])
+    }
+
+    // MARK: - Helpers
+
+    private func makeSUT(
+        policy: CachePolicy = .feeds,
+        retrieving result: Result<CachedFeed?, AnyError> = .success(nil)
+    ) -> (sut: LocalFeedLoader<TestItem>, store: FeedStoreSpy) {
+        let store = FeedStoreSpy(retrieving: result)
+        return (LocalFeedLoader(store: store, currentDate: { fixedCurrentDate }, policy: policy), store)
+    }
+}
