@@ -71,5 +71,9 @@ let package = Package(
             dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP"]
         ),
         .testTarget(name: "CLITests", dependencies: ["cachelog", "LoopbackHTTP"]),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["CacheLog", "CLMDB", "FeedAPI", "FeedCache", "FeedCacheLog", "cachelog-writer"]
+        ),
     ]
 )
