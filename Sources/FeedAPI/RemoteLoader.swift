@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Why a remote load delivered nothing.
+public enum RemoteLoaderError: Error, Equatable, Sendable {
+    /// No usable response arrived: the request failed in transport (no server, lost
+    /// connection, timeout, unsupported URL).
+    case connectivity
+    /// A response arrived but is not valid: a status other than 200, a body that does not match
+    /// the contract, or a body over the client's size limit.
+    case invalidData
+}
+
+/// Loads one remote resource and maps it to `Item`. It knows nothing of caching.
+///
+/// Only HTTP 200 with a body the mapper accepts is valid. Transport failures become
+/// ``RemoteLoaderError/connectivity``; everything else becomes ``RemoteLoaderError/invalidData``.
+///
+/// ```swift
+/// let loader = RemoteLoader(url: filmsURL, client: URLSessionHTTPClient(), mapper: FilmsMapper.map)
+/// let films = try await loader.load()
+/// ```
+public struct RemoteLoader<Item: Sendable>: Sendable {
+    /// Turns a response into items; throws when the body does not match the contract.
+    public typealias Mapper = @Sendable (Data, HTTPURLResponse) throws -> Item
+
+    /// The URL loaded by ``load()``.
+    public let url: URL
+    private let client: any HTTPClient
+    private let mapper: Mapper
+    private let logger: Logger?
+
+    /// Creates a loader for `url`.
+    ///
+    /// - Parameters:
+    ///   - url: The resource to load.
+    ///   - client: Performs the request.
+    ///   - mapper: Validates and decodes the body (for example ``FilmsMapper/map(_:from:)``).
+    ///   - logger: Receives one debug line per load and one warning per failure; `nil` for silence.
+    public init(url: URL, client: any HTTPClient, mapper: @escaping Mapper, logger: Logger? = nil) {
+        self.url = url
+        self.client = client
+        self.mapper = mapper
+        self.logger = logger
+    }
+
+    /// Loads and maps the resource.
+    ///
+    /// - Throws: ``RemoteLoaderError``, or `CancellationError` when the calling task is cancelled
+    ///   before the result is delivered (a cancelled load never delivers items or a loader error).
+    public func load() async throws -> Item {
+        logger?.debug("remote load started", metadata: ["url": "\(url.absoluteString)"])
+        let data: Data
+        let response: HTTPURLResponse
+        do {
+            (data, response) = try await client.get(from: url)
+        } catch {
+            if error is CancellationError || Task.isCancelled {
+                throw CancellationError()
+            }
+            let failure: RemoteLoaderError = if case HTTPClientError.bodyTooLarge = error {
+                // The server did answer; what it sent is simply unacceptable.
+                .invalidData
+            } else {
+                .connectivity
+            }
+            logger?.warning("remote load failed", metadata: [
+                "url": "\(url.absoluteString)", "error": "\(failure)", "cause": "\(error)",
+            ])
+            throw failure
+        }
+        // Data that arrives after cancellation is dropped, never delivered.
+        try Task.checkCancellation()
+
+        guard response.statusCode == 200 else {
+            logger?.warning("remote load failed", metadata: [
+                "url": "\(url.absoluteString)", "error": "invalidData", "status": "\(response.statusCode)",
+            ])
+            throw RemoteLoaderError.invalidData
+        }
+        do {
+            let item = try mapper(data, response)
+            logger?.debug("remote load succeeded", metadata: [
+                "url": "\(url.absoluteString)", "bytes": "\(data.count)",
+            ])
+            return item
+        } catch {
+            logger?.warning("remote load failed", metadata: [
+                "url": "\(url.absoluteString)", "error": "invalidData", "cause": "\(error)",
+            ])
+            throw RemoteLoaderError.invalidData
+        }
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An ``HTTPClient`` on `URLSession`, for Linux (FoundationNetworking) and Apple platforms.
+///
+/// - Only `http` and `https` URLs are requested; others throw ``HTTPClientError/unsupportedURL(_:)``.
+/// - Bodies larger than ``maxBodySize`` are refused without being held in memory: the transfer is
+///   cancelled as soon as `Content-Length` announces too much, or as soon as the bytes received
+///   exceed the limit, and ``HTTPClientError/bodyTooLarge(limit:)`` is thrown.
+/// - Cancelling the calling task cancels the underlying request; the call throws `CancellationError`.
+/// - HTTP caching is bypassed: caching is the cache layer's job, not the network's.
+public final class URLSessionHTTPClient: HTTPClient {
+    /// The default body limit: 10 MiB.
+    public static let defaultMaxBodySize = 10 * 1024 * 1024
+
+    /// The largest body accepted, in bytes.
+    public let maxBodySize: Int
+
+    private let session: URLSession
+    private let transfers: TransferDelegate
+
+    /// Creates a client with its own session.
+    ///
+    /// - Parameters:
+    ///   - configuration: The session configuration (timeouts, headers). Defaults to `.ephemeral`.
+    ///   - maxBodySize: The largest body accepted, in bytes (negative values count as zero).
+    public init(configuration: URLSessionConfiguration = .ephemeral, maxBodySize: Int = defaultMaxBodySize) {
+        self.maxBodySize = max(0, maxBodySize)
+        transfers = TransferDelegate()
+        // The session keeps its delegate alive until it is invalidated (see deinit).
+        session = URLSession(configuration: configuration, delegate: transfers, delegateQueue: nil)
+    }
+
+    deinit {
+        // Every get() holds `self`, so no request is in flight here; this breaks the
+        // session -> delegate reference so both are freed.
+        session.invalidateAndCancel()
+    }
+
+    public func get(from url: URL) async throws -> (Data, HTTPURLResponse) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw HTTPClientError.unsupportedURL(url)
+        }
+        try Task.checkCancellation()
+
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        let transfer = Transfer(limit: maxBodySize)
+
+        // URLSession's callback API (rather than `data(from:)`) gives the delegate a say over
+        // every chunk, which the size limit needs, and cancels reliably on every platform.
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request)
+                transfer.continuation = continuation
+                transfers.register(transfer, for: task)
+                if transfer.attach(task) {
+                    task.resume()
+                } else {
+                    // Cancelled before the task existed: it is never started.
+                    transfers.remove(task)
+                    transfer.finish(.failure(CancellationError()))
+                }
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+}
+
+/// The state of one request, shared by `get`, its cancellation handler and the delegate.
+private final class Transfer: @unchecked Sendable {
+    private struct State {
+        var task: URLSessionDataTask?
+        var continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>?
+        var response: URLResponse?
+        var data = Data()
+        var cancelled = false
+        var tooLarge = false
+    }
+
+    let limit: Int
+    private let state = Locked(State())
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>? {
+        get { state.withLock { $0.continuation } }
+        set { state.withLock { $0.continuation = newValue } }
+    }
+
+    /// Records the task. Returns `false` when the caller was already cancelled.
+    func attach(_ task: URLSessionDataTask) -> Bool {
+        state.withLock { state in
+            guard !state.cancelled else { return false }
+            state.task = task
+            return true
+        }
+    }
+
+    /// The Swift task was cancelled: cancel the request (if it exists yet).
+    func cancel() {
+        let task = state.withLock { state -> URLSessionDataTask? in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
+    }
+
+    /// Accepts the response unless its announced length is over the limit.
+    func accept(_ response: URLResponse) -> Bool {
+        state.withLock { state in
+            state.response = response
+            if response.expectedContentLength > Int64(limit) {
+                state.tooLarge = true
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Appends a chunk unless the total would exceed the limit, in which case what was
+    /// received is dropped at once and `false` is returned.
+    func append(_ chunk: Data) -> Bool {
+        state.withLock { state in
+            guard !state.tooLarge else { return false }
+            if state.data.count + chunk.count > limit {
+                state.tooLarge = true
+                state.data = Data()
+                return false
+            }
+            state.data.append(chunk)
+            return true
+        }
+    }
+
+    /// Turns the task's completion into the call's result.
+    func complete(error: (any Error)?) {
+        let result: Result<(Data, HTTPURLResponse), any Error> = state.withLock { state in
+            if state.cancelled {
+                return .failure(CancellationError())
+            }
+            if state.tooLarge {
+                return .failure(HTTPClientError.bodyTooLarge(limit: limit))
+            }
+            if let error {
+                let urlError = error as? URLError
+                return .failure(HTTPClientError.transport(
+                    code: urlError?.code ?? .unknown,
+                    message: urlError?.localizedDescription ?? String(describing: error)
+                ))
+            }
+            guard let response = state.response as? HTTPURLResponse else {
+                return .failure(HTTPClientError.nonHTTPResponse)
+            }
+            return .success((state.data, response))
+        }
+        finish(result)
+    }
+
+    /// Resumes the continuation exactly once.
+    func finish(_ result: Result<(Data, HTTPURLResponse), any Error>) {
+        let continuation = state.withLock { state in
+            defer { state.continuation = nil; state.data = Data() }
+            return state.continuation
+        }
+        continuation?.resume(with: result)
+    }
+}
+
+/// The session delegate: routes each callback to the ``Transfer`` of its task.
+private final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let transfers = Locked([Int: Transfer]())
+
+    func register(_ transfer: Transfer, for task: URLSessionTask) {
+        transfers.withLock { $0[task.taskIdentifier] = transfer }
+    }
+
+    func remove(_ task: URLSessionTask) {
+        _ = transfers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+    }
+
+    private func transfer(for task: URLSessionTask) -> Transfer? {
+        transfers.withLock { $0[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let transfer = transfer(for: dataTask), transfer.accept(response) else {
+            completionHandler(.cancel)
+            // swift-corelibs-foundation ignores the `.cancel` disposition and keeps receiving.
+            Self.cancelSoon(dataTask)
+            return
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let transfer = transfer(for: dataTask) else { return }
+        if !transfer.append(data) {
+            Self.cancelSoon(dataTask)
+        }
+    }
+
+    /// Cancels `task` outside the delegate callback. On swift-corelibs-foundation a cancel issued
+    /// from inside a data callback takes effect far later (megabytes later on loopback) than one
+    /// issued from another queue. Bytes that still arrive are dropped by ``Transfer/append(_:)``.
+    private static func cancelSoon(_ task: URLSessionDataTask) {
+        DispatchQueue.global().async { task.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let transfer = transfers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        transfer?.complete(error: error)
+    }
+}

@@ -1,0 +1,120 @@
+import FeedAPI
+import Foundation
+import Logging
+import LoopbackHTTP
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Shared fixtures. Every test builds its own server and client, so tests can run in parallel.
+
+let anyURL = URL(string: "http://a-url.test/resource") ?? URL(fileURLWithPath: "/")
+
+func response(_ status: Int, url: URL = anyURL) throws -> HTTPURLResponse {
+    try #require(HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: nil))
+}
+
+func json(_ text: String) -> Data { Data(text.utf8) }
+
+/// Starts a loopback server with `handler`, runs `body`, and always stops the server.
+@discardableResult
+func withServer<T>(
+    _ handler: @escaping LoopbackHTTPServer.Handler,
+    _ body: (LoopbackHTTPServer, URL) async throws -> T
+) async throws -> T {
+    let server = LoopbackHTTPServer(handler: handler)
+    let baseURL = try server.start()
+    defer { server.stop() }
+    return try await body(server, baseURL)
+}
+
+/// A URL on 127.0.0.1 where nothing listens: a server is started and stopped to free its port.
+func deadURL(path: String = "/feed") throws -> URL {
+    let server = LoopbackHTTPServer()
+    let baseURL = try server.start()
+    server.stop()
+    return baseURL.appendingPathComponent(path)
+}
+
+/// The error `body` throws, or `nil` when it returns.
+func caughtError<T>(_ body: () async throws -> T) async -> (any Error)? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// The error thrown by `body` run in its own unstructured task, or `nil` when it returns.
+///
+/// Tests of cancellation cancel that task from inside; cancelling the test's own task instead
+/// would make Swift Testing report the test as cancelled rather than run its expectations.
+func errorFromOwnTask<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async -> (any Error)? {
+    await caughtError { try await Task { try await body() }.value }
+}
+
+/// Cancels the task that calls it (the code under test then sees `Task.isCancelled`).
+func cancelCurrentTask() {
+    withUnsafeCurrentTask { $0?.cancel() }
+}
+
+/// An `HTTPClient` that answers with a canned result, for loader unit tests.
+struct HTTPClientStub: HTTPClient {
+    let answer: @Sendable (URL) async throws -> (Data, HTTPURLResponse)
+
+    static func success(_ data: Data, status: Int) -> HTTPClientStub {
+        HTTPClientStub { url in
+            guard let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: nil, headerFields: nil) else {
+                throw HTTPClientError.nonHTTPResponse
+            }
+            return (data, response)
+        }
+    }
+
+    static func failure(_ error: any Error) -> HTTPClientStub {
+        HTTPClientStub { _ in throw error }
+    }
+
+    func get(from url: URL) async throws -> (Data, HTTPURLResponse) {
+        try await answer(url)
+    }
+}
+
+/// A swift-log handler that keeps messages in memory.
+struct CapturingLogHandler: LogHandler {
+    final class Store: @unchecked Sendable {
+        private let lock = NSLock()
+        private var entries: [(Logger.Level, String)] = []
+
+        func append(_ level: Logger.Level, _ message: String) {
+            lock.lock(); defer { lock.unlock() }
+            entries.append((level, message))
+        }
+
+        var messages: [(level: Logger.Level, message: String)] {
+            lock.lock(); defer { lock.unlock() }
+            return entries.map { (level: $0.0, message: $0.1) }
+        }
+    }
+
+    let store: Store
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        store.append(event.level, event.message.description)
+    }
+}
+
+func capturingLogger() -> (Logger, CapturingLogHandler.Store) {
+    let store = CapturingLogHandler.Store()
+    let logger = Logger(label: "test") { _ in CapturingLogHandler(store: store) }
+    return (logger, store)
+}
