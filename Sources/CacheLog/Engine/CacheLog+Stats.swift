@@ -7,6 +7,8 @@ public struct LogStats: Sendable, Equatable {
         public var put = 0, delete = 0, expire = 0
         public var total: Int { put + delete + expire }
 
+        public init() {}
+
         mutating func add(_ kind: EventKind) {
             switch kind {
             case .put: put += 1

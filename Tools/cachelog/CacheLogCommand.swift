@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct CacheLogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cachelog",
+        abstract: "A durable, auditable feed cache: load feeds, replay and audit the cache's event log.",
+        discussion: """
+            Every cache operation (put, delete, expire) is an event in an append-only, compressed \
+            log in LMDB; the current cache is a projection of it. Start with 'cachelog demo'.
+
+            Options every command takes, before or after the command name:
+              --db <path>     the database directory (default $CACHELOG_DB, else $XDG_CACHE_HOME/cachelog, else ~/.cache/cachelog)
+              --now <date>    the clock for this run, ISO 8601 (default $CACHELOG_NOW, else the real clock)
+              -v, --verbose   log what the engine does to stderr
+
+            Durations: 90s, 15m, 12h, 7d. Dates: ISO 8601 (2026-12-01T10:00:00Z or 2026-12-01). \
+            --from, --to, --as-of and --before also take a seq.
+
+            Exit codes: 0 ok, 1 failure, 3 no usable data (load), 64 usage.
+            """,
+        subcommands: [Load.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Compact.self, Demo.self])
+
+    static func main() async {
+        let names = Set(configuration.subcommands.map { $0._commandName })
+        await main(ArgumentOrder.normalized(Array(CommandLine.arguments.dropFirst()), commands: names))
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import CacheLog
+import Foundation
+
+struct Audit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Answer \"why was it stale?\": each key's cache timeline.",
+        discussion: """
+            For each key: when every cache version was written, when it became stale under \
+            --max-age, when it was replaced, expired or deleted and why, and the gaps with no cache.
+
+            Examples:
+              cachelog audit --key films
+              cachelog audit --max-age 30d --format json | jq '.keys[].timeline[] | select(.kind == "stale")'
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
+    var key: String?
+
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("The max age that judges staleness: 90s, 15m, 12h or 7d.", valueName: "duration"))
+    var maxAge = MaxAgeArgument(.days(7))
+
+    @Option(help: "Output format.")
+    var format: TextOrJSON = .text
+
+    func run() async throws {
+        try await Self.reportingFailures {
+            let log = try global.openForReading()
+            let now = try global.clock()()
+            var byKey: [String: [RecordedEvent]] = [:]
+            var corrupt: [UInt64] = []
+            try log.forEachEvent(EventQuery(key: key)) { item in
+                switch item {
+                case .event(let event): byKey[event.key, default: []].append(event)
+                case .corrupt(let seq, _): corrupt.append(seq)
+                }
+                return true
+            }
+            let timeline = AuditTimeline(maxAge: maxAge.value)
+            let out = StandardOutput()
+            let keys = byKey.keys.sorted()
+            switch format {
+            case .json:
+                let rendered = keys.map { key -> String in
+                    let entries = timeline.build(byKey[key] ?? [], now: now).map { entry in
+                        "{\"at\":\"\(DateParsing.string(entry.at))\",\"kind\":\"\(entry.kind.rawValue)\",\"seq\":\(entry.seq.map(String.init) ?? "null"),\"text\":\(JSONText.string(entry.text))}"
+                    }
+                    return "{\"key\":\(JSONText.string(key)),\"timeline\":[\(entries.joined(separator: ","))]}"
+                }
+                out.line("{\"maxAge\":\(JSONText.number(maxAge.value.timeInterval)),\"corruptSeqs\":[\(corrupt.map(String.init).joined(separator: ","))],\"keys\":[\(rendered.joined(separator: ","))]}")
+            case .text:
+                if keys.isEmpty { out.line("no events\(key.map { " for \($0)" } ?? "")") }
+                for (index, key) in keys.enumerated() {
+                    if index > 0 { out.line() }
+                    out.line(Terminal.color(key, "1"))
+                    for entry in timeline.build(byKey[key] ?? [], now: now) {
+                        let seq = entry.seq.map { "seq \($0)" } ?? ""
+                        out.line("  \(DateParsing.string(entry.at))  \(EventPrinter.pad(entry.kind.rawValue, 8))  \(EventPrinter.pad(seq, 8))  \(entry.text)")
+                    }
+                }
+                if !corrupt.isEmpty { out.line("corrupt records skipped: \(corrupt.map(String.init).joined(separator: ", ")) (run cachelog verify)") }
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import FeedAPI
+import FeedCache
+import Foundation
+
+struct Load: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Load a feed: remote first, the cache when the remote fails.",
+        discussion: """
+            On success the cache of KEY is replaced (delete + put, one atomic append) and the items \
+            are printed. When the remote fails (no connection, a status other than 200, a body that \
+            does not match the contract, after the retries), the cached copy is printed if it is \
+            younger than --max-age; otherwise one line on stderr and exit code 3.
+
+            Examples:
+              cachelog load https://example.com/films.json --key films --contract films
+              cachelog load https://example.com/genres.json --key genres --contract genres --retries 2 --format json | jq '.items[].name'
+              cachelog --now 2026-12-09T10:00:00Z load https://example.com/films.json --key films --contract films
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The feed's URL (http or https).", valueName: "url"))
+    var url: String
+
+    @Option(help: ArgumentHelp("The cache key, e.g. films or search:totoro.", valueName: "name"))
+    var key: String
+
+    @Option(help: ArgumentHelp("The payload contract the body must match.", valueName: "contract"))
+    var contract: Contract = .json
+
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cache serves: 90s, 15m, 12h or 7d.", valueName: "duration"))
+    var maxAge = MaxAgeArgument(.days(7))
+
+    @Option(help: ArgumentHelp("Retries when the remote sends invalid data (connection errors are not retried).", valueName: "n"))
+    var retries = 0
+
+    @Option(help: "Output format.")
+    var format: TextOrJSON = .text
+
+    func validate() throws {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
+            throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/feed.json")
+        }
+        guard !key.isEmpty else { throw ValidationError("--key must not be empty") }
+        guard (0...10).contains(retries) else { throw ValidationError("--retries must be between 0 and 10") }
+    }
+
+    func run() async throws {
+        try await Self.reportingFailures {
+            guard let feedURL = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
+            let log = try global.openForWriting(create: true)
+            let job = LoadJob(
+                log: log, key: key, url: feedURL, contract: contract, maxAge: maxAge.value, retries: retries,
+                now: try global.clock(), client: URLSessionHTTPClient(), logger: global.logger())
+            let report = try await job.run()
+            let out = StandardOutput()
+            switch format {
+            case .json: out.line(report.json)
+            case .text: report.text.forEach(out.line)
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import ArgumentParser
+import CacheLog
+import Foundation
+
+struct Replay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the history: one event per line.",
+        discussion: """
+            Every put, delete and expire in the order they were appended. JSON lines carry seq, at \
+            (when recorded), type, key, and per type: timestamp and bytes/storedBytes (put), reason \
+            (delete), timestamp and maxAge in seconds (expire); --payload adds the payload (its JSON \
+            value when it is JSON, else base64). A record that fails its checks is printed as \
+            type "corrupt" and the replay goes on.
+
+            Examples:
+              cachelog replay
+              cachelog replay --key films --type expire --format jsonl | jq .timestamp
+              cachelog replay --from 2026-12-01 --to 2026-12-08 --reverse --limit 20
+              cachelog replay --follow --format jsonl
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("Only events about this key.", valueName: "name"))
+    var key: String?
+
+    @Option(name: .customLong("type"), help: ArgumentHelp("Only this type (put, delete, expire); repeat for several.", valueName: "type"))
+    var types: [EventKindArgument] = []
+
+    @Option(help: ArgumentHelp("First event: a seq or an ISO 8601 date (recorded at or after).", valueName: "seq|date"))
+    var from: PositionArgument?
+
+    @Option(help: ArgumentHelp("Last event: a seq or an ISO 8601 date (recorded at or before).", valueName: "seq|date"))
+    var to: PositionArgument?
+
+    @Option(help: ArgumentHelp("At most this many events.", valueName: "n"))
+    var limit: Int?
+
+    @Flag(help: "Newest first.")
+    var reverse = false
+
+    @Flag(help: "Keep printing events as they are appended (by any process) until interrupted.")
+    var follow = false
+
+    @Flag(help: "Include each put's payload.")
+    var payload = false
+
+    @Option(help: "Output format.")
+    var format: TextOrJSONLines = .text
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        if follow && reverse { throw ValidationError("--follow reads forward; drop --reverse") }
+    }
+
+    func run() async throws {
+        try await Self.reportingFailures {
+            let log = try global.openForReading()
+            let query = EventQuery(
+                from: from?.position, to: follow ? nil : to?.position, key: key,
+                kinds: types.isEmpty ? nil : Set(types.map(\.kind)), reverse: reverse, limit: limit,
+                includePayload: payload)
+            let out = StandardOutput()
+            let printer = EventPrinter(format: format, output: out)
+            printer.header()
+            var count = 0
+            if follow {
+                for try await item in log.follow(query) {
+                    printer.print(item)
+                    out.flush()
+                }
+            } else {
+                try log.forEachEvent(query) { item in
+                    printer.print(item)
+                    count += 1
+                    if count % 100_000 == 0 { Terminal.progress("replayed \(count) events…") }
+                    return true
+                }
+                Terminal.endProgress()
+            }
+            out.flush()
+        }
+    }
+}
+
+struct EventKindArgument: ExpressibleByArgument {
+    let kind: EventKind
+
+    init?(argument: String) {
+        guard let kind = EventKind(name: argument) else { return nil }
+        self.kind = kind
+    }
+
+    static var allValueStrings: [String] { EventKind.allCases.map(\.name) }
+}
+
+/// Renders events as a table a person can scan, or as JSON lines for jq.
+struct EventPrinter {
+    let format: TextOrJSONLines
+    let output: StandardOutput
+
+    func header() {
+        guard format == .text else { return }
+        output.line(Terminal.color("   SEQ  RECORDED AT           TYPE     KEY                   DETAIL", "1"))
+    }
+
+    func print(_ item: LogItem) {
+        switch (format, item) {
+        case (.jsonl, .event(let event)): output.line(Self.json(event))
+        case (.jsonl, .corrupt(let seq, let detail)):
+            output.line("{\"seq\":\(seq),\"type\":\"corrupt\",\"error\":\(JSONText.string(detail))}")
+        case (.text, .event(let event)): output.line(Self.text(event))
+        case (.text, .corrupt(let seq, let detail)):
+            output.line("\(Self.pad(String(seq), 6, right: true))  \(Self.pad("?", 20))  \(Terminal.color(Self.pad("CORRUPT", 7), "31"))  \(detail)")
+        }
+    }
+
+    static func json(_ event: RecordedEvent) -> String {
+        var line = "{\"seq\":\(event.seq),\"at\":\"\(DateParsing.string(event.recordedAt))\",\"type\":\"\(event.kind.name)\",\"key\":\(JSONText.string(event.key))"
+        if let timestamp = event.timestamp { line += ",\"timestamp\":\"\(DateParsing.string(timestamp))\"" }
+        switch event.kind {
+        case .put: line += ",\"bytes\":\(event.payloadBytes)"
+        case .delete: line += ",\"reason\":\"\(event.reason?.name ?? "unknown")\""
+        case .expire: line += ",\"maxAge\":\(JSONText.number(event.maxAge ?? 0))"
+        }
+        line += ",\"storedBytes\":\(event.storedBytes)"
+        if let payload = event.payload { line += ",\"payload\":\(JSONText.payload(payload))" }
+        return line + "}"
+    }
+
+    static func text(_ event: RecordedEvent) -> String {
+        let detail: String
+        switch event.kind {
+        case .put:
+            detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?"), \(event.payloadBytes) bytes (\(event.storedBytes) stored)"
+        case .delete:
+            detail = "reason: \(event.reason?.name ?? "unknown")"
+        case .expire:
+            detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?") was older than \(DurationText.string(event.maxAge ?? 0))"
+        }
+        let colors = [EventKind.put: "32", .delete: "33", .expire: "35"]
+        var line = "\(pad(String(event.seq), 6, right: true))  \(pad(DateParsing.string(event.recordedAt), 20))  \(Terminal.color(pad(event.kind.name, 7), colors[event.kind] ?? "0"))  \(pad(event.key, 20))  \(detail)"
+        if let payload = event.payload { line += "\n        payload: " + JSONText.payload(payload) }
+        return line
+    }
+
+    static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+        let count = text.count
+        guard count < width else { return text }
+        let space = String(repeating: " ", count: width - count)
+        return right ? space + text : text + space
+    }
+}

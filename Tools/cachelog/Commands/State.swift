@@ -1,0 +1,55 @@
+import ArgumentParser
+import CacheLog
+import Foundation
+
+struct State: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the live cache entries, now or at a point in the past.",
+        discussion: """
+            The projection of the log: for each key, its live put (seq, cache timestamp, payload \
+            size). --as-of rebuilds it as it was right after a seq, or after the last event \
+            recorded by a date.
+
+            Examples:
+              cachelog state
+              cachelog state --as-of 2026-12-05T00:00:00Z --format json | jq '.entries[].key'
+              cachelog state --key films --as-of 12
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
+    var key: String?
+
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("A seq or an ISO 8601 date.", valueName: "seq|date"))
+    var asOf: PositionArgument?
+
+    @Option(help: "Output format.")
+    var format: TextOrJSON = .text
+
+    func run() async throws {
+        try await Self.reportingFailures {
+            let log = try global.openForReading()
+            var state = try asOf.map { try log.state(asOf: $0.position) } ?? log.state()
+            if let key { state.entries = state.entries.filter { $0.key == key } }
+            // Ages are as seen at the point asked for: a date given to --as-of, else the clock.
+            var now = try global.clock()()
+            if case .date(let date)? = asOf?.position { now = date }
+            let out = StandardOutput()
+            switch format {
+            case .json:
+                let entries = state.entries.map {
+                    "{\"key\":\(JSONText.string($0.key)),\"timestamp\":\"\(DateParsing.string($0.timestamp))\",\"seq\":\($0.seq),\"bytes\":\($0.bytes)}"
+                }
+                out.line("{\"seq\":\(state.seq),\"entries\":[\(entries.joined(separator: ","))]}")
+            case .text:
+                out.line("as of seq \(state.seq): \(state.entries.count) live \(state.entries.count == 1 ? "entry" : "entries")")
+                guard !state.entries.isEmpty else { break }
+                out.line(Terminal.color("KEY                   CACHED AT             AGE         SEQ     BYTES", "1"))
+                for entry in state.entries {
+                    out.line("\(EventPrinter.pad(entry.key, 20))  \(EventPrinter.pad(DateParsing.string(entry.timestamp), 20))  \(EventPrinter.pad(DurationText.string(now.timeIntervalSince(entry.timestamp)), 8))  \(EventPrinter.pad(String(entry.seq), 6, right: true))  \(EventPrinter.pad(String(entry.bytes), 8, right: true))")
+                }
+            }
+        }
+    }
+}

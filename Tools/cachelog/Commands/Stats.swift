@@ -1,0 +1,56 @@
+import ArgumentParser
+import CacheLog
+import Foundation
+
+struct Stats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Count events by type and key; show sizes and compression.",
+        discussion: """
+            Examples:
+              cachelog stats
+              cachelog stats --format json | jq .compressionRatio
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "Output format.")
+    var format: TextOrJSON = .text
+
+    func run() async throws {
+        try await Self.reportingFailures {
+            let stats = try global.openForReading().stats()
+            let out = StandardOutput()
+            func counts(_ c: LogStats.Counts) -> String { "{\"put\":\(c.put),\"delete\":\(c.delete),\"expire\":\(c.expire),\"total\":\(c.total)}" }
+            let date = { (d: Date?) in d.map { "\"\(DateParsing.string($0))\"" } ?? "null" }
+            switch format {
+            case .json:
+                let keys = stats.byKey.keys.sorted().map { "\(JSONText.string($0)):\(counts(stats.byKey[$0] ?? .init()))" }
+                out.line("""
+                    {"events":\(counts(stats.events)),"keys":{\(keys.joined(separator: ","))},"liveKeys":\(stats.liveKeys),\
+                    "corruptRecords":\(stats.corruptRecords),"payloadBytes":\(stats.payloadBytes),"storedBytes":\(stats.storedBytes),\
+                    "storedPayloadBytes":\(stats.storedPayloadBytes),"compressionRatio":\(stats.compressionRatio.map { JSONText.number(($0 * 100).rounded() / 100) } ?? "null"),\
+                    "firstSeq":\(stats.firstSeq.map(String.init) ?? "null"),"lastSeq":\(stats.lastSeq),\
+                    "firstAt":\(date(stats.firstRecordedAt)),"lastAt":\(date(stats.lastRecordedAt)),\
+                    "mapSize":\(stats.mapSize),"mapUsed":\(stats.mapUsed)}
+                    """)
+            case .text:
+                out.line("events      \(stats.events.total) (put \(stats.events.put), delete \(stats.events.delete), expire \(stats.events.expire))")
+                out.line("seqs        \(stats.firstSeq.map(String.init) ?? "-") … \(stats.lastSeq)")
+                out.line("recorded    \(stats.firstRecordedAt.map(DateParsing.string) ?? "-") … \(stats.lastRecordedAt.map(DateParsing.string) ?? "-")")
+                out.line("live keys   \(stats.liveKeys)")
+                out.line("payloads    \(stats.payloadBytes) bytes, stored in \(stats.storedPayloadBytes) (\(stats.compressionRatio.map { String(format: "%.2fx", $0) } ?? "-"))")
+                out.line("log         \(stats.storedBytes) bytes in records")
+                out.line("map         \(stats.mapUsed) of \(stats.mapSize) bytes used")
+                if stats.corruptRecords > 0 { out.line("corrupt     \(stats.corruptRecords) records (run cachelog verify)") }
+                if !stats.byKey.isEmpty {
+                    out.line()
+                    out.line(Terminal.color("KEY                      PUT  DELETE  EXPIRE", "1"))
+                    for key in stats.byKey.keys.sorted() {
+                        let c = stats.byKey[key] ?? .init()
+                        out.line("\(EventPrinter.pad(key, 20))  \(EventPrinter.pad(String(c.put), 6, right: true))  \(EventPrinter.pad(String(c.delete), 6, right: true))  \(EventPrinter.pad(String(c.expire), 6, right: true))")
+                    }
+                }
+            }
+        }
+    }
+}

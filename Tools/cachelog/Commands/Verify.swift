@@ -1,0 +1,43 @@
+import ArgumentParser
+import CacheLog
+import Foundation
+
+struct Verify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check every record, checkpoint and the projection; exit 0 only when clean.",
+        discussion: """
+            Checks each record's framing, checksum and compressed body, the order of seqs and \
+            recorded times, every checkpoint, and that the stored projection equals the fold of \
+            the log. Prints each problem with its seq; exits 1 when there is any.
+
+            Examples:
+              cachelog verify
+              cachelog verify --format json | jq '.problems[].seq'
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "Output format.")
+    var format: TextOrJSON = .text
+
+    func run() async throws {
+        try await Self.reportingFailures {
+            let log = try global.openForReading()
+            Terminal.progress("verifying…")
+            let report = try log.verify()
+            Terminal.endProgress()
+            let out = StandardOutput()
+            switch format {
+            case .json:
+                let problems = report.problems.map { "{\"seq\":\($0.seq.map(String.init) ?? "null"),\"message\":\(JSONText.string($0.message))}" }
+                out.line("{\"clean\":\(report.isClean),\"records\":\(report.recordsChecked),\"checkpoints\":\(report.checkpointsChecked),\"problems\":[\(problems.joined(separator: ","))]}")
+            case .text:
+                for problem in report.problems { out.line(Terminal.color("problem", "31") + " \(problem)") }
+                let summary = "\(report.recordsChecked) records, \(report.checkpointsChecked) checkpoints checked"
+                out.line(report.isClean ? Terminal.color("ok", "32") + ": \(summary), no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s"): \(summary)")
+            }
+            out.flush()
+            if !report.isClean { throw ExitCode(Exit.failure) }
+        }
+    }
+}

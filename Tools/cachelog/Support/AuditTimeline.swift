@@ -1,0 +1,94 @@
+import CacheLog
+import FeedCache
+import Foundation
+
+/// Turns one key's events into the story of its cache: each version written, when it went stale
+/// under a max age, when and why it was replaced, expired or deleted, and the gaps with no cache.
+struct AuditTimeline {
+    struct Entry: Equatable {
+        enum Kind: String { case written, stale, replaced, expired, deleted, ignored, gap, corrupt }
+        var at: Date
+        var kind: Kind
+        var seq: UInt64?
+        var text: String
+    }
+
+    let maxAge: MaxAge
+    private let calendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar
+    }()
+
+    init(maxAge: MaxAge) { self.maxAge = maxAge }
+
+    func staleDate(_ timestamp: Date) -> Date {
+        calendar.date(byAdding: maxAge.dateComponents, to: timestamp) ?? timestamp + maxAge.timeInterval
+    }
+
+    func build(_ events: [RecordedEvent], now: Date) -> [Entry] {
+        var entries: [Entry] = []
+        var live: RecordedEvent?
+        var goneSince: Date?
+        var replacing = false
+
+        /// Reports the live version going stale, if it did before `date`.
+        func staleBefore(_ date: Date) {
+            guard let current = live, let timestamp = current.timestamp else { return }
+            let stale = staleDate(timestamp)
+            if stale <= date {
+                entries.append(Entry(at: stale, kind: .stale, seq: current.seq,
+                                     text: "seq \(current.seq) became stale (max age \(maxAge))"))
+            }
+        }
+
+        for event in events {
+            switch event.kind {
+            case .put:
+                if let since = goneSince {
+                    entries.append(Entry(at: since, kind: .gap, seq: nil,
+                                         text: "no cache for \(DurationText.string(event.recordedAt.timeIntervalSince(since)))"))
+                    goneSince = nil
+                }
+                staleBefore(event.recordedAt)
+                let cached = event.timestamp.map(DateParsing.string) ?? "?"
+                if replacing, let previous = live {
+                    entries.append(Entry(at: event.recordedAt, kind: .replaced, seq: event.seq,
+                                         text: "written (cached \(cached), \(event.payloadBytes) bytes), replacing seq \(previous.seq)"))
+                } else {
+                    entries.append(Entry(at: event.recordedAt, kind: .written, seq: event.seq,
+                                         text: "written (cached \(cached), \(event.payloadBytes) bytes)"))
+                }
+                live = event
+                replacing = false
+            case .delete where event.reason == .replaced:
+                // The first half of a save: the put that follows tells the story.
+                replacing = true
+            case .delete:
+                staleBefore(event.recordedAt)
+                entries.append(Entry(at: event.recordedAt, kind: .deleted, seq: event.seq,
+                                     text: "deleted (\(event.reason?.name ?? "unknown"))\(live.map { ", was seq \($0.seq)" } ?? "")"))
+                if live != nil { goneSince = event.recordedAt }
+                live = nil
+            case .expire:
+                let judged = event.timestamp.map(DateParsing.string) ?? "?"
+                if let current = live, current.timestamp == event.timestamp {
+                    staleBefore(event.recordedAt)
+                    entries.append(Entry(at: event.recordedAt, kind: .expired, seq: event.seq,
+                                         text: "expired by validation (cached \(judged), max age \(DurationText.string(event.maxAge ?? 0)))"))
+                    live = nil
+                    goneSince = event.recordedAt
+                } else {
+                    entries.append(Entry(at: event.recordedAt, kind: .ignored, seq: event.seq,
+                                         text: "expire of the version cached \(judged) came after it was replaced; no effect"))
+                }
+            }
+        }
+        staleBefore(now)
+        if let since = goneSince {
+            entries.append(Entry(at: since, kind: .gap, seq: nil, text: "no cache since then (\(DurationText.string(now.timeIntervalSince(since))))"))
+        }
+        // In time order; entries at the same instant keep the order they happened in.
+        return entries.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+    }
+}

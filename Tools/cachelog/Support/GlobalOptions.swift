@@ -1,0 +1,96 @@
+import ArgumentParser
+import CacheLog
+import Foundation
+import Logging
+
+/// Options every command takes. They may also stand before the command name
+/// (`cachelog --db X replay`): `ArgumentOrder` moves them behind it before parsing.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The database directory.",
+        discussion: "Default: $CACHELOG_DB, else $XDG_CACHE_HOME/cachelog, else ~/.cache/cachelog. Created on first write; read-only commands never create it.",
+        valueName: "path"))
+    var db: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The clock for this run, ISO 8601 (e.g. 2026-12-01T10:00:00Z). Default: $CACHELOG_NOW, else the real clock.",
+        discussion: "The what-if lever: \"would this cache be expired on Friday?\". It also stamps the events this run appends.",
+        valueName: "date"))
+    var now: String?
+
+    @Flag(name: [.short, .long], help: "Log what the engine does (map growth, retries) to stderr.")
+    var verbose = false
+
+    /// The names `ArgumentOrder` recognises before a command name, with whether they take a value.
+    static let names: [String: Bool] = ["--db": true, "--now": true, "--verbose": false, "-v": false]
+
+    func databasePath() -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let db, !db.isEmpty { return db }
+        if let path = environment["CACHELOG_DB"], !path.isEmpty { return path }
+        if let cache = environment["XDG_CACHE_HOME"], !cache.isEmpty { return cache + "/cachelog" }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/cachelog").path
+    }
+
+    /// The fixed `--now` date, if one was given (here or in `CACHELOG_NOW`).
+    func fixedNow() throws -> Date? {
+        let value = now ?? ProcessInfo.processInfo.environment["CACHELOG_NOW"]
+        guard let value, !value.isEmpty else { return nil }
+        guard let date = DateParsing.date(value) else {
+            throw ValidationError("--now: '\(value)' is not an ISO 8601 date; try 2026-12-01T10:00:00Z")
+        }
+        return date
+    }
+
+    func clock() throws -> @Sendable () -> Date {
+        if let fixed = try fixedNow() { return { fixed } }
+        return { Date() }
+    }
+
+    func logger() -> Logger {
+        var logger = Logger(label: "cachelog")
+        // Failures reach the user as one line from the command itself; the log is for -v.
+        logger.logLevel = verbose ? .debug : .error
+        return logger
+    }
+
+    /// Opens the database for reading: never creates it.
+    func openForReading() throws -> CacheLog {
+        try CacheLog(path: databasePath(), options: .init(readOnly: true, clock: try clock(), logger: logger()))
+    }
+
+    /// Opens the database for writing; creates it only for commands that cache (`create`).
+    func openForWriting(create: Bool = false) throws -> CacheLog {
+        let path = databasePath()
+        if !create && !FileManager.default.fileExists(atPath: path + "/data.mdb") {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw CacheLogError.notADirectory(path: path)
+            }
+            throw CacheLogError.noDatabase(path: path)
+        }
+        return try CacheLog(path: path, options: .init(clock: try clock(), logger: logger()))
+    }
+}
+
+/// Moves global options written before the command name to after it, so ArgumentParser, which
+/// reads options per command, sees them where the command declares them.
+enum ArgumentOrder {
+    static func normalized(_ arguments: [String], commands: Set<String>) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            guard let takesValue = GlobalOptions.names[name] else { break }
+            leading.append(argument)
+            if takesValue && !argument.contains("=") && index + 1 < arguments.count {
+                leading.append(arguments[index + 1])
+                index += 1
+            }
+            index += 1
+        }
+        guard !leading.isEmpty, index < arguments.count, commands.contains(arguments[index]) else { return arguments }
+        return [arguments[index]] + leading + arguments[(index + 1)...]
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
+#endif
+
+/// Standard output with a buffer: results go to stdout (and only results), in large writes, so
+/// that a million-line replay is not a million system calls. `flush()` after each line when
+/// following, so a pipe sees events as they happen.
+final class StandardOutput {
+    private var buffer: [UInt8] = []
+    private let limit = 1 << 16
+
+    init() { buffer.reserveCapacity(limit) }
+    deinit { flush() }
+
+    func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= limit { flush() }
+    }
+
+    func line(_ text: String = "") {
+        write(text)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= limit { flush() }
+    }
+
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let written = systemWrite(1, base + offset, raw.count - offset)
+                if written <= 0 { if errno == EINTR { continue }; break }
+                offset += written
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Messages for people go to stderr; colour only on a terminal and never with NO_COLOR.
+enum Terminal {
+    static let stderrIsTerminal = isatty(2) == 1
+    static let stdoutIsTerminal = isatty(1) == 1
+    static let colorAllowed = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
+
+    static func message(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Colours `text` for stdout when stdout is a terminal that accepts colour.
+    static func color(_ text: String, _ code: String) -> String {
+        guard stdoutIsTerminal && colorAllowed else { return text }
+        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+    }
+
+    /// A progress line on stderr, rewritten in place; only when stderr is a terminal.
+    static func progress(_ text: String) {
+        guard stderrIsTerminal else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
+    }
+
+    static func endProgress() {
+        guard stderrIsTerminal else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+}
+
+/// Hand-written JSON for the hot paths (replay writes a line per event); `JSONEncoder` elsewhere.
+enum JSONText {
+    static func string(_ value: String) -> String {
+        var out = "\""
+        out.reserveCapacity(value.utf8.count + 2)
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let s where s.value < 0x20:
+                out += String(format: "\\u%04x", s.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// A payload as JSON: the value itself when it is JSON, else a base64 string.
+    static func payload(_ data: Data) -> String {
+        if let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+           let compact = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]) {
+            return String(decoding: compact, as: UTF8.self)
+        }
+        return string(data.base64EncodedString())
+    }
+
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(DateParsing.string(date))
+        }
+        return encoder
+    }
+}
