@@ -10,7 +10,7 @@ struct CodecTests {
         let record = EventCodec.encode(prepared, recordedAt: 99.75)
         try record.withUnsafeBytes { raw in
             let header = try EventCodec.decodeHeader(raw, seq: 7)
-            let event = try EventCodec.recordedEvent(header, in: raw, seq: 7, includePayload: true)
+            let event = try EventCodec.recordedEvent(header, in: raw, seq: 7) { try EventCodec.payload(header, in: raw, seq: 7) }
             #expect(event.key == "image:https://example.com/a.png")
             #expect(event.recordedAt == Date(timeIntervalSince1970: 99.75))
             #expect(event.timestamp == Date(timeIntervalSince1970: 12.5))

@@ -6,7 +6,8 @@ import Foundation
 ///     offset size field
 ///     0      1    record format version (1)
 ///     1      1    kind: 1 put, 2 delete, 3 expire
-///     2      1    flags: bit 0 set when the body is zlib-compressed
+///     2      1    flags: bit 0 set when the body is zlib-compressed; bit 1 set when the body is
+///                 a reference: the u64 seq of an earlier put of the same key whose payload is identical
 ///     3      1    delete reason: 1 replaced, 2 explicit, 3 retrieval-error (0 otherwise)
 ///     4      8    recordedAt: f64 seconds since 1970
 ///     12     8    timestamp: f64 seconds since 1970 (put, expire; 0 for delete)
@@ -15,7 +16,7 @@ import Foundation
 ///     30     4    payload length P, uncompressed (u32)
 ///     34     4    body length B, as stored (u32)
 ///     38     K    key, UTF-8
-///     38+K   B    body: zlib stream of the payload (put), empty otherwise
+///     38+K   B    body: zlib stream of the payload (put), or an 8-byte reference; empty otherwise
 ///     38+K+B 4    CRC-32 (zlib's crc32) of every byte before it
 ///
 /// Everything the projection needs sits in the fixed header and the key, so a fold never inflates.
@@ -24,6 +25,7 @@ enum EventCodec {
     static let headerSize = 38
     static let checksumSize = 4
     static let compressedFlag: UInt8 = 1
+    static let referenceFlag: UInt8 = 2
 
     /// An event validated and compressed before it reaches the writer, so that compression runs on
     /// the appending task and the single writer only frames and stores.
@@ -56,20 +58,23 @@ enum EventCodec {
         }
     }
 
-    static func encode(_ event: Prepared, recordedAt: Double) -> [UInt8] {
-        var writer = ByteWriter(capacity: headerSize + event.key.count + event.body.count + checksumSize)
+    /// Frames `event`. With `payloadAt`, the body is a reference to the put at that seq, which
+    /// holds a byte-identical payload, instead of a second copy of it.
+    static func encode(_ event: Prepared, recordedAt: Double, payloadAt reference: UInt64? = nil) -> [UInt8] {
+        let body = reference.map(SeqKey.bytes) ?? event.body
+        var writer = ByteWriter(capacity: headerSize + event.key.count + body.count + checksumSize)
         writer.u8(formatVersion)
         writer.u8(event.kind.rawValue)
-        writer.u8(event.kind == .put ? compressedFlag : 0)
+        writer.u8(reference != nil ? referenceFlag : event.kind == .put ? compressedFlag : 0)
         writer.u8(event.reason)
         writer.f64(recordedAt)
         writer.f64(event.timestamp)
         writer.f64(event.maxAge)
         writer.u16(UInt16(event.key.count))
         writer.u32(event.payloadLength)
-        writer.u32(UInt32(event.body.count))
+        writer.u32(UInt32(body.count))
         writer.append(event.key)
-        writer.append(event.body)
+        writer.append(body)
         let crc = writer.bytes.withUnsafeBytes { Zlib.crc32($0) }
         writer.u32(crc)
         return writer.bytes
@@ -89,6 +94,17 @@ enum EventCodec {
         var key: Range<Int>
         var body: Range<Int>
         var storedBytes: Int
+
+        var isReference: Bool { flags & EventCodec.referenceFlag != 0 }
+    }
+
+    /// The seq of the record that holds this put's payload bytes: its own, or the one it references.
+    static func payloadSeq(_ header: Header, in record: UnsafeRawBufferPointer, seq: UInt64) throws -> UInt64 {
+        guard header.isReference else { return seq }
+        guard let target = SeqKey.decode(UnsafeRawBufferPointer(rebasing: record[header.body])), target < seq else {
+            throw CacheLogError.corruptRecord(seq: seq, detail: "payload reference is not an earlier seq")
+        }
+        return target
     }
 
     static func decodeHeader(_ record: UnsafeRawBufferPointer, seq: UInt64, verifyChecksum: Bool = true) throws -> Header {
@@ -133,6 +149,9 @@ enum EventCodec {
     /// Inflates the payload of a `put`. A body that does not inflate to exactly the recorded length
     /// is corruption, reported with the sequence number.
     static func payload(_ header: Header, in record: UnsafeRawBufferPointer, seq: UInt64) throws -> Data {
+        guard !header.isReference else {
+            throw CacheLogError.corruptRecord(seq: seq, detail: "payload reference where the payload was expected")
+        }
         let body = UnsafeRawBufferPointer(rebasing: record[header.body])
         guard header.flags & compressedFlag != 0 else {
             guard body.count == header.payloadLength else {
@@ -146,7 +165,8 @@ enum EventCodec {
         return payload
     }
 
-    static func recordedEvent(_ header: Header, in record: UnsafeRawBufferPointer, seq: UInt64, includePayload: Bool) throws -> RecordedEvent {
+    /// - Parameter payload: delivers the payload of a put (following a reference when there is one).
+    static func recordedEvent(_ header: Header, in record: UnsafeRawBufferPointer, seq: UInt64, payload: (() throws -> Data)?) throws -> RecordedEvent {
         RecordedEvent(
             seq: seq,
             recordedAt: Date(storedSeconds: header.recordedAt),
@@ -158,6 +178,6 @@ enum EventCodec {
             reason: header.reason,
             payloadBytes: header.payloadLength,
             storedBytes: header.storedBytes,
-            payload: includePayload && header.kind == .put ? try payload(header, in: record, seq: seq) : nil)
+            payload: header.kind == .put ? try payload?() : nil)
     }
 }

@@ -86,7 +86,7 @@ extension CacheLog {
                         return (items, seq)
                     }
                     visited += 1
-                    if let item = Self.select(current.value, seq: seq, query: query) { items.append(item) }
+                    if let item = select(txn, current.value, seq: seq, query: query) { items.append(item) }
                     row = try cursor.move(query.reverse ? MDB_PREV : MDB_NEXT)
                 }
                 return (items, nil)
@@ -96,12 +96,13 @@ extension CacheLog {
 
     /// Decodes one record if the query selects it. The key and kind are compared on the raw
     /// header, so filtered-out records cost no allocation and no inflate.
-    private static func select(_ record: UnsafeRawBufferPointer, seq: UInt64, query: EventQuery) -> LogItem? {
+    private func select(_ txn: Transaction, _ record: UnsafeRawBufferPointer, seq: UInt64, query: EventQuery) -> LogItem? {
         do {
             let header = try EventCodec.decodeHeader(record, seq: seq)
             if let kinds = query.kinds, !kinds.contains(header.kind) { return nil }
             if let key = query.key, !EventCodec.keyBytes(header, in: record).elementsEqual(key.utf8) { return nil }
-            return .event(try EventCodec.recordedEvent(header, in: record, seq: seq, includePayload: query.includePayload))
+            let payload = query.includePayload ? { try self.tables.payload(txn, header, in: record, seq: seq) } : nil
+            return .event(try EventCodec.recordedEvent(header, in: record, seq: seq, payload: payload))
         } catch let error as CacheLogError {
             if case .corruptRecord(_, let detail) = error { return .corrupt(seq: seq, detail: detail) }
             return .corrupt(seq: seq, detail: error.description)

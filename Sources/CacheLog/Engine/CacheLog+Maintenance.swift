@@ -93,15 +93,23 @@ extension CacheLog {
                         let header = try EventCodec.decodeHeader(current.value, seq: seq)
                         // The header is sound, so the fold uses it even if the body turns out bad:
                         // the projection does take the record as live.
-                        if seq > base { projection.apply(header, key: EventCodec.key(header, in: current.value), seq: seq) }
+                        if seq > base { try projection.apply(header, record: current.value, seq: seq) }
                         if header.recordedAt < previousTime {
                             problems.append(.init(seq: seq, message: "recorded before the record preceding it"))
                         }
                         previousTime = header.recordedAt
-                        if header.kind == .put { _ = try EventCodec.payload(header, in: current.value, seq: seq) }
+                        // A reference is checked against its target; the target's bytes are checked at the target.
+                        if header.kind == .put {
+                            if header.isReference {
+                                _ = try tables.payloadRecord(txn, header, in: current.value, seq: seq)
+                            } else {
+                                _ = try EventCodec.payload(header, in: current.value, seq: seq)
+                            }
+                        }
                     } catch let error as CacheLogError {
-                        if case .corruptRecord(_, let detail) = error {
-                            problems.append(.init(seq: seq, message: "corrupt record: \(detail)"))
+                        if case .corruptRecord(let at, let detail) = error {
+                            // `at` differs from `seq` when the bad bytes are in the record a reference points to.
+                            problems.append(.init(seq: at, message: "corrupt record: \(detail)"))
                         } else {
                             problems.append(.init(seq: seq, message: error.description))
                         }
@@ -128,6 +136,9 @@ extension CacheLog {
                     }
                 }
             }
+            // A bad record that others reference is reported once.
+            var seen = Set<String>()
+            problems = problems.filter { seen.insert($0.description).inserted }
             return VerifyReport(recordsChecked: records, checkpointsChecked: checkpointCount, problems: problems)
         }
     }
@@ -212,7 +223,8 @@ extension CacheLog {
                 let baseState = try tables.projection(txn, asOf: newBase)
                 try tables.writeCheckpoint(txn, seq: newBase, entries: baseState.sorted)
 
-                let live = Set(try tables.currentEntries(txn).map(\.seq))
+                // Keep the live puts and the records holding their payloads.
+                let live = Set(try tables.currentEntries(txn).flatMap { [$0.seq, $0.payloadSeq] })
                 var doomed: [UInt64] = []
                 var kept = 0
                 try txn.withCursor(tables.dbs.events) { cursor in

@@ -128,7 +128,7 @@ public final class CacheLog: Sendable {
             guard header.kind == .put else {
                 throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is not a put")
             }
-            let payload = try EventCodec.payload(header, in: record, seq: entry.seq)
+            let payload = try tables.payload(txn, header, in: record, seq: entry.seq)
             return StoredValue(payload: payload, timestamp: Date(storedSeconds: header.timestamp), seq: entry.seq)
         }
     }

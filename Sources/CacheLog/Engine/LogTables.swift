@@ -36,15 +36,26 @@ struct LogTables {
         var checkpointSeq = try u64(txn, MetaKey.checkpointSeq)
         var ranges: [ClosedRange<UInt64>] = []
         ranges.reserveCapacity(batches.count)
+        // Payloads removed earlier in this transaction, so a save (delete + put) of an unchanged
+        // feed still finds the version it replaces.
+        var removed: [[UInt8]: UInt64] = [:]
         for batch in batches {
             let first = seq + 1
             for event in batch {
                 seq += 1
-                let record = EventCodec.encode(event, recordedAt: recordedAt)
+                var payloadSeq = seq
+                var reference: UInt64?
+                if event.kind == .put, let earlier = try identicalPayload(txn, event, removed: removed) {
+                    reference = earlier
+                    payloadSeq = earlier
+                } else if event.kind != .put, let entry = try entry(txn, key: event.key) {
+                    removed[event.key] = entry.payloadSeq
+                }
+                let record = EventCodec.encode(event, recordedAt: recordedAt, payloadAt: reference)
                 // MDB_APPEND: the key must sort after every existing key, which a seq always does;
                 // LMDB then fills pages to the end instead of splitting them.
                 try txn.put(dbs.events, SeqKey.bytes(seq), record, flags: MDB_APPEND)
-                try applyToState(txn, kind: event.kind, key: event.key, seq: seq, timestamp: event.timestamp, bytes: Int(event.payloadLength))
+                try applyToState(txn, event, seq: seq, payloadSeq: payloadSeq)
             }
             ranges.append(first...seq)
             if try checkpointDue(txn, seq: seq, last: checkpointSeq) {
@@ -58,22 +69,35 @@ struct LogTables {
         return ranges
     }
 
-    private func applyToState(_ txn: Transaction, kind: EventKind, key: [UInt8], seq: UInt64, timestamp: Double, bytes: Int) throws {
-        switch kind {
+    /// The seq of an earlier put of the same key whose payload is byte-identical to `event`'s:
+    /// the key's live version, or the one this transaction just removed. The compressed bodies are
+    /// compared: the same bytes compressed the same way give the same stream, and a mismatch only
+    /// costs a second copy, never a wrong payload.
+    private func identicalPayload(_ txn: Transaction, _ event: EventCodec.Prepared, removed: [[UInt8]: UInt64]) throws -> UInt64? {
+        guard let candidate = try entry(txn, key: event.key)?.payloadSeq ?? removed[event.key],
+              let record = try txn.get(dbs.events, SeqKey.bytes(candidate)),
+              let header = try? EventCodec.decodeHeader(record, seq: candidate, verifyChecksum: false),
+              header.kind == .put, !header.isReference, header.payloadLength == Int(event.payloadLength),
+              UnsafeRawBufferPointer(rebasing: record[header.body]).elementsEqual(event.body)
+        else { return nil }
+        return candidate
+    }
+
+    private func applyToState(_ txn: Transaction, _ event: EventCodec.Prepared, seq: UInt64, payloadSeq: UInt64) throws {
+        switch event.kind {
         case .put:
-            var value = ByteWriter(capacity: ProjectionEntryCodec.size)
-            value.u64(seq)
-            value.f64(timestamp)
-            value.u32(UInt32(clamping: bytes))
-            try txn.put(dbs.state, key, value.bytes)
+            let entry = LiveEntry(
+                key: "", seq: seq, timestamp: Date(storedSeconds: event.timestamp), bytes: Int(event.payloadLength),
+                payloadSeq: payloadSeq)
+            try txn.put(dbs.state, event.key, ProjectionEntryCodec.encode(entry))
         case .delete:
-            try txn.delete(dbs.state, key)
+            try txn.delete(dbs.state, event.key)
         case .expire:
             // Same rule as `Projection.apply`: only the version cached at `timestamp` expires.
-            guard let raw = try txn.get(dbs.state, key), raw.count == ProjectionEntryCodec.size,
-                  raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == timestamp.bitPattern.bigEndian
+            guard let raw = try txn.get(dbs.state, event.key), raw.count == ProjectionEntryCodec.size,
+                  raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == event.timestamp.bitPattern.bigEndian
             else { return }
-            try txn.delete(dbs.state, key)
+            try txn.delete(dbs.state, event.key)
         }
     }
 
@@ -87,6 +111,34 @@ struct LogTables {
 
     func writeCheckpoint(_ txn: Transaction, seq: UInt64, entries: [LiveEntry]) throws {
         try txn.put(dbs.checkpoints, SeqKey.bytes(seq), try CheckpointCodec.encode(entries))
+    }
+
+    // MARK: payloads
+
+    /// The payload of the put `record` at `seq`, following its reference to the earlier put that
+    /// holds the bytes when it has one. A broken reference is corruption of the referring record;
+    /// bad bytes in the target are reported at the target's seq.
+    func payload(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64) throws -> Data {
+        let (sourceHeader, source, sourceSeq) = try payloadRecord(txn, header, in: record, seq: seq)
+        return try EventCodec.payload(sourceHeader, in: source, seq: sourceSeq)
+    }
+
+    /// The record that holds the payload bytes of the put `record`: itself, or the earlier put it
+    /// references, checked to be a put of the same key and length.
+    func payloadRecord(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64)
+        throws -> (EventCodec.Header, UnsafeRawBufferPointer, UInt64) {
+        let source = try EventCodec.payloadSeq(header, in: record, seq: seq)
+        guard source != seq else { return (header, record, seq) }
+        guard let target = try txn.get(dbs.events, SeqKey.bytes(source)) else {
+            throw CacheLogError.corruptRecord(seq: seq, detail: "its payload is at seq \(source), which is missing")
+        }
+        let targetHeader = try EventCodec.decodeHeader(target, seq: source)
+        guard targetHeader.kind == .put, !targetHeader.isReference, targetHeader.payloadLength == header.payloadLength,
+              EventCodec.keyBytes(targetHeader, in: target).elementsEqual(EventCodec.keyBytes(header, in: record))
+        else {
+            throw CacheLogError.corruptRecord(seq: seq, detail: "its payload reference to seq \(source) does not match that record")
+        }
+        return (targetHeader, target, source)
     }
 
     // MARK: projection reads
@@ -123,7 +175,7 @@ struct LogTables {
             while let row = next, let seq = SeqKey.decode(row.key), seq <= range.upperBound {
                 do {
                     let header = try EventCodec.decodeHeader(row.value, seq: seq)
-                    projection.apply(header, key: EventCodec.key(header, in: row.value), seq: seq)
+                    try projection.apply(header, record: row.value, seq: seq)
                 } catch let error as CacheLogError {
                     onCorrupt(seq, error)
                 }

@@ -6,10 +6,14 @@ import Foundation
 struct Projection: Equatable {
     var entries: [String: LiveEntry] = [:]
 
-    mutating func apply(_ header: EventCodec.Header, key: String, seq: UInt64) {
+    /// Applies one record. Throws only for a put whose payload reference is malformed.
+    mutating func apply(_ header: EventCodec.Header, record: UnsafeRawBufferPointer, seq: UInt64) throws {
+        let key = EventCodec.key(header, in: record)
         switch header.kind {
         case .put:
-            entries[key] = LiveEntry(key: key, seq: seq, timestamp: Date(storedSeconds: header.timestamp), bytes: header.payloadLength)
+            entries[key] = LiveEntry(
+                key: key, seq: seq, timestamp: Date(storedSeconds: header.timestamp), bytes: header.payloadLength,
+                payloadSeq: try EventCodec.payloadSeq(header, in: record, seq: seq))
         case .delete:
             entries.removeValue(forKey: key)
         case .expire:
@@ -27,22 +31,25 @@ struct Projection: Equatable {
     func state(at seq: UInt64) -> LogState { LogState(seq: seq, entries: sorted) }
 }
 
-/// The value of a `state` row: u64 seq of the live put, f64 cache timestamp, u32 payload bytes.
+/// The value of a `state` row: u64 seq of the live put, f64 cache timestamp, u32 payload bytes,
+/// u64 seq of the record holding the payload bytes.
 enum ProjectionEntryCodec {
-    static let size = 20
+    static let size = 28
 
     static func encode(_ entry: LiveEntry) -> [UInt8] {
         var writer = ByteWriter(capacity: size)
         writer.u64(entry.seq)
         writer.f64(entry.timestamp.storedSeconds)
         writer.u32(UInt32(clamping: entry.bytes))
+        writer.u64(entry.payloadSeq)
         return writer.bytes
     }
 
     static func decode(key: String, _ raw: UnsafeRawBufferPointer) -> LiveEntry? {
         var reader = ByteReader(raw)
-        guard raw.count == size, let seq = reader.u64(), let timestamp = reader.f64(), let bytes = reader.u32() else { return nil }
-        return LiveEntry(key: key, seq: seq, timestamp: Date(storedSeconds: timestamp), bytes: Int(bytes))
+        guard raw.count == size, let seq = reader.u64(), let timestamp = reader.f64(), let bytes = reader.u32(),
+              let payloadSeq = reader.u64() else { return nil }
+        return LiveEntry(key: key, seq: seq, timestamp: Date(storedSeconds: timestamp), bytes: Int(bytes), payloadSeq: payloadSeq)
     }
 }
 
@@ -50,7 +57,7 @@ enum ProjectionEntryCodec {
 ///
 ///     u32 length of the uncompressed snapshot, zlib stream, u32 CRC-32 of all bytes before it
 ///     snapshot: u32 entry count, then per entry (sorted by key):
-///               u16 key length, key, u64 seq, f64 timestamp, u32 payload bytes
+///               u16 key length, key, u64 seq, f64 timestamp, u32 payload bytes, u64 payload seq
 enum CheckpointCodec {
     static func encode(_ entries: [LiveEntry]) throws -> [UInt8] {
         var snapshot = ByteWriter(capacity: 4 + entries.count * 40)
@@ -62,6 +69,7 @@ enum CheckpointCodec {
             snapshot.u64(entry.seq)
             snapshot.f64(entry.timestamp.storedSeconds)
             snapshot.u32(UInt32(clamping: entry.bytes))
+            snapshot.u64(entry.payloadSeq)
         }
         var framed = ByteWriter()
         framed.u32(UInt32(snapshot.bytes.count))
@@ -87,10 +95,12 @@ enum CheckpointCodec {
             projection.entries.reserveCapacity(Int(count))
             for _ in 0..<count {
                 guard let keyLength = reader.u16(), let key = reader.bytes(Int(keyLength)),
-                      let entrySeq = reader.u64(), let timestamp = reader.f64(), let bytes = reader.u32()
+                      let entrySeq = reader.u64(), let timestamp = reader.f64(), let bytes = reader.u32(),
+                      let payloadSeq = reader.u64()
                 else { throw corrupt("truncated entry") }
                 let name = String(decoding: key, as: UTF8.self)
-                projection.entries[name] = LiveEntry(key: name, seq: entrySeq, timestamp: Date(storedSeconds: timestamp), bytes: Int(bytes))
+                projection.entries[name] = LiveEntry(
+                    key: name, seq: entrySeq, timestamp: Date(storedSeconds: timestamp), bytes: Int(bytes), payloadSeq: payloadSeq)
             }
             return projection
         }

@@ -55,6 +55,17 @@ public struct LiveEntry: Sendable, Equatable, Hashable {
     public var timestamp: Date
     /// Uncompressed payload size.
     public var bytes: Int
+    /// The seq of the record holding the payload bytes: `seq` itself, or an earlier put of the
+    /// same key with an identical payload (identical payloads are stored once).
+    public var payloadSeq: UInt64
+
+    public init(key: String, seq: UInt64, timestamp: Date, bytes: Int, payloadSeq: UInt64? = nil) {
+        self.key = key
+        self.seq = seq
+        self.timestamp = timestamp
+        self.bytes = bytes
+        self.payloadSeq = payloadSeq ?? seq
+    }
 }
 
 /// The projection at one point of the log: every live key, sorted by key.

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import CacheLog
+
+@Suite("Identical payloads are stored once")
+struct DeduplicationTests {
+    /// 20 KB that zlib cannot shrink much (a fixed pseudo-random sequence).
+    static let feed: Data = {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        return Data((0..<20_000).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        })
+    }()
+
+    static func save(_ log: CacheLog, _ payload: Data, at seconds: TimeInterval) async throws {
+        try await log.append([.delete(key: "films", reason: .replaced),
+                              .put(key: "films", payload: payload, timestamp: Date(timeIntervalSince1970: seconds))])
+    }
+
+    @Test func savingAnUnchangedFeed_storesAReferenceNotASecondCopy() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await Self.save(log, Self.feed, at: 1)
+        try await Self.save(log, Self.feed, at: 2)
+        let puts = try events(log, EventQuery(kinds: [.put], includePayload: true))
+        #expect(puts.map(\.payload) == [Self.feed, Self.feed])
+        #expect(puts[1].storedBytes < 100)
+        #expect(puts[0].storedBytes > 1_000)
+        let value = try #require(try log.retrieve("films"))
+        #expect(value.payload == Self.feed)
+        #expect(value.timestamp == Date(timeIntervalSince1970: 2))
+        #expect(value.seq == 4)
+        #expect(try log.entry("films")?.payloadSeq == 2)
+    }
+
+    @Test func aThousandRefreshesOfAnUnchangedFeed_takeUnderFivePercentOfFullCopies() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        for i in 0..<1000 { try await Self.save(log, Self.feed, at: TimeInterval(i)) }
+        let stats = try log.stats()
+        let fullCopy = try events(log, EventQuery(kinds: [.put], limit: 1))[0].storedBytes
+        #expect(Double(stats.storedBytes) <= 0.05 * Double(1000 * fullCopy))
+    }
+
+    @Test func aChangedFeed_isStoredInFull() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await Self.save(log, Self.feed, at: 1)
+        var changed = Self.feed
+        changed[100] ^= 1
+        try await Self.save(log, changed, at: 2)
+        #expect(try log.retrieve("films")?.payload == changed)
+        #expect(try log.entry("films")?.payloadSeq == 4)
+    }
+
+    @Test func compaction_keepsTheRecordThatHoldsTheLivePayload_andRebuildMatches() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir, checkpointInterval: 4)
+        for i in 0..<10 { try await Self.save(log, Self.feed, at: TimeInterval(i)) }
+        let report = try await log.compact(before: .seq(try log.lastSeq()))
+        #expect(report.keptLive == 1) // seq 2 holds the bytes every later put references
+        #expect(try log.retrieve("films")?.payload == Self.feed)
+        let stored = try RawLMDB.dump(log, \.state)
+        try await log.rebuildProjection()
+        #expect(try RawLMDB.dump(log, \.state) == stored)
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func corruptionInTheReferencedRecord_isReportedAtThatRecordsSeq() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await Self.save(log, Self.feed, at: 1)
+        try await Self.save(log, Self.feed, at: 2)
+        try RawLMDB.flipByte(of: 2, in: log, offsetFromEnd: 500)
+        #expect(throws: CacheLogError.self) { _ = try log.retrieve("films") }
+        let report = try log.verify()
+        #expect(report.problems.map(\.seq) == [2])
+    }
+}

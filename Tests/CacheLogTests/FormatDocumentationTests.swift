@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+@testable import CacheLog
+
+/// The format article promises that any LMDB binding plus zlib can read the log. This runs the
+/// article's own Python reader against a real database and compares it with the engine.
+@Suite("Format documentation")
+struct FormatDocumentationTests {
+    static let article = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/CacheLog/CacheLog.docc/Format.md")
+
+    @Test func pythonReaderInTheFormatArticle_decodesEveryEventLikeTheEngine() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        let cachedAt = Date(timeIntervalSince1970: 1_796_119_200)
+        try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: payload(String(repeating: "[1,2,3]", count: 50)), timestamp: cachedAt)])
+        // An unchanged feed saved again: its put refers to the bytes of seq 2.
+        try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: payload(String(repeating: "[1,2,3]", count: 50)), timestamp: cachedAt)])
+        try await log.append(.expire(key: "films", timestamp: cachedAt, maxAge: 604_800))
+        try await log.append(.put(key: "image:https://example.com/a.png", payload: Data([0, 1, 2, 255]), timestamp: cachedAt + 0.5))
+
+        let text = try String(contentsOf: Self.article, encoding: .utf8)
+        let start = try #require(text.range(of: "```python\n"))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        let script = String(text[start.upperBound..<end.lowerBound])
+            .replacingOccurrences(of: "\"path/to/db\"", with: "\"\(dir.path())\"")
+
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = ["-c", script]
+        let output = Pipe()
+        python.standardOutput = output
+        try python.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0, "the article's reader failed; is python3-lmdb installed (Tools/setup)?")
+
+        let expected = try events(log, EventQuery(includePayload: true)).map { event in
+            "\(event.seq) \(event.kind.name) \(event.key) \(event.timestamp?.timeIntervalSince1970 ?? 0) \(event.payload?.count ?? 0)"
+        }
+        #expect(printed.split(separator: "\n").map(String.init) == expected)
+    }
+}
