@@ -23,7 +23,9 @@ struct LMDBDisciplineTests {
     @Test func twoProcesses_theReaderSeesEveryCommitInOrder_neverATornBatch() async throws {
         let dir = try TemporaryDirectory()
         let db = dir.path()
-        let log = try makeLog(dir)
+        // Both processes start with a 64 KiB map; the writer grows it, so this reader must adopt
+        // the larger size (MDB_MAP_RESIZED) to go on reading.
+        let log = try makeLog(dir, mapSize: 65536)
         let writer = Process()
         writer.executableURL = try builtProduct("cachelog-writer")
         // Start with a tiny map in the writer, so that it grows the map while this process has it open.
@@ -50,5 +52,33 @@ struct LMDBDisciplineTests {
         // The writer grew the map from 64 KiB; this process adopted the new size to keep reading.
         #expect(log.environment.mapSize > 65536)
         #expect(try log.verify().isClean)
+    }
+
+    @Test func open_clearsReaderSlotsLeftByAProcessThatDied() async throws {
+        let dir = try TemporaryDirectory()
+        let db = dir.path()
+        do {
+            let log = try makeLog(dir)
+            try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: Date()))
+        }
+        try await waitUntilClosed(db)
+        // Another process takes a reader slot with an open read transaction, then dies by SIGKILL.
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        reader.arguments = ["-c", "import lmdb, time; env = lmdb.open('\(db)', max_dbs=8); txn = env.begin(); print('ready', flush=True); time.sleep(60)"]
+        let output = Pipe()
+        reader.standardOutput = output
+        try reader.run()
+        let ready = output.fileHandleForReading.availableData
+        #expect(String(decoding: ready, as: UTF8.self).hasPrefix("ready"))
+        kill(reader.processIdentifier, SIGKILL)
+        reader.waitUntilExit()
+
+        let log = try makeLog(dir)
+        // The open already cleared the dead reader's slot: nothing is left for a second check.
+        var dead: Int32 = -1
+        #expect(mdb_reader_check(log.environment.raw, &dead) == MDB_SUCCESS)
+        #expect(dead == 0)
+        #expect(try log.retrieve("films")?.payload == payload("[1]"))
     }
 }

@@ -1,0 +1,189 @@
+import CacheLog
+import FeedAPI
+import FeedCache
+import Foundation
+import LoopbackHTTP
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// What every acceptance story stands on: a real HTTP server on 127.0.0.1, the real URLSession
+// client, a real CacheLog database in a directory of its own, and a clock the story moves.
+// Each test builds its own `AppEnvironment`, so the stories run in parallel.
+
+/// One app's world: its server, its network client, its database and its clock.
+final class AppEnvironment: Sendable {
+    let server: LoopbackHTTPServer
+    let baseURL: URL
+    let client = URLSessionHTTPClient()
+    let log: CacheLog
+    let clock = TestClock()
+    private let directory: URL
+
+    /// Starts a server answering with `handler` and opens an empty database.
+    init(serving handler: @escaping LoopbackHTTPServer.Handler) throws {
+        server = LoopbackHTTPServer(handler: handler)
+        baseURL = try server.start()
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("cachelog-acceptance-\(UUID().uuidString)")
+        log = try CacheLog(path: directory.path)
+    }
+
+    deinit {
+        server.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// `baseURL` followed by `path` (which may carry a query string).
+    func url(_ path: String) -> URL {
+        URL(string: baseURL.absoluteString + path) ?? baseURL
+    }
+
+    /// Answers requests from now on with `handler`.
+    func serve(_ handler: @escaping LoopbackHTTPServer.Handler) {
+        server.setHandler(handler)
+    }
+
+    /// Takes the app offline the way `offline` says.
+    func goOffline(_ offline: Offline = .connectionRefused) {
+        switch offline {
+        case .serverError: server.setHandler { _ in .status(500) }
+        case .invalidJSON: server.setHandler { _ in .json("{ not json") }
+        case .connectionRefused: server.stop()
+        }
+    }
+
+    /// The whole log, as (kind, key, reason / timestamp / maxAge). A corrupt record fails the test.
+    func loggedEvents() throws -> [LoggedEvent] {
+        try log.events().compactMap { item in
+            switch item {
+            case .event(let event):
+                return LoggedEvent(event)
+            case .corrupt(let seq, let detail):
+                Issue.record("corrupt record \(seq): \(detail)")
+                return nil
+            }
+        }
+    }
+}
+
+/// The ways a story's server stops being useful.
+enum Offline: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// The server answers `500 Internal Server Error` (an invalid-data error for the app).
+    case serverError
+    /// The server answers 200 with a body that is not JSON (an invalid-data error).
+    case invalidJSON
+    /// Nothing listens any more: the connection is refused (a connectivity error).
+    case connectionRefused
+
+    var testDescription: String { rawValue }
+}
+
+/// The injected clock of a story: starts at ``TestClock/start`` and moves only when told.
+final class TestClock: Sendable {
+    /// A whole second in UTC, so that stored timestamps round-trip exactly.
+    static let start = Date(timeIntervalSince1970: 1_700_000_000)
+
+    private let current = Locked(TestClock.start)
+
+    var now: Date { current.withLock { $0 } }
+
+    /// The clock as the use cases take it.
+    var currentDate: @Sendable () -> Date { { self.now } }
+
+    /// Moves the clock to `date`.
+    func set(_ date: Date) { current.withLock { $0 = date } }
+
+    /// Moves the clock to `days` days (plus `seconds`) after `date`.
+    func set(_ days: Int, daysAfter date: Date, plusSeconds seconds: Int = 0) {
+        set(date.addingTimeInterval(TimeInterval(days * 86_400 + seconds)))
+    }
+}
+
+/// An event of the log, reduced to what a story asserts: kind, key, and reason / timestamp / maxAge.
+enum LoggedEvent: Equatable, CustomStringConvertible {
+    case put(String, timestamp: Date)
+    case delete(String, reason: DeleteReason)
+    case expire(String, timestamp: Date, maxAge: TimeInterval)
+
+    /// What a save appends: `delete(replaced)` + `put(timestamp)`, one atomic batch.
+    static func save(_ key: String, at timestamp: Date) -> [LoggedEvent] {
+        [.delete(key, reason: .replaced), .put(key, timestamp: timestamp)]
+    }
+
+    init?(_ event: RecordedEvent) {
+        switch event.kind {
+        case .put:
+            guard let timestamp = event.timestamp else { return nil }
+            self = .put(event.key, timestamp: timestamp)
+        case .delete:
+            guard let reason = event.reason else { return nil }
+            self = .delete(event.key, reason: reason)
+        case .expire:
+            guard let timestamp = event.timestamp, let maxAge = event.maxAge else { return nil }
+            self = .expire(event.key, timestamp: timestamp, maxAge: maxAge)
+        }
+    }
+
+    var description: String {
+        switch self {
+        case let .put(key, timestamp): "put(\(key), \(timestamp))"
+        case let .delete(key, reason): "delete(\(key), \(reason.name))"
+        case let .expire(key, timestamp, maxAge): "expire(\(key), \(timestamp), maxAge: \(maxAge))"
+        }
+    }
+}
+
+/// Seconds in `days` days, as an `expire` event records a maximum age.
+func days(_ days: Int) -> TimeInterval { TimeInterval(days * 86_400) }
+
+/// The error `body` throws, or `nil` when it returns.
+func caughtError<T>(_ body: () async throws -> T) async -> (any Error)? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// Expects `error` to be the fallback composite's ``NoUsableFeedError``, the remote having failed
+/// with `remoteError` and the cache with `cacheError`.
+func expectNoUsableFeed(
+    _ error: (any Error)?,
+    remote remoteError: RemoteLoaderError,
+    cache cacheError: CacheUnavailableError,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    guard let error = error as? NoUsableFeedError else {
+        Issue.record("expected NoUsableFeedError, got \(String(describing: error))", sourceLocation: sourceLocation)
+        return
+    }
+    #expect(error.primaryError as? RemoteLoaderError == remoteError, sourceLocation: sourceLocation)
+    #expect(error.fallbackError as? CacheUnavailableError == cacheError, sourceLocation: sourceLocation)
+}
+
+/// Serves `routes` by path (query ignored), 404 elsewhere.
+func routes(_ routes: [String: HTTPResponse]) -> LoopbackHTTPServer.Handler {
+    LoopbackHTTPServer.routes(routes)
+}
+
+/// A value guarded by a lock (`Synchronization.Mutex` needs macOS 15; the package supports 14).
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// `object` as JSON bytes, for sample payloads written against a contract's field names.
+func jsonData(_ object: Any) -> Data {
+    (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+}
