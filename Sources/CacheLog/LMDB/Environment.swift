@@ -136,22 +136,12 @@ final class Environment: @unchecked Sendable {
     /// Runs `body` in a short read transaction. Everything `body` returns must be copied out of
     /// the map: the transaction ends when it returns.
     func read<T>(_ body: (Transaction) throws -> T) throws -> T {
-        while true {
-            resizeLock.lockShared()
-            var txn: OpaquePointer?
-            let code = mdb_txn_begin(raw, nil, UInt32(MDB_RDONLY), &txn)
-            if code == MDB_MAP_RESIZED {
-                // Another process grew the map past ours: adopt its size, then begin again.
-                resizeLock.unlock()
-                try adoptGrownMap()
-                continue
-            }
-            defer { resizeLock.unlock() }
-            try lmdbCheck(code, "mdb_txn_begin")
-            guard let txn else { throw CacheLogError.lmdb("mdb_txn_begin", EINVAL) }
-            defer { mdb_txn_abort(txn) }
-            return try body(Transaction(raw: txn))
+        let txn = try begin(readOnly: true)
+        defer {
+            mdb_txn_abort(txn)
+            resizeLock.unlock()
         }
+        return try body(Transaction(raw: txn))
     }
 
     /// Runs `body` in a write transaction and commits it. Call only from the writer's queue.
@@ -172,27 +162,37 @@ final class Environment: @unchecked Sendable {
     }
 
     private func writeOnce<T>(_ body: (Transaction) throws -> T) throws -> T {
+        let txn = try begin(readOnly: false)
+        defer { resizeLock.unlock() }
+        let result: T
+        do {
+            result = try body(Transaction(raw: txn))
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
+        }
+        try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")
+        return result
+    }
+
+    /// Begins a transaction holding `resizeLock` shared; the caller ends the transaction, then
+    /// unlocks. When another process has grown the map past ours (`MDB_MAP_RESIZED`), adopts
+    /// its size with no transaction open, and begins again.
+    private func begin(readOnly: Bool) throws -> OpaquePointer {
         while true {
             resizeLock.lockShared()
             var txn: OpaquePointer?
-            let code = mdb_txn_begin(raw, nil, 0, &txn)
+            let code = mdb_txn_begin(raw, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
             if code == MDB_MAP_RESIZED {
                 resizeLock.unlock()
                 try adoptGrownMap()
                 continue
             }
-            defer { resizeLock.unlock() }
-            try lmdbCheck(code, "mdb_txn_begin")
-            guard let txn else { throw CacheLogError.lmdb("mdb_txn_begin", EINVAL) }
-            let result: T
-            do {
-                result = try body(Transaction(raw: txn))
-            } catch {
-                mdb_txn_abort(txn)
-                throw error
+            guard code == MDB_SUCCESS, let txn else {
+                resizeLock.unlock()
+                throw CacheLogError.lmdb("mdb_txn_begin", code == MDB_SUCCESS ? EINVAL : code)
             }
-            try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")
-            return result
+            return txn
         }
     }
 
