@@ -10,7 +10,7 @@ struct CacheLogCommand: AsyncParsableCommand {
             Every cache operation (put, delete, expire) is an event in an append-only, compressed \
             log in LMDB; the current cache is a projection of it. Start with 'cachelog demo'.
 
-            Options every command takes, before or after the command name:
+            Options every command but demo takes, before or after the command name:
               --db <path>     the database directory (default $CACHELOG_DB, else $XDG_CACHE_HOME/cachelog, else ~/.cache/cachelog)
               --now <date>    the clock for this run, ISO 8601 (default $CACHELOG_NOW, else the real clock)
               -v, --verbose   log what the engine does to stderr
@@ -19,6 +19,11 @@ struct CacheLogCommand: AsyncParsableCommand {
             --from, --to, --as-of and --before also take a seq.
 
             Exit codes: 0 ok, 1 failure, 3 no usable data (load), 64 usage.
+
+            Examples:
+              cachelog demo
+              cachelog --db ./feeds.db load https://example.com/films.json --key films --contract films
+              cachelog --db ./feeds.db replay --key films --format jsonl
             """,
         subcommands: [Load.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Compact.self, Demo.self])
 

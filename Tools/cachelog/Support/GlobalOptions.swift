@@ -32,12 +32,20 @@ struct GlobalOptions: ParsableArguments {
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/cachelog").path
     }
 
+    /// Checked while parsing, so that a bad date is reported with the usage of the command it
+    /// was given to (a check in `run()` would show the root command's usage instead).
+    func validate() throws {
+        _ = try fixedNow()
+    }
+
     /// The fixed `--now` date, if one was given (here or in `CACHELOG_NOW`).
     func fixedNow() throws -> Date? {
-        let value = now ?? ProcessInfo.processInfo.environment["CACHELOG_NOW"]
+        // The message names where the bad date came from: a variable set long ago in a shell
+        // profile is easy to forget when the command line shows no --now.
+        let (value, source) = now.map { ($0, "--now") } ?? (ProcessInfo.processInfo.environment["CACHELOG_NOW"], "CACHELOG_NOW")
         guard let value, !value.isEmpty else { return nil }
         guard let date = DateParsing.date(value) else {
-            throw ValidationError("--now: '\(value)' is not an ISO 8601 date; try 2026-12-01T10:00:00Z")
+            throw ValidationError("\(source): '\(value)' is not an ISO 8601 date; try 2026-12-01T10:00:00Z")
         }
         return date
     }
@@ -90,7 +98,11 @@ enum ArgumentOrder {
             }
             index += 1
         }
-        guard !leading.isEmpty, index < arguments.count, commands.contains(arguments[index]) else { return arguments }
+        guard !leading.isEmpty else { return arguments }
+        // With no command after them, the global options mean nothing, and left in place the
+        // root command would report "Unknown option '--db'" instead of the actual mistake (an
+        // unknown command or flag); without them it names that mistake, or shows the help.
+        guard index < arguments.count, commands.contains(arguments[index]) else { return Array(arguments[index...]) }
         return [arguments[index]] + leading + arguments[(index + 1)...]
     }
 }

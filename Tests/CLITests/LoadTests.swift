@@ -1,0 +1,81 @@
+import Foundation
+import LoopbackHTTP
+import Testing
+
+@Suite("cachelog load", .timeLimit(.minutes(2)))
+struct LoadTests {
+    @Test
+    func load_online_printsAHeaderAndOneLinePerItem_andCachesWithOneDeleteAndPut() async throws {
+        let sandbox = try Sandbox()
+        let result = try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/films.json"), "--key", "films", "--contract", "films")
+        #expect(result.status == ExitCode.ok, "\(result)")
+        #expect(result.stderr.isEmpty)
+        #expect(result.stdoutLines == [
+            "films: 2 items from remote, cached 2026-12-01T10:00:00Z (age 0s)",
+            "  Castle in the Sky",
+            "  My Neighbor Totoro",
+        ])
+        let replay = try await sandbox.cachelog("replay", "--format", "jsonl")
+        #expect(try replay.jsonLines().map { $0.string("type") ?? "?" } == ["delete", "put"])
+        #expect(sandbox.server.requests.map(\.path) == ["/films.json"])
+    }
+
+    static let contracts: [(contract: String, path: String, count: Int)] = [
+        ("images", "/images.json", 1), ("films", "/films.json", 2), ("genres", "/genres.json", 3),
+        ("verses", "/verses.json", 1), ("people", "/people.json", 2), ("json", "/any.json", 1),
+    ]
+
+    @Test(arguments: contracts)
+    func load_eachContract_acceptsItsShape_andPrintsTheItemsAsJSON(contract: String, path: String, count: Int) async throws {
+        let sandbox = try Sandbox()
+        let result = try await sandbox.cachelog(
+            "--now", Day.dec1, "load", sandbox.url(path), "--key", contract, "--contract", contract, "--format", "json")
+        #expect(result.status == ExitCode.ok, "\(result)")
+        let json = try result.json()
+        #expect(json.string("source") == "remote")
+        #expect(json.string("key") == contract)
+        #expect((json["items"] as? [Any])?.count == count)
+    }
+
+    @Test
+    func load_bodyNotMatchingTheContract_withRetries_asksRetriesPlusOneTimes_andWithoutCacheExitsThree() async throws {
+        let sandbox = try Sandbox()
+        // A genres body where films are expected: invalid data, which is retried.
+        let result = try await sandbox.cachelog("load", sandbox.url("/genres.json"), "--key", "films", "--contract", "films", "--retries", "2")
+        #expect(result.status == ExitCode.noUsableData, "\(result)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrLines == ["cachelog: no usable data for films: remote sent invalid data; no cache"])
+        #expect(sandbox.server.requestCount == 3)
+    }
+
+    @Test
+    func load_nothingListeningAndNoCache_exitsThreeWithOneLine_andDoesNotRetryConnectionErrors() async throws {
+        let sandbox = try Sandbox()
+        let result = try await sandbox.cachelog("load", try deadURL(), "--key", "films", "--contract", "films", "--retries", "3")
+        #expect(result.status == ExitCode.noUsableData, "\(result)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrLines == ["cachelog: no usable data for films: remote unreachable; no cache"])
+    }
+
+    @Test
+    func load_nothingListeningWithAFreshCache_servesTheCache() async throws {
+        let sandbox = try Sandbox()
+        let online = try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/films.json"), "--key", "films", "--contract", "films")
+        #expect(online.status == ExitCode.ok, "\(online)")
+        let offline = try await sandbox.cachelog("--now", Day.dec2, "load", try deadURL(), "--key", "films", "--contract", "films")
+        #expect(offline.status == ExitCode.ok, "\(offline)")
+        #expect(offline.stdoutLines.first == "films: 2 items from cache, cached 2026-12-01T10:00:00Z (age 1d)")
+    }
+
+    @Test
+    func load_eachKeyIsItsOwnCache() async throws {
+        let sandbox = try Sandbox()
+        _ = try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/films.json"), "--key", "search:totoro", "--contract", "films")
+        sandbox.server.setHandler { _ in .status(500) }
+        let other = try await sandbox.cachelog("--now", Day.dec2, "load", sandbox.url("/films.json"), "--key", "search:laputa", "--contract", "films")
+        #expect(other.status == ExitCode.noUsableData, "\(other)")
+        let same = try await sandbox.cachelog("--now", Day.dec2, "load", sandbox.url("/films.json"), "--key", "search:totoro", "--contract", "films", "--format", "json")
+        #expect(same.status == ExitCode.ok, "\(same)")
+        #expect(try same.json().string("source") == "cache")
+    }
+}

@@ -1,0 +1,386 @@
+import Foundation
+import LoopbackHTTP
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// What every CLI test stands on: the built `cachelog` binary run as a child process, exactly as a
+// person types it, against a real HTTP server on 127.0.0.1 and a database in a directory of the
+// test's own. Each test builds its own `Sandbox`, so tests run in parallel. Every wait is bounded:
+// a child that outlives its time limit is killed and the test fails.
+
+/// The built executables sit beside the test bundle.
+func builtProduct(_ name: String) throws -> URL {
+    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var directory = bundle.deletingLastPathComponent()
+    // On Linux the runner is `<build>/debug/<Package>PackageTests.xctest`; on Darwin it may sit inside the bundle.
+    for _ in 0..<4 {
+        let candidate = directory.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory.deleteLastPathComponent()
+    }
+    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
+}
+
+/// What one `cachelog` run did.
+struct CLIResult: CustomStringConvertible {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// stdout's lines, blank ones included, without the empty string after the final newline.
+    var stdoutLines: [String] {
+        var lines = stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+    var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+
+    /// stdout parsed as one JSON object.
+    func json() throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any], "stdout is not a JSON object: \(stdout)")
+    }
+
+    /// stdout parsed as one JSON array.
+    func jsonArray() throws -> [[String: Any]] {
+        try #require(JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [[String: Any]], "stdout is not a JSON array: \(stdout)")
+    }
+
+    /// stdout parsed as JSON lines, one object per line.
+    func jsonLines() throws -> [[String: Any]] {
+        try stdoutLines.map { line in
+            try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+        }
+    }
+
+    var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+}
+
+/// Exit codes, as `cachelog --help` documents them.
+enum ExitCode {
+    static let ok: Int32 = 0
+    static let failure: Int32 = 1
+    static let noUsableData: Int32 = 3
+    static let usage: Int32 = 64
+}
+
+/// One test's world: a server on loopback, a temporary directory with a database path in it,
+/// and the runner for the built binary.
+final class Sandbox: Sendable {
+    let server: LoopbackHTTPServer
+    let baseURL: URL
+    let directory: URL
+    let executable: URL
+
+    /// Starts a server answering with `handler` (by default the sample feeds in `Feeds.routes`).
+    init(serving handler: @escaping LoopbackHTTPServer.Handler = LoopbackHTTPServer.routes(Feeds.routes)) throws {
+        executable = try builtProduct("cachelog")
+        server = LoopbackHTTPServer(handler: handler)
+        baseURL = try server.start()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cachelog-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        server.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The database directory the tests use (not created until a writing command runs).
+    var db: String { path("db") }
+
+    /// A path inside the test's directory.
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// The server's URL for `path`.
+    func url(_ path: String) -> String { baseURL.absoluteString + path }
+
+    /// The environment every child starts from: the test runner's, without anything that could
+    /// change what the tool does (its own variables, NO_COLOR, proxies that would take loopback
+    /// requests elsewhere), and with a cache home inside the test's directory so that a run that
+    /// forgets `--db` never touches the real `~/.cache`.
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["CACHELOG_DB", "CACHELOG_NOW", "NO_COLOR", "http_proxy", "HTTP_PROXY", "https_proxy",
+                     "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+            environment.removeValue(forKey: name)
+        }
+        environment["XDG_CACHE_HOME"] = path("xdg-cache")
+        environment.merge(extra) { _, new in new }
+        return environment
+    }
+
+    /// Runs `cachelog arguments` to the end (killing it after `timeout`) and returns what it printed.
+    /// stdout and stderr go to files, so a child that prints a lot never blocks on a full pipe.
+    func run(_ arguments: [String], environment extra: [String: String] = [:],
+             timeout: Duration = .seconds(30)) async throws -> CLIResult {
+        let id = UUID().uuidString
+        let outURL = directory.appendingPathComponent("out-\(id)")
+        let errURL = directory.appendingPathComponent("err-\(id)")
+        try Data().write(to: outURL)
+        try Data().write(to: errURL)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment(extra)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        try? out.close()
+        try? err.close()
+        let finished = await waitForExit(process, timeout: timeout)
+        #expect(finished, "cachelog \(arguments.joined(separator: " ")) did not finish within \(timeout); killed")
+        return CLIResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self),
+            stderr: String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self))
+    }
+
+    /// `run` with `--db` pointing at the test's database.
+    func cachelog(_ arguments: String..., environment: [String: String] = [:]) async throws -> CLIResult {
+        try await run(["--db", db] + arguments, environment: environment)
+    }
+
+    /// Starts `cachelog arguments` with stdout on a pipe that the returned `Child` reads as it comes.
+    func start(_ arguments: [String]) throws -> Child {
+        try Child(executable: executable, arguments: arguments, environment: environment())
+    }
+}
+
+/// Waits for `process` to exit, at most `timeout`; then terminates it, and kills it if it still
+/// lingers. Returns whether it exited by itself.
+func waitForExit(_ process: Process, timeout: Duration) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    while process.isRunning && clock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    guard process.isRunning else { return true }
+    process.terminate()
+    let grace = clock.now.advanced(by: .seconds(2))
+    while process.isRunning && clock.now < grace {
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    let last = clock.now.advanced(by: .seconds(2))
+    while process.isRunning && clock.now < last {
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return false
+}
+
+/// A long-running `cachelog` (such as `replay --follow`) whose stdout is read incrementally.
+final class Child: @unchecked Sendable {
+    private let process = Process()
+    private let lock = NSLock()
+    private var received = Data()
+
+    init(executable: URL, arguments: [String], environment: [String: String]) throws {
+        let pipe = Pipe()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                return
+            }
+            guard let self else { return }
+            self.lock.lock()
+            self.received.append(data)
+            self.lock.unlock()
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// The complete lines printed so far.
+    var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        let text = String(decoding: received, as: UTF8.self)
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    /// Waits (at most `timeout`) until at least `count` complete lines were printed.
+    func waitForLines(_ count: Int, timeout: Duration = .seconds(15)) async -> [String] {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while lines.count < count && clock.now < deadline && process.isRunning {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return lines
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Terminates the child and waits (bounded) until it is gone.
+    func stop() async {
+        if process.isRunning { process.terminate() }
+        _ = await waitForExit(process, timeout: .seconds(5))
+    }
+}
+
+/// The pseudo-terminal calls of the C library. Glibc's module does not export them (they sit
+/// behind _XOPEN_SOURCE), so on Linux they are looked up at run time.
+private enum PTY {
+    #if canImport(Darwin)
+    static func openPrimary() -> Int32 { posix_openpt(O_RDWR | O_NOCTTY) }
+    static func unlock(_ fd: Int32) -> Bool { grantpt(fd) == 0 && unlockpt(fd) == 0 }
+    static func name(_ fd: Int32) -> String? { ptsname(fd).map { String(cString: $0) } }
+    #else
+    private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
+        guard let address = dlsym(dlopen(nil, RTLD_NOW), name) else { return nil }
+        return unsafeBitCast(address, to: type)
+    }
+    static func openPrimary() -> Int32 {
+        symbol("posix_openpt", as: (@convention(c) (Int32) -> Int32).self)?(O_RDWR | O_NOCTTY) ?? -1
+    }
+    static func unlock(_ fd: Int32) -> Bool {
+        guard let grant = symbol("grantpt", as: (@convention(c) (Int32) -> Int32).self),
+              let unlock = symbol("unlockpt", as: (@convention(c) (Int32) -> Int32).self) else { return false }
+        return grant(fd) == 0 && unlock(fd) == 0
+    }
+    static func name(_ fd: Int32) -> String? {
+        guard let ptsname = symbol("ptsname", as: (@convention(c) (Int32) -> UnsafeMutablePointer<CChar>?).self) else { return nil }
+        return ptsname(fd).map { String(cString: $0) }
+    }
+    #endif
+}
+
+/// Runs `cachelog arguments` with stdout on a pseudo-terminal, the way a person at a terminal
+/// sees it, and returns what it printed there (the terminal turns "\n" into "\r\n").
+func runOnTerminal(_ sandbox: Sandbox, _ arguments: [String], environment extra: [String: String] = [:]) async throws -> String {
+    let master = PTY.openPrimary()
+    try #require(master >= 0, "posix_openpt failed")
+    defer { close(master) }
+    try #require(PTY.unlock(master), "grantpt/unlockpt failed")
+    let name = try #require(PTY.name(master), "ptsname failed")
+    let slave = open(name, O_RDWR | O_NOCTTY)
+    try #require(slave >= 0, "cannot open \(name)")
+    let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
+    let process = Process()
+    process.executableURL = sandbox.executable
+    process.arguments = arguments
+    process.environment = sandbox.environment(extra)
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = terminal
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    try terminal.close()
+
+    // Read while the child runs (a terminal's buffer is small), then drain what is left.
+    var output = Data()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: .seconds(30))
+    while clock.now < deadline {
+        var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        if poll(&poller, 1, 20) > 0 {
+            let count = read(master, &buffer, buffer.count)
+            // EIO: the child closed its end and everything was read.
+            if count <= 0 { break }
+            output.append(contentsOf: buffer[0..<count])
+        } else if !process.isRunning {
+            break
+        }
+    }
+    let finished = await waitForExit(process, timeout: .seconds(5))
+    #expect(finished && process.terminationStatus == 0, "cachelog \(arguments.joined(separator: " ")) on a terminal: exit \(process.terminationStatus)")
+    return String(decoding: output, as: UTF8.self)
+}
+
+/// A URL on 127.0.0.1 where nothing listens: a server is started and stopped to free its port.
+func deadURL(path: String = "/films.json") throws -> String {
+    let server = LoopbackHTTPServer()
+    let baseURL = try server.start()
+    server.stop()
+    return baseURL.absoluteString + path
+}
+
+/// The escape character that starts every terminal colour code.
+let escape = "\u{1B}"
+
+/// A stack trace or a crash, which the tool must never print.
+func looksLikeACrash(_ text: String) -> Bool {
+    ["Fatal error", "Stack dump", "Current stack trace", "backtrace", "Segmentation fault", "Illegal instruction"]
+        .contains { text.localizedCaseInsensitiveContains($0) }
+}
+
+/// Sample payloads, one per contract the tool knows.
+enum Feeds {
+    static let films = """
+        [{"id":"2baf70d1","title":"Castle in the Sky","description":"Sheeta and Pazu","image":"https://example.com/laputa.jpg","url":"https://example.com/films/2baf70d1"},\
+        {"id":"58611129","title":"My Neighbor Totoro","description":"Two sisters","image":"https://example.com/totoro.jpg","url":"https://example.com/films/58611129"}]
+        """
+    static let genres = #"{"genres":[{"id":1,"name":"Rock"},{"id":2,"name":"Jazz"},{"id":3,"name":"Folk"}]}"#
+    static let images = """
+        {"items":[{"id":"73A7F70C-75DA-4C2E-B5A3-EED40DC53AA6","description":"a lake","location":"Lakeside","image":"https://example.com/lake.jpg"}]}
+        """
+    static let verses = #"[{"scripture":"John 1:1","distance":0.12,"text":"In the beginning was the Word"}]"#
+    static let people = #"{"count":2,"next":null,"previous":null,"results":[{"name":"Luke Skywalker"},{"name":"Leia Organa"}]}"#
+    static let anyJSON = #"{"hello":"world","n":[1,2,3]}"#
+    /// The film feed a day later: one more film.
+    static let newerFilms = String(films.dropLast()) + #",{"id":"0440483e","title":"Princess Mononoke","description":"Ashitaka","image":"https://example.com/mononoke.jpg","url":"https://example.com/films/0440483e"}]"#
+
+    static let routes: [String: HTTPResponse] = [
+        "/films.json": .json(films),
+        "/genres.json": .json(genres),
+        "/images.json": .json(images),
+        "/verses.json": .json(verses),
+        "/people.json": .json(people),
+        "/any.json": .json(anyJSON),
+        "/newer-films.json": .json(newerFilms),
+    ]
+}
+
+/// The dates the stories run on.
+enum Day {
+    static let dec1 = "2026-12-01T10:00:00Z"
+    static let dec2 = "2026-12-02T10:00:00Z"
+    static let dec3 = "2026-12-03T10:00:00Z"
+    static let dec4 = "2026-12-04T10:00:00Z"
+    static let dec8 = "2026-12-08T10:00:00Z"
+    static let dec9 = "2026-12-09T10:00:00Z"
+    static let dec10 = "2026-12-10T10:00:00Z"
+}
+
+extension Sandbox {
+    /// A log with a known history, built by real commands:
+    ///
+    ///     seq 1  delete films (replaced)   Dec 1     seq 5  delete films (replaced)   Dec 3
+    ///     seq 2  put    films              Dec 1     seq 6  put    films              Dec 3
+    ///     seq 3  delete genres (replaced)  Dec 2     seq 7  expire films (7d old)     Dec 10
+    ///     seq 4  put    genres             Dec 2     seq 8  expire genres (8d old)    Dec 10
+    func seedHistory() async throws {
+        for (now, key, contract) in [(Day.dec1, "films", "films"), (Day.dec2, "genres", "genres"), (Day.dec3, "films", "films")] {
+            let result = try await cachelog("--now", now, "load", url("/\(contract).json"), "--key", key, "--contract", contract)
+            try #require(result.status == ExitCode.ok, "\(result)")
+        }
+        let validated = try await cachelog("--now", Day.dec10, "validate")
+        try #require(validated.status == ExitCode.ok, "\(validated)")
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    func string(_ name: String) -> String? { self[name] as? String }
+    func int(_ name: String) -> Int? { (self[name] as? NSNumber)?.intValue }
+    func double(_ name: String) -> Double? { (self[name] as? NSNumber)?.doubleValue }
+}
