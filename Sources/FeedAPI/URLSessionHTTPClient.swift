@@ -29,6 +29,10 @@ public final class URLSessionHTTPClient: HTTPClient {
     public init(configuration: URLSessionConfiguration = .ephemeral, maxBodySize: Int = defaultMaxBodySize) {
         self.maxBodySize = max(0, maxBodySize)
         transfers = TransferDelegate()
+        // No HTTP cache: caching is CacheLog's job, and a response served from an HTTP cache
+        // would hide the remote's real state from the fallback logic.
+        let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
+        configuration.urlCache = nil
         // The session keeps its delegate alive until it is invalidated (see deinit).
         session = URLSession(configuration: configuration, delegate: transfers, delegateQueue: nil)
     }
