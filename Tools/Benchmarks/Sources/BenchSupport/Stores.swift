@@ -1,0 +1,169 @@
+import CPath
+import FeedAPI
+import Foundation
+import GRDB
+
+/// The hand-written C path (Sources/CPath), one LMDB environment. Use it from one task at a time
+/// (its retrieve buffer is shared), as LMDB's write transactions require anyway.
+public final class CPathStore: @unchecked Sendable {
+    let db: OpaquePointer
+    private var buffer: [UInt8]
+
+    public init(path: String, synced: Bool, mapSize: Int = 1 << 30, maxPayload: Int = 1 << 20) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        guard let db = cpath_open(path, synced ? 0 : 1, mapSize) else { throw BenchError("cpath_open failed at \(path)") }
+        self.db = db
+        buffer = [UInt8](repeating: 0, count: maxPayload)
+    }
+
+    deinit { cpath_close(db) }
+
+    public func save(_ key: String, _ payload: Data, timestamp: Double, recordedAt: Double) throws {
+        let rc = key.withCString { k in
+            payload.withUnsafeBytes { p in
+                cpath_save(db, k, strlen(k), p.baseAddress, p.count, timestamp, recordedAt)
+            }
+        }
+        guard rc == 0 else { throw BenchError("cpath_save: \(rc)") }
+    }
+
+    public func put(_ key: String, _ payload: Data, timestamp: Double, recordedAt: Double) throws {
+        let rc = key.withCString { k in
+            payload.withUnsafeBytes { p in
+                cpath_put(db, k, strlen(k), p.baseAddress, p.count, timestamp, recordedAt)
+            }
+        }
+        guard rc == 0 else { throw BenchError("cpath_put: \(rc)") }
+    }
+
+    /// Retrieves into a reused buffer; returns the payload length.
+    @discardableResult
+    public func retrieve(_ key: String) throws -> Int {
+        var timestamp = 0.0
+        let count = buffer.count
+        let length = key.withCString { k in
+            buffer.withUnsafeMutableBytes { out in
+                cpath_retrieve(db, k, strlen(k), out.baseAddress, count, &timestamp)
+            }
+        }
+        guard length >= 0 else { throw BenchError("cpath_retrieve failed for \(key)") }
+        return length
+    }
+
+    public func sync() throws {
+        guard cpath_sync(db) == 0 else { throw BenchError("cpath_sync failed") }
+    }
+
+    /// Events folded and live keys.
+    public func fold(verifyChecksums: Bool = true) -> (events: Int, liveKeys: Int) {
+        var live = 0
+        let events = cpath_fold(db, verifyChecksums ? 1 : 0, &live)
+        return (events, live)
+    }
+}
+
+/// The JSON file store the original apps used (EssentialFeed's CodableFeedStore): the whole cache
+/// as one Codable value, JSONEncoder, `Data.write(to:options: .atomic)`; read + JSONDecoder.
+/// With `durable`, the write is made crash-safe the POSIX way: temporary file, fsync, rename,
+/// fsync of the directory.
+public struct JSONFileStore: Sendable {
+    struct Cache: Codable {
+        var feed: [Film]
+        var timestamp: Date
+    }
+
+    public let url: URL
+    public let durable: Bool
+
+    public init(directory: String, durable: Bool) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        url = URL(fileURLWithPath: directory).appendingPathComponent("feed.json")
+        self.durable = durable
+    }
+
+    public func save(_ films: [Film], timestamp: Date) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(Cache(feed: films, timestamp: timestamp))
+        if durable { try Self.writeDurably(data, to: url) } else { try data.write(to: url, options: .atomic) }
+    }
+
+    public func load() throws -> (films: [Film], timestamp: Date) {
+        let cache = try JSONDecoder().decode(Cache.self, from: Data(contentsOf: url))
+        return (cache.feed, cache.timestamp)
+    }
+
+    static func writeDurably(_ data: Data, to url: URL) throws {
+        let temporary = url.path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw BenchError("open \(temporary): errno \(errno)") }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == data.count, fsync(fd) == 0 else { close(fd); throw BenchError("write/fsync failed") }
+        close(fd)
+        guard rename(temporary, url.path) == 0 else { throw BenchError("rename failed") }
+        let dir = open(url.deletingLastPathComponent().path, O_RDONLY)
+        defer { close(dir) }
+        guard dir >= 0, fsync(dir) == 0 else { throw BenchError("fsync of the directory failed") }
+    }
+}
+
+/// SQLite through GRDB, one row per cache key (key, JSON payload, timestamp).
+/// journal_mode = WAL, synchronous = FULL: every commit fsyncs the WAL before it returns.
+public final class SQLiteStore: Sendable {
+    let queue: DatabaseQueue
+
+    public init(path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        queue = try DatabaseQueue(path: path + "/cache.sqlite", configuration: configuration)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY NOT NULL, payload BLOB NOT NULL, timestamp REAL NOT NULL)")
+        }
+    }
+
+    public func save(_ key: String, payload: Data, timestamp: Date) throws {
+        try queue.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO cache (key, payload, timestamp) VALUES (?, ?, ?)",
+                arguments: [key, payload, timestamp.timeIntervalSince1970])
+        }
+    }
+
+    public func load(_ key: String) throws -> (payload: Data, timestamp: Date)? {
+        try queue.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT payload, timestamp FROM cache WHERE key = ?", arguments: [key]) else { return nil }
+            let payload: Data = row["payload"]
+            let seconds: Double = row["timestamp"]
+            return (payload, Date(timeIntervalSince1970: seconds))
+        }
+    }
+
+    public func save(_ films: [Film], key: String, timestamp: Date) throws {
+        try save(key, payload: Feeds.payload(films), timestamp: timestamp)
+    }
+
+    public func loadFilms(_ key: String) throws -> [Film] {
+        guard let (payload, _) = try load(key) else { return [] }
+        return try JSONDecoder().decode([Film].self, from: payload)
+    }
+
+    public func fileBytes() -> Int {
+        ["", "-wal"].reduce(0) { total, suffix in
+            total + ((try? FileManager.default.attributesOfItem(atPath: queue.path + suffix)[.size] as? Int) ?? 0)
+        }
+    }
+}
+
+/// Compressed size of `payload` at zlib `level` (compress2, as the engine calls it).
+public func zlibCompressedSize(_ payload: Data, level: Int32) -> Int {
+    payload.withUnsafeBytes { cpath_compressed_size($0.baseAddress, $0.count, level) }
+}
+
+public struct BenchError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Monotonic time in seconds (CLOCK_MONOTONIC via ContinuousClock).
+public func now() -> Double {
+    let elapsed = ContinuousClock.now - start
+    let (seconds, attoseconds) = elapsed.components
+    return Double(seconds) + Double(attoseconds) / 1e18
+}
+
+private let start = ContinuousClock.now
+
+/// Per-operation times of repeated samples: each sample runs the body once and divides by `ops`.
+public struct Samples: Sendable {
+    public var values: [Double] = []
+
+    public init() {}
+
+    public mutating func add(_ seconds: Double, ops: Int = 1) { values.append(seconds / Double(ops)) }
+    public var best: Double { values.min() ?? .nan }
+    public var median: Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+}
+
+/// Times `body`, which performs `ops` operations, `reps` times.
+public func measure(reps: Int, ops: Int = 1, _ body: () async throws -> Void) async rethrows -> Samples {
+    var samples = Samples()
+    for _ in 0..<reps {
+        let t0 = now()
+        try await body()
+        samples.add(now() - t0, ops: ops)
+    }
+    return samples
+}
+
+/// Times two competitors alternately (A, B, A, B, …) so that noise from other processes on the
+/// machine falls on both alike.
+public func measurePair(reps: Int, ops: Int = 1, _ a: () async throws -> Void, _ b: () async throws -> Void) async rethrows -> (Samples, Samples) {
+    var sa = Samples(), sb = Samples()
+    for _ in 0..<reps {
+        var t0 = now()
+        try await a()
+        sa.add(now() - t0, ops: ops)
+        t0 = now()
+        try await b()
+        sb.add(now() - t0, ops: ops)
+    }
+    return (sa, sb)
+}
+
+/// Three competitors, alternately.
+public func measureAll(reps: Int, ops: Int = 1, _ bodies: [() async throws -> Void]) async throws -> [Samples] {
+    var samples = Array(repeating: Samples(), count: bodies.count)
+    for _ in 0..<reps {
+        for (index, body) in bodies.enumerated() {
+            let t0 = now()
+            try await body()
+            samples[index].add(now() - t0, ops: ops)
+        }
+    }
+    return samples
+}

@@ -1,0 +1,415 @@
+import BenchSupport
+import CacheLog
+import FeedAPI
+import FeedCache
+import FeedCacheLog
+import Foundation
+
+/// One line of the table.
+struct Row {
+    var measure: String
+    var cacheLog: String
+    var baseline: String
+    var ratio: String
+    var target: String
+    var met: Bool?
+}
+
+final class Comparison {
+    let config: Configuration
+    let work: String
+    let removeWork: Bool
+    var rows: [Row] = []
+    var notes: [String] = []
+
+    init(_ config: Configuration) {
+        self.config = config
+        if let work = config.work {
+            self.work = work
+            removeWork = false
+        } else {
+            self.work = NSTemporaryDirectory() + "cachelog-bench-\(getpid())"
+            removeWork = true
+        }
+    }
+
+    // MARK: the run
+
+    func run() async throws {
+        try? FileManager.default.removeItem(atPath: work)
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { if removeWork { try? FileManager.default.removeItem(atPath: work) } }
+        let started = now()
+        progress("work directory \(work)")
+
+        let feeds = (0..<8).map { Feeds.films(count: config.items, seed: UInt64($0) + 1) }
+        let payloads = feeds.map(Feeds.payload)
+        progress("feed: \(config.items) films, \(payloads[0].count) bytes of JSON")
+
+        try await durableSave(payloads)
+        try await groupCommit(payloads)
+        try await bulkAppend()
+        try await retrieve(payloads)
+        try await saveAndLoad(feeds)
+        try await storedSize(feeds[0], payloads[0])
+        try await compressionLevels(payloads[0])
+        try await refreshes(payloads[0])
+        try await largeLogs(payloads[0])
+
+        print(render())
+        for note in notes { print("- " + note) }
+        print(String(format: "(whole run: %.0f s)", now() - started))
+    }
+
+    // MARK: measures
+
+    /// Durable save (delete + put, synced) of a 100-item feed: CacheLog vs the C path.
+    func durableSave(_ payloads: [Data]) async throws {
+        progress("durable save")
+        let log = try CacheLog(path: work + "/save-cachelog")
+        let c = try CPathStore(path: work + "/save-c", synced: true)
+        var i = 0, j = 0
+        let (cl, cp) = try await measurePair(reps: config.reps, ops: config.saves, {
+            for _ in 0..<config.saves {
+                i += 1
+                try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: payloads[i % payloads.count], timestamp: Date())])
+            }
+        }, {
+            for _ in 0..<config.saves {
+                j += 1
+                let t = Date().timeIntervalSince1970
+                try c.save("films", payloads[j % payloads.count], timestamp: t, recordedAt: t)
+            }
+        })
+        let ratio = cp.median / cl.median
+        rows.append(Row(measure: "durable save, \(config.items)-item feed (delete+put, synced)", cacheLog: ms(cl.median),
+                        baseline: "C: " + ms(cp.median), ratio: x(ratio) + " of C speed", target: "≥ 0.90×", met: ratio >= 0.9))
+    }
+
+    /// `tasks` tasks saving at once vs one task saving in a loop (synced).
+    func groupCommit(_ payloads: [Data]) async throws {
+        progress("group commit")
+        let log = try CacheLog(path: work + "/group")
+        let tasks = config.tasks
+        let perTask = 4
+        var one = Samples(), many = Samples()
+        for _ in 0..<max(3, config.reps / 2) {
+            var t0 = now()
+            for index in 0..<tasks {
+                try await log.append([.delete(key: "films-0", reason: .replaced), .put(key: "films-0", payload: payloads[index % payloads.count], timestamp: Date())])
+            }
+            one.add(now() - t0, ops: tasks)
+            t0 = now()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<tasks {
+                    group.addTask {
+                        for round in 0..<perTask {
+                            let key = "films-\(task)"
+                            try await log.append([.delete(key: key, reason: .replaced), .put(key: key, payload: payloads[(task + round) % payloads.count], timestamp: Date())])
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            many.add(now() - t0, ops: tasks * perTask)
+        }
+        let ratio = one.median / many.median
+        rows.append(Row(measure: "\(tasks) tasks saving at once (group commit)", cacheLog: String(format: "%.0f saves/s", 1 / many.median),
+                        baseline: String(format: "1 task: %.0f saves/s", 1 / one.median), ratio: x(ratio) + " throughput",
+                        target: "≥ 10×", met: ratio >= 10))
+    }
+
+    /// Bulk append, one event per append and commit, unsynced, one sync at the end.
+    func bulkAppend() async throws {
+        progress("bulk append")
+        let log = try CacheLog(path: work + "/bulk-cachelog", options: .init(durability: .unsynced, initialMapSize: 1 << 30))
+        let c = try CPathStore(path: work + "/bulk-c", synced: false)
+        let payloads = Feeds.smallPayloads(count: 1000, seed: 7)
+        let keys = (0..<config.keys).map { "image:https://images.example.com/feed/\($0)" }
+        let count = config.bulk
+        let (cl, cp) = try await measurePair(reps: 3, ops: count, {
+            for index in 0..<count {
+                try await log.append(.put(key: keys[index % keys.count], payload: payloads[index % payloads.count], timestamp: Date()))
+            }
+            try log.sync()
+        }, {
+            for index in 0..<count {
+                let t = Date().timeIntervalSince1970
+                try c.put(keys[index % keys.count], payloads[index % payloads.count], timestamp: t, recordedAt: t)
+            }
+            try c.sync()
+        })
+        let average = payloads.reduce(0) { $0 + $1.count } / payloads.count
+        let ratio = cp.median / cl.median
+        rows.append(Row(measure: "bulk append, \(count) puts of ~\(average) B, one commit each, one sync", cacheLog: String(format: "%.0f events/s", 1 / cl.median),
+                        baseline: String(format: "C: %.0f events/s", 1 / cp.median), ratio: x(ratio) + " of C speed",
+                        target: "≥ 0.50×", met: ratio >= 0.5))
+    }
+
+    /// Retrieve + inflate the 100-item feed saved by `durableSave`.
+    func retrieve(_ payloads: [Data]) async throws {
+        progress("retrieve")
+        let log = try CacheLog(path: work + "/save-cachelog")
+        let c = try CPathStore(path: work + "/save-c", synced: true)
+        let n = config.retrieves
+        let expected = try log.retrieve("films")!.payload.count
+        guard try c.retrieve("films") == expected else { throw BenchError("the C path and CacheLog hold different feeds") }
+        let (cl, cp) = try await measurePair(reps: config.reps, ops: n, {
+            for _ in 0..<n { _ = try log.retrieve("films") }
+        }, {
+            for _ in 0..<n { try c.retrieve("films") }
+        })
+        let ratio = cl.median / cp.median
+        rows.append(Row(measure: "retrieve + inflate, \(config.items)-item feed", cacheLog: us(cl.median), baseline: "C: " + us(cp.median),
+                        ratio: x(ratio) + " of C time", target: "≤ 1.30×", met: ratio <= 1.3))
+    }
+
+    /// The feed use case end to end (encode, store; retrieve, decode) against the stores a user
+    /// would pick instead.
+    func saveAndLoad(_ feeds: [[Film]]) async throws {
+        progress("save + load vs JSON file and SQLite")
+        let synced = try CacheLog(path: work + "/use-synced")
+        let unsynced = try CacheLog(path: work + "/use-unsynced", options: .init(durability: .unsynced))
+        let loader = LocalFeedLoader<Film>(store: CacheLogFeedStore(log: synced, key: "films"), currentDate: { Date() })
+        let fastLoader = LocalFeedLoader<Film>(store: CacheLogFeedStore(log: unsynced, key: "films"), currentDate: { Date() })
+        let jsonDurable = try JSONFileStore(directory: work + "/json-durable", durable: true)
+        let jsonApps = try JSONFileStore(directory: work + "/json-apps", durable: false)
+        let sqlite = try SQLiteStore(path: work + "/sqlite")
+        let ops = max(1, config.saves / 2)
+        var k = [0, 0, 0, 0, 0]
+        func next(_ index: Int) -> [Film] {
+            k[index] += 1
+            return feeds[k[index] % feeds.count]
+        }
+        func check(_ films: [Film]) throws { if films.count != config.items { throw BenchError("loaded \(films.count) films") } }
+        let samples = try await measureAll(reps: config.reps, ops: ops, [
+            { for _ in 0..<ops { try await loader.save(next(0)); try check(try await loader.load()) } },
+            { for _ in 0..<ops { try jsonDurable.save(next(1), timestamp: Date()); try check(try jsonDurable.load().films) } },
+            { for _ in 0..<ops { try sqlite.save(next(2), key: "films", timestamp: Date()); try check(try sqlite.loadFilms("films")) } },
+            { for _ in 0..<ops { try await fastLoader.save(next(3)); try check(try await fastLoader.load()) } },
+            { for _ in 0..<ops { try jsonApps.save(next(4), timestamp: Date()); try check(try jsonApps.load().films) } },
+        ])
+        let (cl, jd, sq, clu, ja) = (samples[0].median, samples[1].median, samples[2].median, samples[3].median, samples[4].median)
+        rows.append(Row(measure: "save + load, \(config.items) films (synced) vs JSON file + fsync", cacheLog: ms(cl), baseline: "JSON: " + ms(jd),
+                        ratio: x(jd / cl) + " faster", target: "faster", met: cl < jd))
+        rows.append(Row(measure: "save + load, \(config.items) films (synced) vs SQLite WAL + synchronous=FULL", cacheLog: ms(cl), baseline: "SQLite: " + ms(sq),
+                        ratio: x(sq / cl) + " faster", target: "faster", met: cl < sq))
+        rows.append(Row(measure: "save + load, unsynced vs JSON `.atomic` write, no fsync (as the apps did)", cacheLog: ms(clu), baseline: "JSON: " + ms(ja),
+                        ratio: x(ja / clu) + " faster", target: "faster", met: clu < ja))
+
+        // Load alone: no sync involved on any side.
+        let loads = try await measureAll(reps: config.reps, ops: 20, [
+            { for _ in 0..<20 { try check(try await loader.load()) } },
+            { for _ in 0..<20 { try check(try jsonDurable.load().films) } },
+            { for _ in 0..<20 { try check(try sqlite.loadFilms("films")) } },
+        ])
+        rows.append(Row(measure: "load alone (retrieve + JSON decode)", cacheLog: ms(loads[0].median),
+                        baseline: "JSON: \(ms(loads[1].median)), SQLite: \(ms(loads[2].median))",
+                        ratio: "\(x(loads[1].median / loads[0].median)), \(x(loads[2].median / loads[0].median)) faster", target: "(info)", met: nil))
+    }
+
+    /// Stored size of one 100-item feed vs its JSON.
+    func storedSize(_ films: [Film], _ payload: Data) async throws {
+        progress("stored size")
+        let log = try CacheLog(path: work + "/size")
+        try await log.append(.put(key: "films", payload: payload, timestamp: Date()))
+        let stats = try log.stats()
+        let sqlite = try SQLiteStore(path: work + "/size-sqlite")
+        try sqlite.save("films", payload: payload, timestamp: Date())
+        let ratio = Double(payload.count) / Double(stats.storedBytes)
+        rows.append(Row(measure: "stored size, \(config.items)-film feed (whole record)", cacheLog: "\(stats.storedBytes) B",
+                        baseline: "JSON: \(payload.count) B; SQLite file: \(sqlite.fileBytes()) B", ratio: x(ratio) + " smaller",
+                        target: "≥ 3×", met: ratio >= 3))
+    }
+
+    /// zlib's cost and gain on the feed at a few levels (the engine uses 6): what bounds group
+    /// commit on 2 cores, and what a save pays that a JSON file store does not.
+    func compressionLevels(_ payload: Data) async throws {
+        for level: Int32 in [1, 3, 6] {
+            var size = 0
+            let samples = await measure(reps: config.reps, ops: 20) {
+                for _ in 0..<20 { size = zlibCompressedSize(payload, level: level) }
+            }
+            rows.append(Row(measure: "  zlib compress2 level \(level) of the \(config.items)-film feed (C)", cacheLog: ms(samples.median),
+                            baseline: "\(size) B", ratio: x(Double(payload.count) / Double(size)) + " smaller",
+                            target: level == 6 ? "(engine's level)" : "(info)", met: nil))
+        }
+    }
+
+    /// `refreshes` saves of an unchanged feed vs as many full copies.
+    func refreshes(_ payload: Data) async throws {
+        progress("refreshes of an unchanged feed")
+        let log = try CacheLog(path: work + "/refresh", options: .init(durability: .unsynced))
+        let store = CacheLogFeedStore(log: log, key: "films")
+        let c = try CPathStore(path: work + "/refresh-c", synced: false)
+        let cFileBefore = fileSize(work + "/refresh-c/data.mdb")
+        let before = try log.stats()
+        let timestamp = Date()
+        for index in 0..<config.refreshes {
+            try await store.replace(with: payload, timestamp: timestamp + Double(index))
+            let t = timestamp.timeIntervalSince1970 + Double(index)
+            try c.save("films", payload, timestamp: t, recordedAt: t)
+        }
+        try log.sync()
+        try c.sync()
+        let after = try log.stats()
+        // One full copy: a delete record and a put record holding the compressed feed.
+        let fresh = try CacheLog(path: work + "/refresh-one")
+        try await CacheLogFeedStore(log: fresh, key: "films").replace(with: payload, timestamp: timestamp)
+        let fullCopy = try fresh.stats().storedBytes
+        let grown = after.storedBytes - before.storedBytes
+        let ratio = Double(grown) / Double(fullCopy * config.refreshes)
+        let mapGrown = after.mapUsed - before.mapUsed
+        let cGrown = fileSize(work + "/refresh-c/data.mdb") - cFileBefore
+        rows.append(Row(measure: "\(config.refreshes) refreshes of an unchanged feed (records)", cacheLog: kb(grown),
+                        baseline: "\(config.refreshes) full copies: " + kb(fullCopy * config.refreshes), ratio: String(format: "%.1f%%", ratio * 100),
+                        target: "≤ 5%", met: ratio <= 0.05))
+        rows.append(Row(measure: "  the same, database file growth (pages)", cacheLog: kb(mapGrown),
+                        baseline: "C, full copies: " + kb(cGrown), ratio: String(format: "%.1f%%", Double(mapGrown) / Double(cGrown) * 100),
+                        target: "(info)", met: nil))
+    }
+
+    /// Rebuild, open + retrieve, state as of, and the CLI replay, over logs of big/100, big/10, big events.
+    func largeLogs(_ films: Data) async throws {
+        let sizes = [config.big / 100, config.big / 10, config.big].filter { $0 > 0 }
+        var paths: [Int: String] = [:]
+        for size in sizes {
+            progress("generating a log of \(size) events over \(config.keys) keys")
+            let path = work + "/log-\(size)"
+            let t0 = now()
+            try await LargeLogs.generate(path: path, events: size, keys: config.keys, films: films)
+            notes.append(String(format: "log of %d events written through CacheLog (unsynced, batches of 1000) in %.1f s (%.0f events/s), %@ on disk",
+                                size, now() - t0, Double(size) / (now() - t0), kb(fileSize(path + "/data.mdb"))))
+            paths[size] = path
+        }
+        let largest = config.big
+
+        // Rebuild in a fresh process per size (memory figures of the rebuild alone).
+        var peaks: [(Int, Int)] = []
+        for size in sizes.suffix(2) {
+            progress("rebuild of \(size) events")
+            let line = try runProbe(paths[size]!)
+            let f = line.split(separator: " ").map(String.init)
+            let (events, seconds, peak, base, cEvents, cSeconds, cNoCRC) = (Int(f[0])!, Double(f[1])!, Int(f[2])!, Int(f[3])!, Int(f[4])!, Double(f[5])!, Double(f[6])!)
+            peaks.append((size, peak - base))
+            let rate = Double(events) / seconds
+            if size == largest {
+                rows.append(Row(measure: "rebuild the projection, \(events) events", cacheLog: String(format: "%.2fM events/s", rate / 1e6),
+                                baseline: String(format: "C scan+fold: %.2fM events/s", Double(cEvents) / cSeconds / 1e6),
+                                ratio: x(rate / (Double(cEvents) / cSeconds)) + " of C speed", target: "≥ 5M events/s", met: rate >= 5e6))
+                rows.append(Row(measure: "  the C fold without checking CRC-32s (the ceiling of a fold that skips checksums)", cacheLog: "",
+                                baseline: String(format: "C: %.2fM events/s", Double(cEvents) / cNoCRC / 1e6), ratio: "", target: "(info)", met: nil))
+            }
+        }
+        if peaks.count == 2 {
+            let growth = Double(peaks[1].1) / Double(max(peaks[0].1, 1))
+            rows.append(Row(measure: "  rebuild peak heap (anon RSS) at \(peaks[0].0) → \(peaks[1].0) events, \(config.keys) keys",
+                            cacheLog: "\(kb(peaks[0].1)) → \(kb(peaks[1].1))", baseline: "events ×\(peaks[1].0 / max(peaks[0].0, 1))",
+                            ratio: x(growth) + " memory", target: "grows with keys, not events", met: growth < 2))
+        }
+
+        // Open + retrieve, each size.
+        for size in sizes {
+            progress("open + retrieve at \(size)")
+            let path = paths[size]!
+            var samples = Samples()
+            for _ in 0..<max(config.reps, 10) {
+                let t0 = now()
+                try openAndRetrieve(path)
+                samples.add(now() - t0)
+            }
+            rows.append(Row(measure: "open a \(size)-event database + retrieve a key (and close)", cacheLog: ms(samples.median),
+                            baseline: "worst: " + ms(samples.values.max()!), ratio: "", target: "< 10 ms", met: samples.values.max()! < 0.010))
+        }
+
+        // State as of random points of the largest log.
+        progress("state as of random points")
+        do {
+            let log = try CacheLog(path: paths[largest]!)
+            var random = SeededGenerator(seed: 99)
+            let last = try log.lastSeq()
+            var samples = Samples()
+            for _ in 0..<config.asOfPoints {
+                let seq = UInt64.random(in: 1...last, using: &random)
+                let t0 = now()
+                let state = try log.state(asOf: .seq(seq))
+                samples.add(now() - t0)
+                guard state.seq == seq else { throw BenchError("state as of \(seq) says \(state.seq)") }
+            }
+            rows.append(Row(measure: "state as of a random point, \(largest)-event log", cacheLog: ms(samples.median),
+                            baseline: "worst of \(config.asOfPoints): " + ms(samples.values.max()!), ratio: "", target: "< 20 ms", met: samples.values.max()! < 0.020))
+        }
+
+        // The CLI.
+        if let cli = config.cli {
+            progress("cachelog replay --format jsonl")
+            var best = Double.infinity
+            for _ in 0..<2 {
+                let t0 = now()
+                try runQuietly(cli, ["--db", paths[largest]!, "replay", "--format", "jsonl"])
+                best = min(best, now() - t0)
+            }
+            let lines = Double(largest + 2)
+            rows.append(Row(measure: "cachelog replay --format jsonl > /dev/null, \(largest) events", cacheLog: String(format: "%.0fK lines/s", lines / best / 1e3),
+                            baseline: String(format: "%.2f s", best), ratio: "", target: "≥ 500K lines/s", met: lines / best >= 500_000))
+        } else {
+            notes.append("replay: skipped (no --cli)")
+        }
+    }
+
+    private func openAndRetrieve(_ path: String) throws {
+        let log = try CacheLog(path: path)
+        guard let value = try log.retrieve("films"), value.payload.count > 0 else { throw BenchError("no films in \(path)") }
+    }
+
+    private func runProbe(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        process.arguments = ["rebuild-probe", path, "3"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("rebuild-probe failed") }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func runQuietly(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed") }
+    }
+
+    // MARK: output
+
+    func render() -> String {
+        let header = ["measure", "CacheLog", "baseline", "ratio", "target", "met"]
+        let table = rows.map { [$0.measure, $0.cacheLog, $0.baseline, $0.ratio, $0.target, $0.met.map { $0 ? "yes" : "NO" } ?? ""] }
+        let widths = header.indices.map { column in ([header] + table).map { $0[column].count }.max()! }
+        func line(_ cells: [String]) -> String {
+            "| " + cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: " | ") + " |"
+        }
+        return ([line(header), "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|"] + table.map(line))
+            .joined(separator: "\n")
+    }
+
+    func progress(_ message: String) {
+        FileHandle.standardError.write(Data("bench: \(message)\n".utf8))
+    }
+}
+
+func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1e3) }
+func us(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
+func x(_ ratio: Double) -> String { String(format: "%.2f×", ratio) }
+func kb(_ bytes: Int) -> String {
+    bytes >= 10 << 20 ? String(format: "%.1f MB", Double(bytes) / 1_048_576) : String(format: "%.1f KB", Double(bytes) / 1024)
+}
+func fileSize(_ path: String) -> Int {
+    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+}

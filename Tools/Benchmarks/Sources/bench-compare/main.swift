@@ -1,0 +1,20 @@
+// The comparison: CacheLog beside the hand-written C path, a JSON file store and SQLite (GRDB),
+// each measured in this one run on the same data, printed as one table of figures and ratios.
+// Run it with `Tools/bench` from the repository root; `--help` lists the sizes.
+import BenchSupport
+import CacheLog
+import FeedAPI
+import FeedCache
+import FeedCacheLog
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+if arguments.first == "rebuild-probe" {
+    try await RebuildProbe.run(path: arguments[1], reps: Int(arguments[2]) ?? 3)
+    exit(0)
+}
+
+let configuration = try Configuration(arguments)
+let comparison = Comparison(configuration)
+try await comparison.run()
