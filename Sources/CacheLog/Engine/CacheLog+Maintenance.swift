@@ -164,30 +164,37 @@ extension CacheLog {
                     }
                     projection = try CheckpointCodec.decode(raw, seq: base)
                 }
-                // Checkpoints after the base are derived data too.
-                var stale: [UInt64] = []
+                // Checkpoints after the base are derived data too: each one the fold produces is
+                // written only where the stored one differs (a write transaction holds every page
+                // it dirties in memory), and stored ones the fold does not produce are removed.
+                var stale = Set<UInt64>()
                 try txn.withCursor(tables.dbs.checkpoints) { cursor in
                     var row = try cursor.seek(atLeast: SeqKey.bytes(base + 1))
                     while let current = row, let seq = SeqKey.decode(current.key) {
-                        stale.append(seq)
+                        stale.insert(seq)
                         row = try cursor.move(MDB_NEXT)
                     }
                 }
-                for seq in stale { try txn.delete(tables.dbs.checkpoints, SeqKey.bytes(seq)) }
 
                 var corrupt: [UInt64] = []
                 var folded = 0
                 var lastCheckpoint = base
                 if last > base {
-                    try tables.fold(txn, into: &projection, range: (base + 1)...last, onCorrupt: { seq, _ in corrupt.append(seq) }) { seq, current in
+                    try tables.fold(txn, into: &projection, range: (base + 1)...last, verifyChecksums: false,
+                                    onCorrupt: { seq, _ in corrupt.append(seq) }) { seq, current in
                         folded += 1
                         let gap = seq - lastCheckpoint
                         if gap >= UInt64(tables.checkpointInterval) && gap >= UInt64(current.entries.count) {
-                            try tables.writeCheckpoint(txn, seq: seq, entries: current.sorted)
+                            let encoded = try CheckpointCodec.encode(current.sorted)
+                            if try txn.get(tables.dbs.checkpoints, SeqKey.bytes(seq)).map({ !$0.elementsEqual(encoded) }) ?? true {
+                                try txn.put(tables.dbs.checkpoints, SeqKey.bytes(seq), encoded)
+                            }
+                            stale.remove(seq)
                             lastCheckpoint = seq
                         }
                     }
                 }
+                for seq in stale { try txn.delete(tables.dbs.checkpoints, SeqKey.bytes(seq)) }
                 try txn.empty(tables.dbs.state)
                 for entry in projection.sorted {
                     // Sorted in LMDB's key order, so every row goes at the end of the table.

@@ -168,13 +168,15 @@ struct LogTables {
 
     /// Folds the records with seq in `range` into `projection`, reading headers only. A record that
     /// fails its checks is skipped and reported to `onCorrupt`: its effect cannot be known.
-    func fold(_ txn: Transaction, into projection: inout Projection, range: ClosedRange<UInt64>,
+    /// Without `verifyChecksums` only the framing is checked (a checksum covers the payload too,
+    /// which a fold never reads): fast enough for a rebuild, while `verify` checks every byte.
+    func fold(_ txn: Transaction, into projection: inout Projection, range: ClosedRange<UInt64>, verifyChecksums: Bool = true,
               onCorrupt: (UInt64, CacheLogError) -> Void, onEvent: (UInt64, inout Projection) throws -> Void = { _, _ in }) throws {
         try txn.withCursor(dbs.events) { cursor in
             var next = try cursor.seek(atLeast: SeqKey.bytes(range.lowerBound))
             while let row = next, let seq = SeqKey.decode(row.key), seq <= range.upperBound {
                 do {
-                    let header = try EventCodec.decodeHeader(row.value, seq: seq)
+                    let header = try EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: verifyChecksums)
                     try projection.apply(header, record: row.value, seq: seq)
                 } catch let error as CacheLogError {
                     onCorrupt(seq, error)

@@ -74,6 +74,10 @@ enum Terminal {
 /// Hand-written JSON for the hot paths (replay writes a line per event); `JSONEncoder` elsewhere.
 enum JSONText {
     static func string(_ value: String) -> String {
+        // Most keys need no escaping: check the bytes once and copy the string whole.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + value + "\""
+        }
         var out = "\""
         out.reserveCapacity(value.utf8.count + 2)
         for scalar in value.unicodeScalars {

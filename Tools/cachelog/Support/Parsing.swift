@@ -13,9 +13,38 @@ enum DateParsing {
     }
 
     /// `2026-12-01T10:00:00Z`, with milliseconds only when the date has them.
+    ///
+    /// Written by hand (days-to-civil, proleptic Gregorian, UTC): a replay prints two dates per
+    /// line, and Foundation's formatter was a fifth of the time of a million-line replay.
     static func string(_ date: Date) -> String {
-        let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
-        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: !whole))
+        let seconds = date.timeIntervalSince1970
+        let whole = seconds.rounded(.down)
+        guard whole.isFinite, abs(whole) < 1e13 else { return date.formatted(.iso8601) }
+        // Truncated, as Foundation's formatter does.
+        let milliseconds = Int((seconds - whole) * 1000)
+        let total = Int(whole)
+        let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+        let secondOfDay = total - days * 86_400
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
+        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        if milliseconds != 0 { text += "." + pad(milliseconds, 3) }
+        return text + "Z"
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 }
 
