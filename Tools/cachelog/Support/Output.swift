@@ -11,7 +11,7 @@ private let systemWrite = Darwin.write
 /// that a million-line replay is not a million system calls. `flush()` after each line when
 /// following, so a pipe sees events as they happen.
 final class StandardOutput {
-    private var buffer: [UInt8] = []
+    private(set) var buffer: [UInt8] = []
     private let limit = 1 << 16
 
     init() { buffer.reserveCapacity(limit) }
@@ -24,6 +24,56 @@ final class StandardOutput {
 
     func line(_ text: String = "") {
         write(text)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= limit { flush() }
+    }
+
+    // MARK: bytes, for the per-event hot path (no intermediate Strings)
+
+    func append(_ text: StaticString) {
+        buffer.append(contentsOf: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    func append(_ value: UInt64) {
+        if value < 10 { buffer.append(UInt8(ascii: "0") + UInt8(value)); return }
+        var digits: (UInt64, Int) = (value, 0)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { scratch in
+            while digits.0 > 0 {
+                scratch[19 - digits.1] = UInt8(ascii: "0") + UInt8(digits.0 % 10)
+                digits.0 /= 10
+                digits.1 += 1
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[(20 - digits.1)...]))
+        }
+    }
+
+    func append(_ value: Int) {
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+        append(UInt64(value.magnitude))
+    }
+
+    /// A JSON string literal, escaping only what JSON requires.
+    func appendJSONString(_ value: String) {
+        var utf8 = value
+        let plain = utf8.withUTF8 { bytes -> Bool in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            buffer.append(UInt8(ascii: "\""))
+            buffer.append(contentsOf: bytes)
+            buffer.append(UInt8(ascii: "\""))
+            return true
+        }
+        if !plain { buffer.append(contentsOf: JSONText.string(value).utf8) }
+    }
+
+    /// A date as a JSON string, formatted as `DateParsing.string` does.
+    func appendJSONDate(_ date: Date) {
+        buffer.append(UInt8(ascii: "\""))
+        DateParsing.append(date, to: &buffer)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Ends a line built with the `append` methods.
+    func endLine() {
         buffer.append(UInt8(ascii: "\n"))
         if buffer.count >= limit { flush() }
     }
