@@ -20,10 +20,20 @@ enum Zlib {
         return output
     }
 
+    /// Deflate expands at most 1032:1 (a 258-byte match coded in 2 bits), so no zlib stream of
+    /// n bytes inflates to more than n * 1032.
+    static let maximumExpansion = 1032
+
     /// Inflates `source`, which must decompress to exactly `expectedSize` bytes and be consumed whole.
     /// Returns nil on any failure: the caller knows which record it was reading and reports it.
+    ///
+    /// `expectedSize` comes from the record, so it is checked against what `source` could possibly
+    /// inflate to before anything is allocated: a damaged or hostile length (up to 4 GiB) is refused
+    /// instead of becoming an allocation of that size.
     static func decompress(_ source: UnsafeRawBufferPointer, expectedSize: Int) -> Data? {
-        guard let input = source.baseAddress, expectedSize >= 0 else { return nil }
+        guard let input = source.baseAddress, expectedSize >= 0,
+              expectedSize <= source.count * maximumExpansion
+        else { return nil }
         // uncompress needs room for one byte even when the payload is empty.
         var output = Data(count: max(expectedSize, 1))
         var length = uLongf(output.count)

@@ -1,0 +1,123 @@
+import CacheLog
+import FeedCache
+import FeedCacheLog
+import Foundation
+import Testing
+@testable import CacheLog
+
+/// Issue 6, item 3: many tasks saving, loading and validating on one database lose nothing,
+/// duplicate nothing and leave the projection equal to the fold of the log.
+///
+/// Also meant to run under ThreadSanitizer (issue 6): `swift test --sanitize=thread --filter ConcurrencyTests`.
+@Suite("Concurrency")
+struct ConcurrencyTests {
+    static let tasks = 100
+    static let operationsPerTask = 100
+    static let keys = ["films", "genres", "verses", "people", "images"]
+
+    enum Operation: Sendable { case save, load, validate, validateLater }
+
+    @Test(.timeLimit(.minutes(1)))
+    func concurrency_100TasksOf100MixedOperations_appendEverySaveExactlyOnce_contiguously() async throws {
+        let dir = try TemporaryDirectory()
+        // A small map, so that it grows while tasks read and write.
+        let log = try CacheLog(path: dir.path(), options: .init(initialMapSize: 256 << 10))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let later = now + 8 * 86_400 // every cache saved "now" is expired then
+
+        let counts = try await withThrowingTaskGroup(of: [Operation: Int].self) { group in
+            for task in 0..<Self.tasks {
+                group.addTask {
+                    var generator = SeededGenerator(seed: UInt64(task) &+ 0x5EED)
+                    var counts: [Operation: Int] = [:]
+                    for step in 0..<Self.operationsPerTask {
+                        let key = Self.keys[Int.random(in: 0..<Self.keys.count, using: &generator)]
+                        let present = feedLoader(log, key: key, clock: { now })
+                        let operation: Operation = switch Int.random(in: 0..<10, using: &generator) {
+                        case 0..<5: .save
+                        case 5..<8: .load
+                        case 8: .validate
+                        default: .validateLater
+                        }
+                        switch operation {
+                        case .save:
+                            // Unique items per save, so each can be found in the log exactly once.
+                            try await present.save([Item(id: task * Self.operationsPerTask + step, text: "\(task)/\(step)")])
+                        case .load:
+                            let items = try await present.load()
+                            #expect(items.count <= 1)
+                        case .validate:
+                            try await present.validateCache()
+                        case .validateLater:
+                            try await feedLoader(log, key: key, clock: { later }).validateCache()
+                        }
+                        counts[operation, default: 0] += 1
+                    }
+                    return counts
+                }
+            }
+            var total: [Operation: Int] = [:]
+            for try await counts in group { total.merge(counts, uniquingKeysWith: +) }
+            return total
+        }
+        let saves = counts[.save, default: 0]
+        #expect(counts.values.reduce(0, +) == Self.tasks * Self.operationsPerTask)
+
+        let events = try decodedEvents(log, includePayload: true)
+        // Seqs are contiguous from 1 to the last.
+        #expect(events.map(\.seq) == Array(stride(from: 1, through: try log.lastSeq(), by: 1)))
+        // Every save is in the log exactly once, as delete(replaced) immediately followed by its put.
+        let puts = events.filter { $0.kind == .put }
+        #expect(puts.count == saves)
+        let savedItems = try puts.map { try JSONDecoder().decode([Item].self, from: try #require($0.payload)) }
+        #expect(Set(savedItems.map { $0.first?.id ?? -1 }).count == saves)
+        for (position, event) in events.enumerated() where event.kind == .put {
+            let before = position > 0 ? events[position - 1] : nil
+            #expect(before?.kind == .delete && before?.reason == .replaced && before?.key == event.key, "seq \(event.seq)")
+        }
+        #expect(events.filter { $0.kind == .delete && $0.reason == .replaced }.count == saves)
+        // Nothing but saves and validations wrote: no retrieval-error deletes.
+        #expect(events.filter { $0.kind == .delete && $0.reason != .replaced }.isEmpty)
+        #expect(events.filter { $0.kind == .expire }.count <= counts[.validateLater, default: 0])
+        // The projection equals the fold.
+        let report = try log.verify()
+        #expect(report.isClean, "\(report.problems)")
+        #expect(try storedState(log) == bruteForceFold(events))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func concurrency_readersDuringAppendsAndMapGrowth_alwaysSeeAConsistentSnapshot() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try CacheLog(path: dir.path(), options: .init(initialMapSize: 64 << 10))
+        let writers = 8, savesPerWriter = 60
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    var generator = SeededGenerator(seed: UInt64(writer))
+                    for i in 0..<savesPerWriter {
+                        // Incompressible, so the map must grow many times.
+                        let payload = Data(generator.bytes(4096))
+                        try await log.append([.delete(key: "w\(writer)", reason: .replaced), .put(key: "w\(writer)", payload: payload, timestamp: Date())])
+                        if i % 10 == 0 { await Task.yield() }
+                    }
+                }
+            }
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<40 {
+                        // verify() reads one snapshot: it must be clean at any moment.
+                        let report = try log.verify()
+                        #expect(report.isClean, "\(report.problems)")
+                        let state = try log.state()
+                        #expect(state.seq % 2 == 0, "a reader saw half a batch")
+                        for entry in state.entries { _ = try log.retrieve(entry.key) }
+                        await Task.yield()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try log.lastSeq() == UInt64(writers * savesPerWriter * 2))
+        #expect(try log.verify().isClean)
+    }
+}

@@ -1,0 +1,200 @@
+import CLMDB
+import FeedCache
+import FeedCacheLog
+import Foundation
+import Testing
+@testable import CacheLog
+
+// Minimal copies of the CacheLogTests helpers (test targets cannot import each other).
+
+/// A directory of its own for each test (Swift Testing runs tests in parallel), removed at the end.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("cachelog-reliability-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// A path inside the directory, for a database that does not exist yet.
+    func path(_ name: String = "db") -> String { url.appendingPathComponent(name).path }
+}
+
+/// Waits until the instance for `path` is gone, so the directory can be opened again in-process.
+func waitUntilClosed(_ path: String) async throws {
+    let canonical = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+    for _ in 0..<500 {
+        if !OpenPaths.shared.withLock({ $0.contains(canonical) }) { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("database at \(path) was never closed")
+}
+
+/// The built executables sit beside the test bundle.
+func builtProduct(_ name: String) throws -> URL {
+    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var directory = bundle.deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = directory.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory.deleteLastPathComponent()
+    }
+    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
+}
+
+/// Direct access to the stored records with the C API, the way disk corruption or an outside
+/// program would touch them.
+enum RawLMDB {
+    static func write(_ log: CacheLog, _ body: (OpaquePointer, Databases) throws -> Void) throws {
+        var txn: OpaquePointer?
+        try #require(mdb_txn_begin(log.environment.raw, nil, 0, &txn) == MDB_SUCCESS)
+        let handle = try #require(txn)
+        do {
+            try body(handle, log.environment.dbs)
+        } catch {
+            mdb_txn_abort(handle)
+            throw error
+        }
+        try #require(mdb_txn_commit(handle) == MDB_SUCCESS)
+    }
+
+    static func get(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: [UInt8]) -> [UInt8]? {
+        var key = key
+        return key.withUnsafeMutableBytes { k in
+            var kv = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
+            var v = MDB_val()
+            guard mdb_get(txn, dbi, &kv, &v) == MDB_SUCCESS else { return nil }
+            return Array(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+        }
+    }
+
+    @discardableResult
+    static func put(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]) -> Int32 {
+        var key = key, value = value
+        return key.withUnsafeMutableBytes { k in
+            value.withUnsafeMutableBytes { v in
+                var kv = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
+                var vv = MDB_val(mv_size: v.count, mv_data: v.baseAddress)
+                return mdb_put(txn, dbi, &kv, &vv, 0)
+            }
+        }
+    }
+
+    /// The stored record `seq`, copied.
+    static func record(_ seq: UInt64, in log: CacheLog) throws -> [UInt8] {
+        var record: [UInt8]?
+        try write(log) { txn, dbs in record = get(txn, dbs.events, SeqKey.bytes(seq)) }
+        return try #require(record)
+    }
+
+    /// Replaces the stored record `seq` with `bytes`.
+    static func replace(_ seq: UInt64, with bytes: [UInt8], in log: CacheLog) throws {
+        try write(log) { txn, dbs in
+            try #require(put(txn, dbs.events, SeqKey.bytes(seq), bytes) == MDB_SUCCESS)
+        }
+    }
+}
+
+/// A deterministic generator (SplitMix64), so every random test replays the same way.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
+}
+
+/// The payload `cachelog-writer --seed` sends as save `index` (a copy of its `payload(seed:index:count:)`).
+func writerPayload(seed: UInt64, index: Int, count: Int) -> Data {
+    var state = seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index)
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(count)
+    while bytes.count < count {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        withUnsafeBytes(of: z.littleEndian) { bytes.append(contentsOf: $0.prefix(count - bytes.count)) }
+    }
+    return Data(bytes)
+}
+
+/// The decoded events of the log; a corrupt record is an issue.
+func decodedEvents(_ log: CacheLog, includePayload: Bool = false) throws -> [RecordedEvent] {
+    try log.events(EventQuery(includePayload: includePayload)).compactMap { item in
+        switch item {
+        case .event(let event): return event
+        case .corrupt(let seq, let detail):
+            Issue.record("corrupt record at seq \(seq): \(detail)")
+            return nil
+        }
+    }
+}
+
+/// A live entry as the fold sees it: which put is live, cached when, how big.
+struct FoldedEntry: Equatable, CustomStringConvertible {
+    var key: String
+    var seq: UInt64
+    var timestamp: Date?
+    var bytes: Int
+    var description: String { "\(key)@\(seq)" }
+
+    init(key: String, seq: UInt64, timestamp: Date?, bytes: Int) {
+        self.key = key
+        self.seq = seq
+        self.timestamp = timestamp
+        self.bytes = bytes
+    }
+
+    init(_ entry: LiveEntry) { self.init(key: entry.key, seq: entry.seq, timestamp: entry.timestamp, bytes: entry.bytes) }
+}
+
+/// The projection computed the slow, obvious way from the events alone, sorted like `state()`.
+func bruteForceFold(_ events: [RecordedEvent]) -> [FoldedEntry] {
+    var live: [String: FoldedEntry] = [:]
+    for event in events {
+        switch event.kind {
+        case .put:
+            live[event.key] = FoldedEntry(key: event.key, seq: event.seq, timestamp: event.timestamp, bytes: event.payloadBytes)
+        case .delete:
+            live[event.key] = nil
+        case .expire:
+            if live[event.key]?.timestamp == event.timestamp { live[event.key] = nil }
+        }
+    }
+    return live.values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+}
+
+/// The stored projection in the same terms as ``bruteForceFold(_:)``.
+func storedState(_ log: CacheLog) throws -> [FoldedEntry] {
+    try log.state().entries.map(FoldedEntry.init)
+}
+
+/// What the feed tests cache.
+struct Item: Codable, Sendable, Equatable, Hashable {
+    var id: Int
+    var text: String
+}
+
+/// A clock the test moves by hand.
+final class TestClock: Sendable {
+    private let now: Locked<Date>
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { now = Locked(start) }
+    var date: Date { now.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
+    var function: @Sendable () -> Date { { self.date } }
+}
+
+func feedLoader(_ log: CacheLog, key: String = "films", clock: @escaping @Sendable () -> Date = { Date() }) -> LocalFeedLoader<Item> {
+    LocalFeedLoader<Item>(store: CacheLogFeedStore(log: log, key: key), currentDate: clock)
+}
