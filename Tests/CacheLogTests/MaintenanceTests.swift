@@ -85,3 +85,22 @@ struct MaintenanceTests {
         #expect(try log.state() == (try log.state(asOf: .seq(try log.lastSeq()))))
     }
 }
+
+@Suite("A damaged projection row")
+struct DamagedProjectionTests {
+    @Test func malformedStateRow_isATypedErrorForRetrieve_aProblemForVerify_andRebuildRestoresIt() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: Date()))
+        try RawLMDB.write(log) { txn, dbs in
+            #expect(RawLMDB.put(txn, dbs.state, Array("films".utf8), [1, 2, 3]) == MDB_SUCCESS)
+        }
+        #expect(throws: CacheLogError.corruptProjection(key: "films")) { _ = try log.retrieve("films") }
+        let report = try log.verify()
+        #expect(report.problems.contains { $0.message.contains("projection row for key \"films\" is malformed") })
+
+        try await log.rebuildProjection()
+        #expect(try log.retrieve("films")?.payload == payload("[1]"))
+        #expect(try log.verify().isClean)
+    }
+}

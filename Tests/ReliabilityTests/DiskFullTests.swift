@@ -57,8 +57,8 @@ struct DiskFullTests {
         let failed = try runWriter([db, "1", "--batch", "--payload-bytes", "200000", "--file-size-limit", "\(size)"])
         #expect(failed.status == 1, "the writer must fail its append and exit, not die of SIGXFSZ")
         let efbig = String(cString: strerror(EFBIG))
-        #expect(failed.stderr.contains("mdb_txn_commit failed: \(efbig)") || failed.stderr.contains("mdb_put failed: \(efbig)"),
-                "stderr: \(failed.stderr)")
+        #expect(failed.stderr.contains("no room to write the database (\(efbig) during mdb_"), "stderr: \(failed.stderr)")
+        #expect(failed.stderr.contains("nothing was written"), "stderr: \(failed.stderr)")
         #expect(failed.stdout.isEmpty, "nothing was acknowledged")
 
         // Unchanged: same last seq, same events, same state, verify clean.
@@ -117,14 +117,18 @@ struct DiskFullTests {
                 thrown = error
             }
             let error = try #require(thrown as? CacheLogError, "the save must fail with a CacheLogError, got \(String(describing: thrown))")
-            guard case .lmdb(_, let code, let message) = error else {
+            let code: Int32, message: String
+            switch error {
+            case .storageFull(_, let full, let text): (code, message) = (full, text)
+            case .lmdb(_, let other, let text) where other == EIO: (code, message) = (other, text)
+            default:
                 Issue.record("unexpected error \(error)")
                 return
             }
             // ENOSPC when a write finds no room; LMDB reports a short write (room for part of it) as EIO.
             #expect(code == ENOSPC || code == EIO, "\(error)")
             #expect(message == String(cString: strerror(code)))
-            #expect(error.description.contains("failed"))
+            #expect(error.description.contains(code == ENOSPC ? "no room to write the database" : "failed"))
 
             // Unchanged.
             #expect(try log.lastSeq() == before)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 
 @main
 struct CacheLogCommand: AsyncParsableCommand {
@@ -28,6 +29,8 @@ struct CacheLogCommand: AsyncParsableCommand {
         subcommands: [Load.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Compact.self, Demo.self])
 
     static func main() async {
+        // stdout is for results only; every log line goes to stderr.
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let names = Set(configuration.subcommands.map { $0._commandName })
         await main(ArgumentOrder.normalized(Array(CommandLine.arguments.dropFirst()), commands: names))
     }

@@ -123,7 +123,10 @@ extension CacheLog {
                 problems.append(.init(seq: last, message: "the last record is seq \(previousSeq), meta says \(last)"))
             }
 
-            let stored = try tables.currentEntries(txn)
+            let (stored, malformed) = try tables.storedEntries(txn)
+            for key in malformed {
+                problems.append(.init(seq: nil, message: CacheLogError.corruptProjection(key: key).description))
+            }
             let folded = projection.sorted
             if stored != folded {
                 let storedByKey = Dictionary(stored.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })

@@ -23,12 +23,14 @@ public final class CacheLog: Sendable {
         public var checkpointInterval: Int
         /// The clock that stamps `recordedAt`.
         public var clock: @Sendable () -> Date
+        /// Where the engine reports map growth and cleared reader slots. Silent by default: a
+        /// library must not write to an app's stdout unless the app asks for it.
         public var logger: Logger
 
         public init(
             readOnly: Bool = false, durability: Durability = .synced, initialMapSize: Int = 64 << 20,
             checkpointInterval: Int = 4096, clock: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = Logger(label: "cachelog")
+            logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() })
         ) {
             self.readOnly = readOnly
             self.durability = durability

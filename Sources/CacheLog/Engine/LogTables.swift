@@ -144,24 +144,35 @@ struct LogTables {
     // MARK: projection reads
 
     func currentEntries(_ txn: Transaction) throws -> [LiveEntry] {
+        let (entries, malformed) = try storedEntries(txn)
+        if let key = malformed.first { throw CacheLogError.corruptProjection(key: key) }
+        return entries
+    }
+
+    /// Every row of the stored projection that decodes, and the keys of those that do not.
+    func storedEntries(_ txn: Transaction) throws -> (entries: [LiveEntry], malformed: [String]) {
         try txn.withCursor(dbs.state) { cursor in
             var entries: [LiveEntry] = []
+            var malformed: [String] = []
             var next = try cursor.move(MDB_FIRST)
             while let row = next {
                 let key = String(decoding: row.key, as: UTF8.self)
-                guard let entry = ProjectionEntryCodec.decode(key: key, row.value) else {
-                    throw CacheLogError.corruptRecord(seq: 0, detail: "projection row for key \(key) is malformed")
+                if let entry = ProjectionEntryCodec.decode(key: key, row.value) {
+                    entries.append(entry)
+                } else {
+                    malformed.append(key)
                 }
-                entries.append(entry)
                 next = try cursor.move(MDB_NEXT)
             }
-            return entries
+            return (entries, malformed)
         }
     }
 
     func entry(_ txn: Transaction, key: [UInt8]) throws -> LiveEntry? {
         guard let raw = try txn.get(dbs.state, key) else { return nil }
-        return ProjectionEntryCodec.decode(key: String(decoding: key, as: UTF8.self), raw)
+        let name = String(decoding: key, as: UTF8.self)
+        guard let entry = ProjectionEntryCodec.decode(key: name, raw) else { throw CacheLogError.corruptProjection(key: name) }
+        return entry
     }
 
     // MARK: folding

@@ -4,7 +4,13 @@ import Foundation
 extension CacheLogError {
     /// Wraps an LMDB return code; `mdb_strerror` also knows errno values such as ENOSPC.
     static func lmdb(_ operation: String, _ code: Int32) -> CacheLogError {
-        .lmdb(operation: operation, code: code, message: String(cString: mdb_strerror(code)))
+        let message = String(cString: mdb_strerror(code))
+        switch code {
+        case ENOSPC, EDQUOT, EFBIG:
+            return .storageFull(operation: operation, code: code, message: message)
+        default:
+            return .lmdb(operation: operation, code: code, message: message)
+        }
     }
 
     /// True for the error that means "the map is full: grow it and replay".

@@ -29,12 +29,17 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case payloadTooLarge(length: Int)
     /// A stored record failed its checksum, its framing or its inflate. Never returned as data.
     case corruptRecord(seq: UInt64, detail: String)
+    /// A row of the stored projection could not be decoded; ``CacheLog/rebuildProjection()`` restores it.
+    case corruptProjection(key: String)
     /// A checkpoint of the projection could not be decoded.
     case corruptCheckpoint(seq: UInt64, detail: String)
     /// The requested point lies in history that `compact(before:)` removed.
     case historyCompacted(firstAvailable: UInt64)
     /// zlib refused to compress (out of memory).
     case compressionFailed(code: Int32)
+    /// The disk (or the process's file-size limit) had no room for the write: nothing was
+    /// written, and the database is as it was before the append.
+    case storageFull(operation: String, code: Int32, message: String)
     /// liblmdb returned an error for an operation.
     case lmdb(operation: String, code: Int32, message: String)
 
@@ -64,12 +69,16 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "payload is \(length) bytes; the maximum is \(UInt32.max)"
         case .corruptRecord(let seq, let detail):
             return "corrupt record at seq \(seq): \(detail)"
+        case .corruptProjection(let key):
+            return "the projection row for key \"\(key)\" is malformed; rebuild the projection from the log"
         case .corruptCheckpoint(let seq, let detail):
             return "corrupt checkpoint at seq \(seq): \(detail)"
         case .historyCompacted(let first):
             return "history before seq \(first) was compacted"
         case .compressionFailed(let code):
             return "zlib failed to compress (code \(code))"
+        case .storageFull(let operation, _, let message):
+            return "no room to write the database (\(message) during \(operation)); nothing was written: free some space and try again"
         case .lmdb(let operation, let code, let message):
             return "\(operation) failed: \(message) (\(code))"
         }
