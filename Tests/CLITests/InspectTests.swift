@@ -260,7 +260,7 @@ struct InspectTests {
         #expect(result.status == ExitCode.ok, "\(result)")
         #expect(result.stderr.isEmpty)
         #expect(result.stdoutLines.count == 1)
-        #expect(result.stdout.hasPrefix("removed 3 events; kept 1 live before the cut; history now starts after seq "))
+        #expect(result.stdout.hasPrefix("removed 3 events; kept 1 earlier still in use; history now starts after seq "))
 
         let replay = try await sandbox.cachelog("replay", "--format", "jsonl")
         #expect(try replay.jsonLines().compactMap { $0.int("seq") } == [4, 5, 6])
@@ -282,7 +282,7 @@ struct InspectTests {
         try await sandbox.seedHistory()
         let result = try await sandbox.cachelog("compact", "--before", Day.dec3)
         #expect(result.status == ExitCode.ok, "\(result)")
-        #expect(result.stdout.hasPrefix("removed 4 events; kept 0 live before the cut"))
+        #expect(result.stdout.hasPrefix("removed 4 events; kept 0 earlier still in use"))
         let replay = try await sandbox.cachelog("replay", "--format", "jsonl")
         #expect(try replay.jsonLines().compactMap { $0.int("seq") } == [5, 6, 7, 8])
         let stats = try await sandbox.cachelog("stats", "--format", "json")

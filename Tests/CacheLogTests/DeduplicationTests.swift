@@ -78,3 +78,23 @@ struct DeduplicationTests {
         #expect(report.problems.map(\.seq) == [2])
     }
 }
+
+@Suite("Compaction and shared payloads")
+struct CompactionWithSharedPayloadsTests {
+    @Test func compact_keepsARecordWhosePayloadAKeptPutRefersTo_evenWhenNotLive() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await DeduplicationTests.save(log, DeduplicationTests.feed, at: 1)   // seq 1, 2 (holds the bytes)
+        try await DeduplicationTests.save(log, DeduplicationTests.feed, at: 2)   // seq 3, 4 (refers to seq 2)
+        try await log.append(.expire(key: "films", timestamp: Date(timeIntervalSince1970: 2), maxAge: 60)) // seq 5
+
+        let report = try await log.compact(before: .seq(3))
+
+        #expect(report.keptLive == 1)
+        #expect(try events(log).map(\.seq) == [2, 3, 4, 5])
+        let replayed = try events(log, EventQuery(from: .seq(4), to: .seq(4), includePayload: true))
+        #expect(replayed.first?.payload == DeduplicationTests.feed)
+        let verified = try log.verify()
+        #expect(verified.isClean, "\(verified.problems)")
+    }
+}

@@ -28,7 +28,7 @@ public struct RebuildReport: Sendable, Equatable {
 public struct CompactionReport: Sendable, Equatable {
     /// Records removed from the log.
     public var removed: Int
-    /// Records before the cut kept because the live state references them.
+    /// Records before the cut kept because the live state, or a payload after the cut, refers to them.
     public var keptLive: Int
     /// History before this seq is gone; state as of any later seq is still available.
     public var firstAvailable: UInt64
@@ -233,8 +233,20 @@ extension CacheLog {
                 let baseState = try tables.projection(txn, asOf: newBase)
                 try tables.writeCheckpoint(txn, seq: newBase, entries: baseState.sorted)
 
-                // Keep the live puts and the records holding their payloads.
-                let live = Set(try tables.currentEntries(txn).flatMap { [$0.seq, $0.payloadSeq] })
+                // Keep the live puts, the records holding their payloads, and every record before
+                // the cut that a put after it refers to for its (unchanged) payload.
+                var live = Set(try tables.currentEntries(txn).flatMap { [$0.seq, $0.payloadSeq] })
+                try txn.withCursor(tables.dbs.events) { cursor in
+                    var row = try cursor.seek(atLeast: SeqKey.bytes(cut))
+                    while let current = row, let seq = SeqKey.decode(current.key) {
+                        if let header = try? EventCodec.decodeHeader(current.value, seq: seq, verifyChecksum: false),
+                           header.kind == .put, header.isReference,
+                           let source = try? EventCodec.payloadSeq(header, in: current.value, seq: seq), source < cut {
+                            live.insert(source)
+                        }
+                        row = try cursor.move(MDB_NEXT)
+                    }
+                }
                 var doomed: [UInt64] = []
                 var kept = 0
                 try txn.withCursor(tables.dbs.events) { cursor in

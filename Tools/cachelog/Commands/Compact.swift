@@ -24,7 +24,7 @@ struct Compact: AsyncParsableCommand {
             let log = try global.openForWriting()
             let report = try await log.compact(before: before.position)
             let out = StandardOutput()
-            out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s"); kept \(report.keptLive) live before the cut; history now starts after seq \(report.firstAvailable)")
+            out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s"); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")
         }
     }
 }
