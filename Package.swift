@@ -63,17 +63,19 @@ let package = Package(
             dependencies: ["CacheLog"],
             path: "Tools/cachelog-writer"
         ),
-        .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "cachelog-writer"]),
-        .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB"]),
-        .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP"]),
+        // Helpers the test targets share (test targets cannot import each other).
+        .target(name: "TestSupport", dependencies: ["CLMDB"], path: "Tests/TestSupport"),
+        .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "TestSupport", "cachelog-writer"]),
+        .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "TestSupport"]),
+        .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP", "TestSupport"]),
         .testTarget(
             name: "AcceptanceTests",
-            dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP"]
+            dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "TestSupport"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["cachelog", "LoopbackHTTP"]),
+        .testTarget(name: "CLITests", dependencies: ["cachelog", "LoopbackHTTP", "TestSupport"]),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["CacheLog", "CLMDB", "FeedAPI", "FeedCache", "FeedCacheLog", "cachelog-writer"]
+            dependencies: ["CacheLog", "CLMDB", "FeedAPI", "FeedCache", "FeedCacheLog", "TestSupport", "cachelog-writer"]
         ),
     ]
 )

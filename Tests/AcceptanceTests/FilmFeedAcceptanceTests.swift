@@ -3,6 +3,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// The Studio Ghibli film app, composed as the app composes it: remote films, saved into the

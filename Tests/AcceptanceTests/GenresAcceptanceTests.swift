@@ -3,6 +3,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// The podcast genres app, composed as the app composes it: the remote list, retried 2 times when

@@ -4,6 +4,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// The image feed app, composed as the app composes it: the remote feed, saved into the `feed`

@@ -3,6 +3,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// The Star Wars people search app, composed as the app composes it: remote pages for a query,

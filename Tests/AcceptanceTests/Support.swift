@@ -138,16 +138,6 @@ enum LoggedEvent: Equatable, CustomStringConvertible {
 /// Seconds in `days` days, as an `expire` event records a maximum age.
 func days(_ days: Int) -> TimeInterval { TimeInterval(days * 86_400) }
 
-/// The error `body` throws, or `nil` when it returns.
-func caughtError<T>(_ body: () async throws -> T) async -> (any Error)? {
-    do {
-        _ = try await body()
-        return nil
-    } catch {
-        return error
-    }
-}
-
 /// Expects `error` to be the fallback composite's ``NoUsableFeedError``, the remote having failed
 /// with `remoteError` and the cache with `cacheError`.
 func expectNoUsableFeed(

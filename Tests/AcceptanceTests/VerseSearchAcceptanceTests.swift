@@ -3,6 +3,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// The Bible-verse semantic search app, composed as the app composes it: for each query, the

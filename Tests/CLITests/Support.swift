@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -11,19 +12,6 @@ import Darwin
 // person types it, against a real HTTP server on 127.0.0.1 and a database in a directory of the
 // test's own. Each test builds its own `Sandbox`, so tests run in parallel. Every wait is bounded:
 // a child that outlives its time limit is killed and the test fails.
-
-/// The built executables sit beside the test bundle.
-func builtProduct(_ name: String) throws -> URL {
-    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var directory = bundle.deletingLastPathComponent()
-    // On Linux the runner is `<build>/debug/<Package>PackageTests.xctest`; on Darwin it may sit inside the bundle.
-    for _ in 0..<4 {
-        let candidate = directory.appendingPathComponent(name)
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory.deleteLastPathComponent()
-    }
-    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
-}
 
 /// What one `cachelog` run did.
 struct CLIResult: CustomStringConvertible {

@@ -2,6 +2,7 @@ import FeedAPI
 import Foundation
 import Logging
 import LoopbackHTTP
+import TestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -35,16 +36,6 @@ func deadURL(path: String = "/feed") throws -> URL {
     let baseURL = try server.start()
     server.stop()
     return baseURL.appendingPathComponent(path)
-}
-
-/// The error `body` throws, or `nil` when it returns.
-func caughtError<T>(_ body: () async throws -> T) async -> (any Error)? {
-    do {
-        _ = try await body()
-        return nil
-    } catch {
-        return error
-    }
 }
 
 /// The error thrown by `body` run in its own unstructured task, or `nil` when it returns.

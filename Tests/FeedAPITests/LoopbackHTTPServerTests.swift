@@ -1,6 +1,7 @@
 import FeedAPI
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,5 +1,6 @@
 import FeedAPI
 import Foundation
+import TestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

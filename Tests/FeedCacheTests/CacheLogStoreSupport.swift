@@ -3,6 +3,7 @@ import CacheLog
 import FeedCache
 import FeedCacheLog
 import Foundation
+import TestSupport
 import Testing
 @testable import CacheLog
 
@@ -39,21 +40,13 @@ final class TemporaryCacheLog: @unchecked Sendable {
 
     /// Flips a byte inside the stored record `seq` with the raw LMDB API, as disk corruption would.
     func corruptRecord(_ seq: UInt64) throws {
-        var txn: OpaquePointer?
-        try #require(mdb_txn_begin(log.environment.raw, nil, 0, &txn) == MDB_SUCCESS)
-        var key = withUnsafeBytes(of: seq.bigEndian) { Array($0) }
-        var value = MDB_val()
-        try key.withUnsafeMutableBytes { k in
-            var kv = MDB_val(mv_size: 8, mv_data: k.baseAddress)
-            try #require(mdb_get(txn, log.environment.dbs.events, &kv, &value) == MDB_SUCCESS)
-            var record = Array(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+        let events = log.environment.dbs.events
+        try RawLMDB.write(environment: log.environment.raw) { txn in
+            let key = withUnsafeBytes(of: seq.bigEndian) { Array($0) }
+            var record = try #require(RawLMDB.get(txn, events, key))
             record[record.count - 6] ^= 0xFF
-            try record.withUnsafeMutableBytes { r in
-                var rv = MDB_val(mv_size: r.count, mv_data: r.baseAddress)
-                try #require(mdb_put(txn, log.environment.dbs.events, &kv, &rv, 0) == MDB_SUCCESS)
-            }
+            try #require(RawLMDB.put(txn, events, key, record) == MDB_SUCCESS)
         }
-        try #require(mdb_txn_commit(txn) == MDB_SUCCESS)
     }
 }
 

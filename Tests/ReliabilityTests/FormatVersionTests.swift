@@ -3,6 +3,7 @@ import CacheLog
 import FeedCache
 import FeedCacheLog
 import Foundation
+import TestSupport
 import Testing
 @testable import CacheLog
 

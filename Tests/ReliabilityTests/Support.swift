@@ -2,87 +2,23 @@ import CLMDB
 import FeedCache
 import FeedCacheLog
 import Foundation
+import TestSupport
 import Testing
 @testable import CacheLog
-
-// Minimal copies of the CacheLogTests helpers (test targets cannot import each other).
-
-/// A directory of its own for each test (Swift Testing runs tests in parallel), removed at the end.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("cachelog-reliability-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    /// A path inside the directory, for a database that does not exist yet.
-    func path(_ name: String = "db") -> String { url.appendingPathComponent(name).path }
-}
 
 /// Waits until the instance for `path` is gone, so the directory can be opened again in-process.
 func waitUntilClosed(_ path: String) async throws {
     let canonical = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
-    for _ in 0..<500 {
-        if !OpenPaths.shared.withLock({ $0.contains(canonical) }) { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    Issue.record("database at \(path) was never closed")
+    let closed = try await eventually { !OpenPaths.shared.withLock { $0.contains(canonical) } }
+    #expect(closed, "database at \(path) was never closed")
 }
 
-/// The built executables sit beside the test bundle.
-func builtProduct(_ name: String) throws -> URL {
-    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var directory = bundle.deletingLastPathComponent()
-    for _ in 0..<4 {
-        let candidate = directory.appendingPathComponent(name)
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory.deleteLastPathComponent()
-    }
-    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
-}
-
-/// Direct access to the stored records with the C API, the way disk corruption or an outside
-/// program would touch them.
-enum RawLMDB {
+/// The raw-LMDB helpers of TestSupport, on a log's own environment and tables.
+extension RawLMDB {
     static func write(_ log: CacheLog, _ body: (OpaquePointer, Databases) throws -> Void) throws {
-        var txn: OpaquePointer?
-        try #require(mdb_txn_begin(log.environment.raw, nil, 0, &txn) == MDB_SUCCESS)
-        let handle = try #require(txn)
-        do {
-            try body(handle, log.environment.dbs)
-        } catch {
-            mdb_txn_abort(handle)
-            throw error
-        }
-        try #require(mdb_txn_commit(handle) == MDB_SUCCESS)
+        try write(environment: log.environment.raw) { txn in try body(txn, log.environment.dbs) }
     }
 
-    static func get(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: [UInt8]) -> [UInt8]? {
-        var key = key
-        return key.withUnsafeMutableBytes { k in
-            var kv = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
-            var v = MDB_val()
-            guard mdb_get(txn, dbi, &kv, &v) == MDB_SUCCESS else { return nil }
-            return Array(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
-        }
-    }
-
-    @discardableResult
-    static func put(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]) -> Int32 {
-        var key = key, value = value
-        return key.withUnsafeMutableBytes { k in
-            value.withUnsafeMutableBytes { v in
-                var kv = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
-                var vv = MDB_val(mv_size: v.count, mv_data: v.baseAddress)
-                return mdb_put(txn, dbi, &kv, &vv, 0)
-            }
-        }
-    }
-
-    /// The stored record `seq`, copied.
     static func record(_ seq: UInt64, in log: CacheLog) throws -> [UInt8] {
         var record: [UInt8]?
         try write(log) { txn, dbs in record = get(txn, dbs.events, SeqKey.bytes(seq)) }
