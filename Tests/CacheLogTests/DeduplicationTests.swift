@@ -99,3 +99,19 @@ struct CompactionWithSharedPayloadsTests {
         #expect(verified.isClean, "\(verified.problems)")
     }
 }
+
+@Suite("Compression level")
+struct CompressionLevelTests {
+    @Test func compressionLevel_tradesSizeForSpeed_andEveryLevelReadsBack() async throws {
+        let text = (0..<2000).map { "{\"id\":\($0),\"title\":\"film \($0 % 97)\",\"rating\":\($0 % 7)}" }.joined(separator: ",")
+        var sizes: [Int: Int] = [:]
+        for level in [1, 9] {
+            let dir = try TemporaryDirectory()
+            let log = try CacheLog(path: dir.path(), options: .init(compressionLevel: level))
+            try await log.append(.put(key: "films", payload: payload(text), timestamp: Date()))
+            #expect(try log.retrieve("films")?.payload == payload(text))
+            sizes[level] = try events(log)[0].storedBytes
+        }
+        #expect(try #require(sizes[9]) < (try #require(sizes[1])))
+    }
+}

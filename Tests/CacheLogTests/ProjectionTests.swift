@@ -157,3 +157,20 @@ struct ExpireTests {
         #expect(try log.state(asOf: .seq(4)).entries.map(\.timestamp) == [new])
     }
 }
+
+@Suite("Rebuild and checkpoints")
+struct RebuildCheckpointTests {
+    @Test func rebuild_keepsCheckpointsWhereAppendsPutThem_andRewritesNone() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir, checkpointInterval: 10)
+        // Batches of 7: appends check for a checkpoint at batch ends, so they land at 14, 28, ….
+        for batch in 0..<10 {
+            try await log.append((0..<7).map { .put(key: "k\(($0 + batch) % 3)", payload: payload("\(batch)-\($0)"), timestamp: Date()) })
+        }
+        let stored = try RawLMDB.dump(log, \.checkpoints)
+        #expect(stored.keys.compactMap { key in key.withUnsafeBytes { SeqKey.decode($0) } }.sorted() == [14, 28, 42, 56, 70])
+        try await log.rebuildProjection()
+        #expect(try RawLMDB.dump(log, \.checkpoints) == stored)
+        #expect(try log.verify().isClean)
+    }
+}

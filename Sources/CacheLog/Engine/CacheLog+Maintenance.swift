@@ -167,9 +167,10 @@ extension CacheLog {
                     }
                     projection = try CheckpointCodec.decode(raw, seq: base)
                 }
-                // Checkpoints after the base are derived data too: each one the fold produces is
-                // written only where the stored one differs (a write transaction holds every page
-                // it dirties in memory), and stored ones the fold does not produce are removed.
+                // Checkpoints after the base are derived data too. The fold produces them at the
+                // stored positions (appends place them at batch ends, which the log does not
+                // record), or by the interval when there are none, and writes each only where the
+                // stored one differs: a write transaction holds every page it dirties in memory.
                 var stale = Set<UInt64>()
                 try txn.withCursor(tables.dbs.checkpoints) { cursor in
                     var row = try cursor.seek(atLeast: SeqKey.bytes(base + 1))
@@ -179,6 +180,7 @@ extension CacheLog {
                     }
                 }
 
+                let positions = stale
                 var corrupt: [UInt64] = []
                 var folded = 0
                 var lastCheckpoint = base
@@ -187,7 +189,10 @@ extension CacheLog {
                                     onCorrupt: { seq, _ in corrupt.append(seq) }) { seq, current in
                         folded += 1
                         let gap = seq - lastCheckpoint
-                        if gap >= UInt64(tables.checkpointInterval) && gap >= UInt64(current.entries.count) {
+                        let due = positions.isEmpty
+                            ? gap >= UInt64(tables.checkpointInterval) && gap >= UInt64(current.entries.count)
+                            : positions.contains(seq)
+                        if due {
                             let encoded = try CheckpointCodec.encode(current.sorted)
                             if try txn.get(tables.dbs.checkpoints, SeqKey.bytes(seq)).map({ !$0.elementsEqual(encoded) }) ?? true {
                                 try txn.put(tables.dbs.checkpoints, SeqKey.bytes(seq), encoded)
