@@ -174,3 +174,45 @@ struct RebuildCheckpointTests {
         #expect(try log.verify().isClean)
     }
 }
+
+@Suite("Projection table")
+struct ProjectionTableTests {
+    @Test func fold_overManyKeys_matchesANaiveFold_inBytewiseKeyOrder() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try makeLog(dir, clock: clock, checkpointInterval: 64)
+        // Keys of many lengths sharing prefixes, with non-ASCII ones: LMDB orders them by bytes.
+        let keys = (0..<300).map { i in
+            ["image:https://example.com/\(i)", "search:\(i % 17)", "é\(i)", "k\(String(repeating: "x", count: i % 9))\(i)"][i % 4]
+        }
+        var state: UInt64 = 7
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
+        var naive: [String: LiveEntry] = [:]
+        for _ in 0..<3000 {
+            let key = keys[next(keys.count)]
+            clock.advance(1)
+            switch next(4) {
+            case 0, 1:
+                let seq = try await log.append(.put(key: key, payload: payload("\(next(1000))"), timestamp: clock.date))
+                naive[key] = LiveEntry(key: key, seq: seq, timestamp: clock.date, bytes: try #require(try log.entry(key)).bytes)
+            case 2:
+                try await log.append(.delete(key: key, reason: .explicit))
+                naive[key] = nil
+            default:
+                let judged = naive[key]?.timestamp ?? clock.date
+                try await log.append(.expire(key: key, timestamp: judged, maxAge: 1))
+                naive[key] = nil
+            }
+        }
+        let expected = naive.values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        #expect(try log.state(asOf: .seq(try log.lastSeq())).entries.map(\.key) == expected.map(\.key))
+        #expect(try log.state(asOf: .seq(try log.lastSeq())).entries.map(\.seq) == expected.map(\.seq))
+        let stored = try RawLMDB.dump(log, \.state)
+        try await log.rebuildProjection()
+        #expect(try RawLMDB.dump(log, \.state) == stored)
+        #expect(try log.verify().isClean)
+    }
+}

@@ -130,8 +130,8 @@ extension CacheLog {
             let folded = projection.sorted
             if stored != folded {
                 let storedByKey = Dictionary(stored.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-                for key in Set(storedByKey.keys).union(projection.entries.keys).sorted() {
-                    let have = storedByKey[key], want = projection.entries[key]
+                for key in Set(storedByKey.keys).union(folded.map(\.key)).sorted() {
+                    let have = storedByKey[key], want = projection[key]
                     if have != want {
                         problems.append(.init(
                             seq: have?.seq ?? want?.seq,
@@ -190,7 +190,7 @@ extension CacheLog {
                         folded += 1
                         let gap = seq - lastCheckpoint
                         let due = positions.isEmpty
-                            ? gap >= UInt64(tables.checkpointInterval) && gap >= UInt64(current.entries.count)
+                            ? gap >= UInt64(tables.checkpointInterval) && gap >= UInt64(current.count)
                             : positions.contains(seq)
                         if due {
                             let encoded = try CheckpointCodec.encode(current.sorted)
@@ -209,7 +209,7 @@ extension CacheLog {
                     try txn.put(tables.dbs.state, Array(entry.key.utf8), ProjectionEntryCodec.encode(entry), flags: MDB_APPEND)
                 }
                 try tables.setU64(txn, MetaKey.checkpointSeq, lastCheckpoint)
-                return RebuildReport(eventsFolded: folded, liveKeys: projection.entries.count, corruptSeqs: corrupt)
+                return RebuildReport(eventsFolded: folded, liveKeys: projection.count, corruptSeqs: corrupt)
             }
         }
         if !report.corruptSeqs.isEmpty {

@@ -3,46 +3,174 @@ import Foundation
 /// The fold of the log: key → live entry. `put` makes the key live; `delete` removes it; `expire`
 /// removes it when the live value is the one cached at the expire's timestamp.
 /// Folding needs only record headers and keys, never payloads.
+///
+/// Keys are looked up by their raw bytes in an open-addressing table, and a key keeps its slot
+/// (and its String) after it is deleted: a rebuild folds millions of records, almost all about
+/// keys it has already seen, and a String plus a dictionary update per record was most of its time.
+/// Memory grows with the keys ever seen, not with the records.
 struct Projection: Equatable {
-    var entries: [String: LiveEntry] = [:]
+    /// What a slot holds for a live key: plain values, so updating one touches no reference count.
+    private struct Live {
+        var seq: UInt64
+        var timestamp: Double
+        var bytes: Int
+        var payloadSeq: UInt64
+    }
+
+    /// Index into `names` per table slot, -1 when empty. The capacity is a power of two.
+    private var slots = [Int32](repeating: -1, count: 16)
+    /// Every key ever seen: its bytes (in `arena`), its hash, its String, and its live entry if any.
+    private var arena: [UInt8] = []
+    private var spans: [Range<Int>] = []
+    private var hashes: [UInt64] = []
+    private var names: [String] = []
+    private var live: [Live?] = []
+    /// Every key's index in LMDB key order (bytewise), kept as keys arrive: keys never leave the
+    /// table, so a checkpoint walks this instead of sorting every live key again.
+    private var order: [Int32] = []
+    /// Number of live keys.
+    private(set) var count = 0
+
+    static func == (a: Projection, b: Projection) -> Bool { a.entries == b.entries }
+
+    private func entry(_ index: Int) -> LiveEntry? {
+        live[index].map {
+            LiveEntry(key: names[index], seq: $0.seq, timestamp: Date(storedSeconds: $0.timestamp), bytes: $0.bytes, payloadSeq: $0.payloadSeq)
+        }
+    }
+
+    /// The live entries by key.
+    var entries: [String: LiveEntry] {
+        var result: [String: LiveEntry] = [:]
+        for index in live.indices { if let entry = entry(index) { result[entry.key] = entry } }
+        return result
+    }
+
+    subscript(key: String) -> LiveEntry? {
+        var key = key
+        return key.withUTF8 { bytes in find(UnsafeRawBufferPointer(bytes)).flatMap { entry($0) } }
+    }
+
+    /// Makes `entry` the live entry of its key (checkpoint decoding).
+    mutating func set(_ entry: LiveEntry) {
+        var key = entry.key
+        let index = key.withUTF8 { bytes in findOrInsert(UnsafeRawBufferPointer(bytes)) }
+        if live[index] == nil { count += 1 }
+        live[index] = Live(seq: entry.seq, timestamp: entry.timestamp.storedSeconds, bytes: entry.bytes, payloadSeq: entry.payloadSeq)
+    }
 
     /// Applies one record. Throws only for a put whose payload reference is malformed.
     mutating func apply(_ header: EventCodec.Header, record: UnsafeRawBufferPointer, seq: UInt64) throws {
-        let key = EventCodec.key(header, in: record)
+        let keyBytes = EventCodec.keyBytes(header, in: record)
         switch header.kind {
         case .put:
-            entries[key] = LiveEntry(
-                key: key, seq: seq, timestamp: Date(storedSeconds: header.timestamp), bytes: header.payloadLength,
+            let index = findOrInsert(keyBytes)
+            if live[index] == nil { count += 1 }
+            live[index] = Live(
+                seq: seq, timestamp: header.timestamp, bytes: header.payloadLength,
                 payloadSeq: try EventCodec.payloadSeq(header, in: record, seq: seq))
         case .delete:
-            entries.removeValue(forKey: key)
+            if let index = find(keyBytes), live[index] != nil { remove(index) }
         case .expire:
             // An expire removes only the version it judged: a save that landed between the
             // validation's read and its expire stays live.
-            if entries[key]?.timestamp.storedSeconds == header.timestamp { entries.removeValue(forKey: key) }
+            if let index = find(keyBytes), live[index]?.timestamp == header.timestamp { remove(index) }
+        }
+    }
+
+    private mutating func remove(_ index: Int) {
+        live[index] = nil
+        count -= 1
+    }
+
+    // MARK: the table
+
+    /// FNV-1a: cheap for short keys, and every byte counts (keys often share long prefixes).
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash
+    }
+
+    private func find(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        find(bytes, hash: Self.hash(bytes)).index
+    }
+
+    /// The index of the key, or the empty slot where it would go.
+    private func find(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> (index: Int?, slot: Int) {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        return arena.withUnsafeBytes { stored in
+            while true {
+                let index = Int(slots[slot])
+                if index < 0 { return (nil, slot) }
+                let span = spans[index]
+                if hashes[index] == hash && Self.same(stored, span, bytes) { return (index, slot) }
+                slot = (slot + 1) & mask
+            }
+        }
+    }
+
+    private static func same(_ stored: UnsafeRawBufferPointer, _ span: Range<Int>, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard span.count == bytes.count else { return false }
+        guard !span.isEmpty else { return true }
+        guard let a = stored.baseAddress, let b = bytes.baseAddress else { return false }
+        return memcmp(a + span.lowerBound, b, span.count) == 0
+    }
+
+    private mutating func findOrInsert(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let hash = Self.hash(bytes)
+        let (found, slot) = find(bytes, hash: hash)
+        if let found { return found }
+        let index = names.count
+        spans.append(arena.count..<(arena.count + bytes.count))
+        arena.append(contentsOf: bytes)
+        names.append(String(decoding: bytes, as: UTF8.self))
+        hashes.append(hash)
+        live.append(nil)
+        slots[slot] = Int32(index)
+        order.insert(Int32(index), at: orderPosition(of: bytes))
+        // Keep the table at most half full, so probes stay short.
+        if names.count * 2 > slots.count { grow() }
+        return index
+    }
+
+    /// Where a new key goes in `order`: after every key that sorts before it (binary search).
+    private func orderPosition(of bytes: UnsafeRawBufferPointer) -> Int {
+        arena.withUnsafeBytes { stored in
+            var low = 0, high = order.count
+            while low < high {
+                let mid = (low + high) / 2
+                let span = spans[Int(order[mid])]
+                if Self.precedes(UnsafeRawBufferPointer(rebasing: stored[span]), bytes) { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+    }
+
+    /// Bytewise order, shorter first on a common prefix: LMDB's default key order.
+    private static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let common = min(a.count, b.count)
+        if common > 0, let p = a.baseAddress, let q = b.baseAddress {
+            let result = memcmp(p, q, common)
+            if result != 0 { return result < 0 }
+        }
+        return a.count < b.count
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: slots.count * 2)
+        let mask = slots.count - 1
+        for (index, hash) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(index)
         }
     }
 
     /// Entries in LMDB key order (bytewise UTF-8), which is also the order of the `state` table.
     var sorted: [LiveEntry] {
-        entries.values.sorted { Self.bytewisePrecedes($0.key, $1.key) }
-    }
-
-    /// Bytewise UTF-8 order (LMDB's default key order), compared with memcmp on the strings'
-    /// contiguous UTF-8: a checkpoint sorts every live key, and comparing through the generic
-    /// `utf8.lexicographicallyPrecedes` cost more than folding the events between checkpoints.
-    static func bytewisePrecedes(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                let common = min(x.count, y.count)
-                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
-                    let order = memcmp(p, q, common)
-                    if order != 0 { return order < 0 }
-                }
-                return x.count < y.count
-            }
-        }
+        order.compactMap { entry(Int($0)) }
     }
 
     func state(at seq: UInt64) -> LogState { LogState(seq: seq, entries: sorted) }
@@ -111,15 +239,14 @@ enum CheckpointCodec {
             var reader = ByteReader(bytes)
             guard let count = reader.u32() else { throw corrupt("no entry count") }
             var projection = Projection()
-            projection.entries.reserveCapacity(Int(count))
             for _ in 0..<count {
                 guard let keyLength = reader.u16(), let key = reader.bytes(Int(keyLength)),
                       let entrySeq = reader.u64(), let timestamp = reader.f64(), let bytes = reader.u32(),
                       let payloadSeq = reader.u64()
                 else { throw corrupt("truncated entry") }
                 let name = String(decoding: key, as: UTF8.self)
-                projection.entries[name] = LiveEntry(
-                    key: name, seq: entrySeq, timestamp: Date(storedSeconds: timestamp), bytes: Int(bytes), payloadSeq: payloadSeq)
+                projection.set(LiveEntry(
+                    key: name, seq: entrySeq, timestamp: Date(storedSeconds: timestamp), bytes: Int(bytes), payloadSeq: payloadSeq))
             }
             return projection
         }
