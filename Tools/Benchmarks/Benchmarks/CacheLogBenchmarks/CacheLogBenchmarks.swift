@@ -18,6 +18,8 @@ let benchmarks: @Sendable () -> Void = {
     let payloads = feeds.map(Feeds.payload)
     let small = Feeds.smallPayloads(count: 256, seed: 7)
     try? FileManager.default.removeItem(atPath: workDirectory)
+    // Leave nothing behind in the temporary directory when the run ends.
+    Benchmark.shutdownHook = { try? FileManager.default.removeItem(atPath: workDirectory) }
 
     let synced = Benchmark.Configuration(
         metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .instructions, .syscalls],
