@@ -86,3 +86,17 @@ struct ReadTests {
         #expect(seen == [1, 2, 3, 4])
     }
 }
+
+@Suite("Following")
+struct FollowTests {
+    @Test func follow_ignoresReverse_andDeliversEveryEventInOrder() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        for i in 1...5 { try await log.append(.put(key: "k\(i)", payload: payload("\(i)"), timestamp: Date())) }
+        var seen: [UInt64] = []
+        for try await item in log.follow(EventQuery(reverse: true, limit: 5), pollInterval: .milliseconds(5)) {
+            seen.append(item.seq)
+        }
+        #expect(seen == [1, 2, 3, 4, 5])
+    }
+}

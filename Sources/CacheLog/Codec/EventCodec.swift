@@ -47,6 +47,10 @@ enum EventCodec {
         case .put(_, let payload, let timestamp):
             guard payload.count <= Int(UInt32.max) else { throw CacheLogError.payloadTooLarge(length: payload.count) }
             let body = try payload.withUnsafeBytes { try Zlib.compress($0, level: level) }
+            // Incompressible data grows a little under zlib; the framed body must still fit its u32.
+            guard body.count + key.count + headerSize + checksumSize <= Int(UInt32.max) else {
+                throw CacheLogError.payloadTooLarge(length: payload.count)
+            }
             return Prepared(kind: .put, key: key, reason: 0, timestamp: timestamp.storedSeconds, maxAge: 0,
                             payloadLength: UInt32(payload.count), body: body)
         case .delete(_, let reason):

@@ -49,6 +49,7 @@ enum Zlib {
 
     static func crc32(_ buffer: UnsafeRawBufferPointer) -> UInt32 {
         guard let base = buffer.baseAddress else { return 0 }
-        return UInt32(CZlib.crc32(0, base.assumingMemoryBound(to: Bytef.self), uInt(buffer.count)))
+        // crc32_z takes a size_t: records are not limited to 4 GiB by the CRC's own length argument.
+        return UInt32(CZlib.crc32_z(0, base.assumingMemoryBound(to: Bytef.self), z_size_t(buffer.count)))
     }
 }

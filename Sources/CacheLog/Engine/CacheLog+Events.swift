@@ -40,7 +40,11 @@ extension CacheLog {
     /// appended, by this process or another, until the task is cancelled. `query.to` and
     /// `query.reverse` are ignored; `query.limit` bounds the total.
     public func follow(_ query: EventQuery = EventQuery(), pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<LogItem, any Error> {
-        AsyncThrowingStream { continuation in
+        var forward = query
+        forward.reverse = false
+        forward.to = nil
+        let query = forward
+        return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
                     var next = try environment.read { txn in

@@ -79,44 +79,46 @@ extension CacheLog {
                 var row = try cursor.move(MDB_FIRST)
                 while let current = row {
                     records += 1
-                    defer { row = try? cursor.move(MDB_NEXT) }
-                    guard let seq = SeqKey.decode(current.key) else {
-                        problems.append(.init(seq: nil, message: "record key of \(current.key.count) bytes is not a seq"))
-                        continue
-                    }
-                    if seq > base + 1 && previousSeq > base && seq != previousSeq + 1 {
-                        problems.append(.init(seq: seq, message: "gap: previous record is seq \(previousSeq)"))
-                    }
-                    if seq > last { problems.append(.init(seq: seq, message: "beyond the last seq \(last) in meta")) }
-                    previousSeq = seq
-                    do {
-                        let header = try EventCodec.decodeHeader(current.value, seq: seq)
-                        // The header is sound, so the fold uses it even if the body turns out bad:
-                        // the projection does take the record as live.
-                        if seq > base { try projection.apply(header, record: current.value, seq: seq) }
-                        if header.recordedAt < previousTime {
-                            problems.append(.init(seq: seq, message: "recorded before the record preceding it"))
+                    if let seq = SeqKey.decode(current.key) {
+                        if seq > base + 1 && previousSeq > base && seq != previousSeq + 1 {
+                            problems.append(.init(seq: seq, message: "gap: previous record is seq \(previousSeq)"))
                         }
-                        previousTime = header.recordedAt
-                        // A reference is checked against its target; the target's bytes are checked at the target.
-                        if header.kind == .put {
-                            if header.isReference {
-                                _ = try tables.payloadRecord(txn, header, in: current.value, seq: seq)
+                        if seq > last { problems.append(.init(seq: seq, message: "beyond the last seq \(last) in meta")) }
+                        previousSeq = seq
+                        do {
+                            // The fold reads framing only, as appends, rebuild and time travel do, so
+                            // a record whose payload bytes are damaged still counts as it did when
+                            // appended; the checksum and payload checks below report the damage.
+                            let header = try EventCodec.decodeHeader(current.value, seq: seq, verifyChecksum: false)
+                            if seq > base { try projection.apply(header, record: current.value, seq: seq) }
+                            if header.recordedAt < previousTime {
+                                problems.append(.init(seq: seq, message: "recorded before the record preceding it"))
+                            }
+                            previousTime = header.recordedAt
+                            _ = try EventCodec.decodeHeader(current.value, seq: seq)
+                            // A reference is checked against its target; the target's bytes are checked at the target.
+                            if header.kind == .put {
+                                if header.isReference {
+                                    _ = try tables.payloadRecord(txn, header, in: current.value, seq: seq)
+                                } else {
+                                    _ = try EventCodec.payload(header, in: current.value, seq: seq)
+                                }
+                            }
+                        } catch let error as CacheLogError {
+                            if case .corruptRecord(let at, let detail) = error {
+                                // `at` differs from `seq` when the bad bytes are in the record a reference points to.
+                                problems.append(.init(seq: at, message: "corrupt record: \(detail)"))
                             } else {
-                                _ = try EventCodec.payload(header, in: current.value, seq: seq)
+                                problems.append(.init(seq: seq, message: error.description))
                             }
                         }
-                    } catch let error as CacheLogError {
-                        if case .corruptRecord(let at, let detail) = error {
-                            // `at` differs from `seq` when the bad bytes are in the record a reference points to.
-                            problems.append(.init(seq: at, message: "corrupt record: \(detail)"))
-                        } else {
-                            problems.append(.init(seq: seq, message: error.description))
+                        if seq > base, let checkpoint = checkpoints[seq], checkpoint != projection {
+                            problems.append(.init(seq: seq, message: "checkpoint differs from the fold of the log"))
                         }
+                    } else {
+                        problems.append(.init(seq: nil, message: "record key of \(current.key.count) bytes is not a seq"))
                     }
-                    if seq > base, let checkpoint = checkpoints[seq], checkpoint != projection {
-                        problems.append(.init(seq: seq, message: "checkpoint differs from the fold of the log"))
-                    }
+                    row = try cursor.move(MDB_NEXT)
                 }
             }
             if last > base && previousSeq != last && records > 0 {
@@ -127,12 +129,16 @@ extension CacheLog {
             for key in malformed {
                 problems.append(.init(seq: nil, message: CacheLogError.corruptProjection(key: key).description))
             }
-            let folded = projection.sorted
-            if stored != folded {
-                let storedByKey = Dictionary(stored.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-                for key in Set(storedByKey.keys).union(folded.map(\.key)).sorted() {
-                    let have = storedByKey[key], want = projection[key]
-                    if have != want {
+            let folded = projection.ordered()
+            if !LiveEntry.sameEntries(stored, folded) {
+                // Keyed by bytes: canonically equivalent keys are different keys to LMDB.
+                let storedByKey = Dictionary(stored.map { (Array($0.key.utf8), $0) }, uniquingKeysWith: { a, _ in a })
+                let foldedByKey = Dictionary(folded.map { (Array($0.key.utf8), $0) }, uniquingKeysWith: { a, _ in a })
+                let keys = Set(storedByKey.keys).union(foldedByKey.keys).sorted { $0.lexicographicallyPrecedes($1) }
+                for bytes in keys {
+                    let have = storedByKey[bytes], want = foldedByKey[bytes]
+                    let key = String(decoding: bytes, as: UTF8.self)
+                    if have != want || have?.key.utf8.elementsEqual(bytes) == false {
                         problems.append(.init(
                             seq: have?.seq ?? want?.seq,
                             message: "projection of key \"\(key)\" is \(Self.describe(have)), the log says \(Self.describe(want))"))
@@ -185,7 +191,7 @@ extension CacheLog {
                 var folded = 0
                 var lastCheckpoint = base
                 if last > base {
-                    try tables.fold(txn, into: &projection, range: (base + 1)...last, verifyChecksums: false,
+                    try tables.fold(txn, into: &projection, range: (base + 1)...last,
                                     onCorrupt: { seq, _ in corrupt.append(seq) }) { seq, current in
                         folded += 1
                         let gap = seq - lastCheckpoint
@@ -193,7 +199,7 @@ extension CacheLog {
                             ? gap >= UInt64(tables.checkpointInterval) && gap >= UInt64(current.count)
                             : positions.contains(seq)
                         if due {
-                            let encoded = try CheckpointCodec.encode(current.sorted)
+                            let encoded = try CheckpointCodec.encode(current.ordered())
                             if try txn.get(tables.dbs.checkpoints, SeqKey.bytes(seq)).map({ !$0.elementsEqual(encoded) }) ?? true {
                                 try txn.put(tables.dbs.checkpoints, SeqKey.bytes(seq), encoded)
                             }
@@ -204,7 +210,7 @@ extension CacheLog {
                 }
                 for seq in stale { try txn.delete(tables.dbs.checkpoints, SeqKey.bytes(seq)) }
                 try txn.empty(tables.dbs.state)
-                for entry in projection.sorted {
+                for entry in projection.ordered() {
                     // Sorted in LMDB's key order, so every row goes at the end of the table.
                     try txn.put(tables.dbs.state, Array(entry.key.utf8), ProjectionEntryCodec.encode(entry), flags: MDB_APPEND)
                 }
@@ -235,8 +241,8 @@ extension CacheLog {
                 }
                 let newBase = cut - 1
                 // The state right before the cut stands in for everything removed.
-                let baseState = try tables.projection(txn, asOf: newBase)
-                try tables.writeCheckpoint(txn, seq: newBase, entries: baseState.sorted)
+                var baseState = try tables.projection(txn, asOf: newBase)
+                try tables.writeCheckpoint(txn, seq: newBase, entries: baseState.ordered())
 
                 // Keep the live puts, the records holding their payloads, and every record before
                 // the cut that a put after it refers to for its (unchanged) payload.

@@ -162,7 +162,8 @@ public final class CacheLog: Sendable {
         try environment.read { txn in
             let last = try tables.lastSeq(txn)
             let seq = min(try tables.resolve(txn, position, upperBound: true), last)
-            return try tables.projection(txn, asOf: seq).state(at: seq)
+            var projection = try tables.projection(txn, asOf: seq)
+            return projection.state(at: seq)
         }
     }
 

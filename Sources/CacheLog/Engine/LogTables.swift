@@ -48,7 +48,7 @@ struct LogTables {
                 if event.kind == .put, let earlier = try identicalPayload(txn, event, removed: removed) {
                     reference = earlier
                     payloadSeq = earlier
-                } else if event.kind != .put, let entry = try entry(txn, key: event.key) {
+                } else if event.kind != .put, let entry = liveEntryIfReadable(txn, key: event.key) {
                     removed[event.key] = entry.payloadSeq
                 }
                 let record = EventCodec.encode(event, recordedAt: recordedAt, payloadAt: reference)
@@ -59,7 +59,8 @@ struct LogTables {
             }
             ranges.append(first...seq)
             if try checkpointDue(txn, seq: seq, last: checkpointSeq) {
-                try writeCheckpoint(txn, seq: seq, entries: try currentEntries(txn))
+                // Rows that do not decode are left out: a damaged row must not block every append.
+                try writeCheckpoint(txn, seq: seq, entries: try storedEntries(txn).entries)
                 checkpointSeq = seq
             }
         }
@@ -74,7 +75,7 @@ struct LogTables {
     /// compared: the same bytes compressed the same way give the same stream, and a mismatch only
     /// costs a second copy, never a wrong payload.
     private func identicalPayload(_ txn: Transaction, _ event: EventCodec.Prepared, removed: [[UInt8]: UInt64]) throws -> UInt64? {
-        guard let candidate = try entry(txn, key: event.key)?.payloadSeq ?? removed[event.key],
+        guard let candidate = liveEntryIfReadable(txn, key: event.key)?.payloadSeq ?? removed[event.key],
               let record = try txn.get(dbs.events, SeqKey.bytes(candidate)),
               let header = try? EventCodec.decodeHeader(record, seq: candidate, verifyChecksum: false),
               header.kind == .put, !header.isReference, header.payloadLength == Int(event.payloadLength),
@@ -168,6 +169,12 @@ struct LogTables {
         }
     }
 
+    /// The key's live entry for the append path, where a damaged projection row counts as none:
+    /// the put or delete being appended replaces or removes it, instead of failing the whole group.
+    private func liveEntryIfReadable(_ txn: Transaction, key: [UInt8]) -> LiveEntry? {
+        (try? entry(txn, key: key)) ?? nil
+    }
+
     func entry(_ txn: Transaction, key: [UInt8]) throws -> LiveEntry? {
         guard let raw = try txn.get(dbs.state, key) else { return nil }
         let name = String(decoding: key, as: UTF8.self)
@@ -177,17 +184,17 @@ struct LogTables {
 
     // MARK: folding
 
-    /// Folds the records with seq in `range` into `projection`, reading headers only. A record that
-    /// fails its checks is skipped and reported to `onCorrupt`: its effect cannot be known.
-    /// Without `verifyChecksums` only the framing is checked (a checksum covers the payload too,
-    /// which a fold never reads): fast enough for a rebuild, while `verify` checks every byte.
-    func fold(_ txn: Transaction, into projection: inout Projection, range: ClosedRange<UInt64>, verifyChecksums: Bool = true,
+    /// Folds the records with seq in `range` into `projection`, reading headers only and checking
+    /// their framing, not their checksums: a checksum covers the payload too, which a fold never
+    /// reads, and appends applied every record whatever its later damage. `verify` checks every
+    /// byte. A record whose framing fails is skipped and reported to `onCorrupt`.
+    func fold(_ txn: Transaction, into projection: inout Projection, range: ClosedRange<UInt64>,
               onCorrupt: (UInt64, CacheLogError) -> Void, onEvent: (UInt64, inout Projection) throws -> Void = { _, _ in }) throws {
         try txn.withCursor(dbs.events) { cursor in
             var next = try cursor.seek(atLeast: SeqKey.bytes(range.lowerBound))
             while let row = next, let seq = SeqKey.decode(row.key), seq <= range.upperBound {
                 do {
-                    let header = try EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: verifyChecksums)
+                    let header = try EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false)
                     try projection.apply(header, record: row.value, seq: seq)
                 } catch let error as CacheLogError {
                     onCorrupt(seq, error)

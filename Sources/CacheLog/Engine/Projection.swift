@@ -25,25 +25,25 @@ struct Projection: Equatable {
     private var hashes: [UInt64] = []
     private var names: [String] = []
     private var live: [Live?] = []
-    /// Every key's index in LMDB key order (bytewise), kept as keys arrive: keys never leave the
-    /// table, so a checkpoint walks this instead of sorting every live key again.
+    /// Every key's index in LMDB key order (bytewise). Keys never leave the table, so a checkpoint
+    /// walks this instead of sorting every live key again; keys seen since the last walk wait in
+    /// `unordered` and are sorted and merged in once (`ordered()`).
     private var order: [Int32] = []
+    private var unordered: [Int32] = []
     /// Number of live keys.
     private(set) var count = 0
 
-    static func == (a: Projection, b: Projection) -> Bool { a.entries == b.entries }
+    /// Equal when the same keys, byte for byte, hold the same entries (Swift's String equality
+    /// would treat canonically equivalent keys as one; LMDB keys are bytes).
+    static func == (a: Projection, b: Projection) -> Bool {
+        var a = a, b = b
+        return LiveEntry.sameEntries(a.ordered(), b.ordered())
+    }
 
     private func entry(_ index: Int) -> LiveEntry? {
         live[index].map {
             LiveEntry(key: names[index], seq: $0.seq, timestamp: Date(storedSeconds: $0.timestamp), bytes: $0.bytes, payloadSeq: $0.payloadSeq)
         }
-    }
-
-    /// The live entries by key.
-    var entries: [String: LiveEntry] {
-        var result: [String: LiveEntry] = [:]
-        for index in live.indices { if let entry = entry(index) { result[entry.key] = entry } }
-        return result
     }
 
     subscript(key: String) -> LiveEntry? {
@@ -64,17 +64,18 @@ struct Projection: Equatable {
         let keyBytes = EventCodec.keyBytes(header, in: record)
         switch header.kind {
         case .put:
+            // Decoded first: a malformed reference must leave the projection untouched.
+            let payloadSeq = try EventCodec.payloadSeq(header, in: record, seq: seq)
             let index = findOrInsert(keyBytes)
             if live[index] == nil { count += 1 }
-            live[index] = Live(
-                seq: seq, timestamp: header.timestamp, bytes: header.payloadLength,
-                payloadSeq: try EventCodec.payloadSeq(header, in: record, seq: seq))
+            live[index] = Live(seq: seq, timestamp: header.timestamp, bytes: header.payloadLength, payloadSeq: payloadSeq)
         case .delete:
             if let index = find(keyBytes), live[index] != nil { remove(index) }
         case .expire:
             // An expire removes only the version it judged: a save that landed between the
             // validation's read and its expire stays live.
-            if let index = find(keyBytes), live[index]?.timestamp == header.timestamp { remove(index) }
+            // Bit patterns, as the append path compares them (a NaN equals itself there too).
+            if let index = find(keyBytes), live[index]?.timestamp.bitPattern == header.timestamp.bitPattern { remove(index) }
         }
     }
 
@@ -129,23 +130,10 @@ struct Projection: Equatable {
         hashes.append(hash)
         live.append(nil)
         slots[slot] = Int32(index)
-        order.insert(Int32(index), at: orderPosition(of: bytes))
+        unordered.append(Int32(index))
         // Keep the table at most half full, so probes stay short.
         if names.count * 2 > slots.count { grow() }
         return index
-    }
-
-    /// Where a new key goes in `order`: after every key that sorts before it (binary search).
-    private func orderPosition(of bytes: UnsafeRawBufferPointer) -> Int {
-        arena.withUnsafeBytes { stored in
-            var low = 0, high = order.count
-            while low < high {
-                let mid = (low + high) / 2
-                let span = spans[Int(order[mid])]
-                if Self.precedes(UnsafeRawBufferPointer(rebasing: stored[span]), bytes) { low = mid + 1 } else { high = mid }
-            }
-            return low
-        }
     }
 
     /// Bytewise order, shorter first on a common prefix: LMDB's default key order.
@@ -169,11 +157,36 @@ struct Projection: Equatable {
     }
 
     /// Entries in LMDB key order (bytewise UTF-8), which is also the order of the `state` table.
-    var sorted: [LiveEntry] {
-        order.compactMap { entry(Int($0)) }
+    /// The live entries in LMDB key order (bytewise UTF-8), which is also the order of the `state`
+    /// table. New keys are sorted among themselves and merged in: O(n + k log k) for k new keys.
+    mutating func ordered() -> [LiveEntry] {
+        if !unordered.isEmpty {
+            let fresh = arena.withUnsafeBytes { stored in
+                unordered.sorted { Self.precedes(key(stored, $0), key(stored, $1)) }
+            }
+            var merged: [Int32] = []
+            merged.reserveCapacity(order.count + fresh.count)
+            arena.withUnsafeBytes { stored in
+                var i = 0, j = 0
+                while i < order.count || j < fresh.count {
+                    if j == fresh.count || (i < order.count && Self.precedes(key(stored, order[i]), key(stored, fresh[j]))) {
+                        merged.append(order[i]); i += 1
+                    } else {
+                        merged.append(fresh[j]); j += 1
+                    }
+                }
+            }
+            order = merged
+            unordered.removeAll()
+        }
+        return order.compactMap { entry(Int($0)) }
     }
 
-    func state(at seq: UInt64) -> LogState { LogState(seq: seq, entries: sorted) }
+    private func key(_ stored: UnsafeRawBufferPointer, _ index: Int32) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: stored[spans[Int(index)]])
+    }
+
+    mutating func state(at seq: UInt64) -> LogState { LogState(seq: seq, entries: ordered()) }
 }
 
 /// The value of a `state` row: u64 seq of the live put, f64 cache timestamp, u32 payload bytes,

@@ -196,7 +196,15 @@ final class Environment: @unchecked Sendable {
         }
     }
 
+    /// `mdb_env_info` reads the meta pages through the map, which a resize unmaps: read it under
+    /// the resize lock like any transaction.
     var mapSize: Int {
+        resizeLock.lockShared()
+        defer { resizeLock.unlock() }
+        return unlockedMapSize
+    }
+
+    private var unlockedMapSize: Int {
         var info = MDB_envinfo()
         mdb_env_info(raw, &info)
         return info.me_mapsize
@@ -204,6 +212,8 @@ final class Environment: @unchecked Sendable {
 
     /// Bytes of the map in use: pages up to the last one written.
     var mapUsed: Int {
+        resizeLock.lockShared()
+        defer { resizeLock.unlock() }
         var info = MDB_envinfo()
         mdb_env_info(raw, &info)
         var stat = MDB_stat()
@@ -218,7 +228,7 @@ final class Environment: @unchecked Sendable {
     private func growMap() throws {
         resizeLock.lockExclusive()
         defer { resizeLock.unlock() }
-        let old = mapSize
+        let old = unlockedMapSize
         let new = old * 2
         try lmdbCheck(mdb_env_set_mapsize(raw, new), "mdb_env_set_mapsize")
         logger.notice("grew the map", metadata: ["from": "\(old)", "to": "\(new)", "path": "\(path)"])
@@ -229,7 +239,7 @@ final class Environment: @unchecked Sendable {
         defer { resizeLock.unlock() }
         // Size 0 means "adopt the size another process has set" (lmdb.h, mdb_env_set_mapsize).
         try lmdbCheck(mdb_env_set_mapsize(raw, 0), "mdb_env_set_mapsize")
-        logger.info("adopted a map grown by another process", metadata: ["size": "\(mapSize)"])
+        logger.info("adopted a map grown by another process", metadata: ["size": "\(unlockedMapSize)"])
     }
 }
 

@@ -59,6 +59,11 @@ public struct LiveEntry: Sendable, Equatable, Hashable {
     /// same key with an identical payload (identical payloads are stored once).
     public var payloadSeq: UInt64
 
+    /// Same entries in the same order, keys compared byte for byte.
+    static func sameEntries(_ a: [LiveEntry], _ b: [LiveEntry]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { $0.key.utf8.elementsEqual($1.key.utf8) && $0 == $1 }
+    }
+
     public init(key: String, seq: UInt64, timestamp: Date, bytes: Int, payloadSeq: UInt64? = nil) {
         self.key = key
         self.seq = seq
@@ -74,7 +79,8 @@ public struct LogState: Sendable, Equatable {
     public var seq: UInt64
     public var entries: [LiveEntry]
 
-    public func entry(for key: String) -> LiveEntry? { entries.first { $0.key == key } }
+    /// The entry whose key has exactly these UTF-8 bytes (keys are compared as LMDB compares them).
+    public func entry(for key: String) -> LiveEntry? { entries.first { $0.key.utf8.elementsEqual(key.utf8) } }
 }
 
 /// A point in the log: a sequence number, or a wall-clock date matched against `recordedAt`.
