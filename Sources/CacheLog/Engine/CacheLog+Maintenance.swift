@@ -211,8 +211,9 @@ extension CacheLog {
                 for seq in stale { try txn.delete(tables.dbs.checkpoints, SeqKey.bytes(seq)) }
                 try txn.empty(tables.dbs.state)
                 for entry in projection.ordered() {
-                    // Sorted in LMDB's key order, so every row goes at the end of the table.
-                    try txn.put(tables.dbs.state, Array(entry.key.utf8), ProjectionEntryCodec.encode(entry), flags: MDB_APPEND)
+                    // In key order, so each row lands at the end of the table; no MDB_APPEND, though:
+                    // a damaged key that is not UTF-8 comes back altered and may sort elsewhere.
+                    try txn.put(tables.dbs.state, Array(entry.key.utf8), ProjectionEntryCodec.encode(entry))
                 }
                 try tables.setU64(txn, MetaKey.checkpointSeq, lastCheckpoint)
                 return RebuildReport(eventsFolded: folded, liveKeys: projection.count, corruptSeqs: corrupt)
