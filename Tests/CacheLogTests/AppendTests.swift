@@ -132,4 +132,20 @@ struct AppendTests {
         #expect(flags & UInt32(MDB_NOTLS) != 0)
         #expect(flags & UInt32(MDB_NOMETASYNC) == 0)
     }
+
+    @Test func unsyncedDurability_skipsTheSyncPerCommit_andSyncFlushesExplicitly() async throws {
+        let dir = try TemporaryDirectory()
+        do {
+            let log = try CacheLog(path: dir.path(), options: .init(durability: .unsynced))
+            var flags: UInt32 = 0
+            mdb_env_get_flags(log.environment.raw, &flags)
+            #expect(flags & UInt32(MDB_NOSYNC) != 0)
+            for i in 0..<10 { try await log.append(.put(key: "k\(i)", payload: payload("\(i)"), timestamp: Date())) }
+            try log.sync()
+        }
+        try await waitUntilClosed(dir.path())
+        let reopened = try makeLog(dir)
+        #expect(try reopened.lastSeq() == 10)
+        #expect(try reopened.retrieve("k9")?.payload == payload("9"))
+    }
 }

@@ -46,11 +46,6 @@ struct Projection: Equatable {
         }
     }
 
-    subscript(key: String) -> LiveEntry? {
-        var key = key
-        return key.withUTF8 { bytes in find(UnsafeRawBufferPointer(bytes)).flatMap { entry($0) } }
-    }
-
     /// Makes `entry` the live entry of its key (checkpoint decoding).
     mutating func set(_ entry: LiveEntry) {
         var key = entry.key
