@@ -46,15 +46,10 @@ extension CacheLog {
             let base = try tables.u64(txn, MetaKey.baseSeq)
             let last = try tables.lastSeq(txn)
             var projection = Projection()
-            if base > 0 {
-                do {
-                    guard let raw = try txn.get(tables.dbs.checkpoints, SeqKey.bytes(base)) else {
-                        throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
-                    }
-                    projection = try CheckpointCodec.decode(raw, seq: base)
-                } catch let error as CacheLogError {
-                    problems.append(.init(seq: base, message: error.description))
-                }
+            do {
+                projection = try tables.baseProjection(txn, base: base)
+            } catch let error as CacheLogError {
+                problems.append(.init(seq: base, message: error.description))
             }
             var checkpoints: [UInt64: Projection] = [:]
             var checkpointCount = 0
@@ -166,25 +161,12 @@ extension CacheLog {
             try environment.write { txn in
                 let base = try tables.u64(txn, MetaKey.baseSeq)
                 let last = try tables.lastSeq(txn)
-                var projection = Projection()
-                if base > 0 {
-                    guard let raw = try txn.get(tables.dbs.checkpoints, SeqKey.bytes(base)) else {
-                        throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
-                    }
-                    projection = try CheckpointCodec.decode(raw, seq: base)
-                }
+                var projection = try tables.baseProjection(txn, base: base)
                 // Checkpoints after the base are derived data too. The fold produces them at the
                 // stored positions (appends place them at batch ends, which the log does not
                 // record), or by the interval when there are none, and writes each only where the
                 // stored one differs: a write transaction holds every page it dirties in memory.
-                var stale = Set<UInt64>()
-                try txn.withCursor(tables.dbs.checkpoints) { cursor in
-                    var row = try cursor.seek(atLeast: SeqKey.bytes(base + 1))
-                    while let current = row, let seq = SeqKey.decode(current.key) {
-                        stale.insert(seq)
-                        row = try cursor.move(MDB_NEXT)
-                    }
-                }
+                var stale = Set(try tables.seqs(txn, in: tables.dbs.checkpoints, from: base + 1))
 
                 let positions = stale
                 var corrupt: [UInt64] = []
@@ -259,31 +241,17 @@ extension CacheLog {
                         row = try cursor.move(MDB_NEXT)
                     }
                 }
-                var doomed: [UInt64] = []
-                var kept = 0
-                try txn.withCursor(tables.dbs.events) { cursor in
-                    var row = try cursor.move(MDB_FIRST)
-                    while let current = row, let seq = SeqKey.decode(current.key), seq < cut {
-                        if live.contains(seq) { kept += 1 } else { doomed.append(seq) }
-                        row = try cursor.move(MDB_NEXT)
-                    }
-                }
+                let before = try tables.seqs(txn, in: tables.dbs.events, below: cut)
+                let doomed = before.filter { !live.contains($0) }
                 for seq in doomed { try txn.delete(tables.dbs.events, SeqKey.bytes(seq)) }
-
-                var oldCheckpoints: [UInt64] = []
-                try txn.withCursor(tables.dbs.checkpoints) { cursor in
-                    var row = try cursor.move(MDB_FIRST)
-                    while let current = row, let seq = SeqKey.decode(current.key), seq < newBase {
-                        oldCheckpoints.append(seq)
-                        row = try cursor.move(MDB_NEXT)
-                    }
+                for seq in try tables.seqs(txn, in: tables.dbs.checkpoints, below: newBase) {
+                    try txn.delete(tables.dbs.checkpoints, SeqKey.bytes(seq))
                 }
-                for seq in oldCheckpoints { try txn.delete(tables.dbs.checkpoints, SeqKey.bytes(seq)) }
                 try tables.setU64(txn, MetaKey.baseSeq, newBase)
                 if try tables.u64(txn, MetaKey.checkpointSeq) < newBase {
                     try tables.setU64(txn, MetaKey.checkpointSeq, newBase)
                 }
-                return CompactionReport(removed: doomed.count, keptLive: kept, firstAvailable: newBase)
+                return CompactionReport(removed: doomed.count, keptLive: before.count - doomed.count, firstAvailable: newBase)
             }
         }
     }

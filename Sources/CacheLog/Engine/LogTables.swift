@@ -205,6 +205,29 @@ struct LogTables {
         }
     }
 
+    /// The projection that stands for compacted history: the checkpoint at `base`, or an empty one
+    /// when nothing was compacted (`base` is 0).
+    func baseProjection(_ txn: Transaction, base: UInt64) throws -> Projection {
+        guard base > 0 else { return Projection() }
+        guard let raw = try txn.get(dbs.checkpoints, SeqKey.bytes(base)) else {
+            throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
+        }
+        return try CheckpointCodec.decode(raw, seq: base)
+    }
+
+    /// The seqs keyed in table `dbi` (events or checkpoints) from `from` up to, not including, `below`.
+    func seqs(_ txn: Transaction, in dbi: MDB_dbi, from: UInt64 = 0, below: UInt64 = .max) throws -> [UInt64] {
+        try txn.withCursor(dbi) { cursor in
+            var seqs: [UInt64] = []
+            var row = try cursor.seek(atLeast: SeqKey.bytes(from))
+            while let current = row, let seq = SeqKey.decode(current.key), seq < below {
+                seqs.append(seq)
+                row = try cursor.move(MDB_NEXT)
+            }
+            return seqs
+        }
+    }
+
     /// The projection after `seq`: the nearest checkpoint at or before it, plus the tail.
     func projection(_ txn: Transaction, asOf seq: UInt64) throws -> Projection {
         let base = try u64(txn, MetaKey.baseSeq)
