@@ -15,6 +15,9 @@ public final class CacheLog: Sendable {
     public struct Options: Sendable {
         /// Open for reading only: never creates, never writes; appends throw ``CacheLogError/readOnly``.
         public var readOnly: Bool
+        /// Create the database (and its directory) when there is none. When false, a missing
+        /// database is ``CacheLogError/noDatabase(path:)``, as it always is for `readOnly`.
+        public var createIfMissing: Bool
         /// `.synced` (default): every commit is on disk when `append` returns.
         public var durability: Durability
         /// The LMDB map size to start with; the map doubles by itself whenever it fills.
@@ -32,11 +35,12 @@ public final class CacheLog: Sendable {
         public var logger: Logger
 
         public init(
-            readOnly: Bool = false, durability: Durability = .synced, initialMapSize: Int = 64 << 20,
+            readOnly: Bool = false, createIfMissing: Bool = true, durability: Durability = .synced, initialMapSize: Int = 64 << 20,
             checkpointInterval: Int = 4096, compressionLevel: Int = 6, clock: @escaping @Sendable () -> Date = { Date() },
             logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() })
         ) {
             self.readOnly = readOnly
+            self.createIfMissing = createIfMissing && !readOnly
             self.durability = durability
             self.initialMapSize = initialMapSize
             self.checkpointInterval = max(1, checkpointInterval)
@@ -63,7 +67,7 @@ public final class CacheLog: Sendable {
     let compressionLevel: Int32
 
     /// Opens the database in directory `path`, creating it (and the directory) when it does not
-    /// exist, unless `options.readOnly`. A directory that holds other files is not taken over.
+    /// exist, if `options.createIfMissing`. A directory that holds other files is not taken over.
     public init(path: String, options: Options = Options()) throws {
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -71,7 +75,7 @@ public final class CacheLog: Sendable {
             guard isDirectory.boolValue else { throw CacheLogError.notADirectory(path: path) }
             let contents = (try? fileManager.contentsOfDirectory(atPath: path)) ?? []
             if !contents.contains("data.mdb") {
-                if options.readOnly { throw CacheLogError.noDatabase(path: path) }
+                if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
                 guard contents.isEmpty else {
                     throw CacheLogError.notADatabase(path: path, detail: "directory holds other files and no data.mdb")
                 }
@@ -80,7 +84,7 @@ public final class CacheLog: Sendable {
                 throw CacheLogError.notWritable(path: path)
             }
         } else {
-            if options.readOnly { throw CacheLogError.noDatabase(path: path) }
+            if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
             do {
                 try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {

@@ -69,15 +69,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens the database for writing; creates it only for commands that cache (`create`).
     func openForWriting(create: Bool = false) throws -> CacheLog {
-        let path = databasePath()
-        if !create && !FileManager.default.fileExists(atPath: path + "/data.mdb") {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                throw CacheLogError.notADirectory(path: path)
-            }
-            throw CacheLogError.noDatabase(path: path)
-        }
-        return try CacheLog(path: path, options: .init(clock: try clock(), logger: logger()))
+        try CacheLog(path: databasePath(), options: .init(createIfMissing: create, clock: try clock(), logger: logger()))
     }
 }
 
