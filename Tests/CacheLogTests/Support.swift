@@ -44,8 +44,7 @@ func events(_ log: CacheLog, _ query: EventQuery = EventQuery()) throws -> [Reco
 
 /// Waits until the instance for `path` is gone, so the directory can be opened again in-process.
 func waitUntilClosed(_ path: String) async throws {
-    let canonical = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
-    let closed = try await eventually { !OpenPaths.shared.withLock { $0.contains(canonical) } }
+    let closed = try await eventually { !OpenPaths.isOpen(path) }
     #expect(closed, "database at \(path) was never closed")
 }
 

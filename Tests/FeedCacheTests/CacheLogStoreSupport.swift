@@ -32,10 +32,7 @@ final class TemporaryCacheLog: @unchecked Sendable {
             try await seed(writer)
         }
         // The writer's environment closes once its queue lets go of it; wait for that.
-        for _ in 0..<500 {
-            if !OpenPaths.shared.withLock({ $0.contains(URL(fileURLWithPath: path).standardizedFileURL.path) }) { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = try await eventually { !OpenPaths.isOpen(path) }
     }
 
     /// Flips a byte inside the stored record `seq` with the raw LMDB API, as disk corruption would.

@@ -91,7 +91,7 @@ public final class CacheLog: Sendable {
                 throw CacheLogError.notWritable(path: path)
             }
         }
-        let canonical = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+        let canonical = OpenPaths.canonical(path)
         try OpenPaths.claim(canonical)
         do {
             environment = try Environment(
