@@ -15,7 +15,7 @@ private struct FilmApp {
     init(_ env: AppEnvironment) {
         let remote = RemoteLoader(url: env.url("/films"), client: env.client, mapper: FilmsMapper.map)
         cache = LocalFeedLoader(
-            store: CacheLogFeedStore(log: env.log, key: "films"), currentDate: env.clock.currentDate, policy: .feeds)
+            store: CacheLogFeedStore(log: env.log, key: "films"), currentDate: env.clock.function, policy: .feeds)
         feed = FeedLoaderWithFallbackComposite(
             primary: FeedLoaderCacheDecorator(decoratee: AnyFeedLoader.remote { try await remote.load() }, cache: cache),
             fallback: cache)
@@ -34,7 +34,7 @@ struct FilmFeedAcceptanceTests {
 
         #expect(feed == LoadedFeed(items: [castleInTheSky, totoro], source: .remote))
         #expect(try await app.cache.load() == [castleInTheSky, totoro])
-        #expect(try env.loggedEvents() == LoggedEvent.save("films", at: TestClock.start) + LoggedEvent.save("films", at: env.clock.now))
+        #expect(try env.loggedEvents() == LoggedEvent.save("films", at: TestClock.start) + LoggedEvent.save("films", at: env.clock.date))
     }
 
     @Test(arguments: Offline.allCases)

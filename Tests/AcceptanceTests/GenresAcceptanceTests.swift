@@ -19,7 +19,7 @@ private struct GenresApp {
             decoratee: AnyFeedLoader.remote { try await remote.load() }, retries: 2,
             isRetryable: { $0 as? RemoteLoaderError == .invalidData })
         cache = LocalFeedLoader(
-            store: CacheLogFeedStore(log: env.log, key: "genres"), currentDate: env.clock.currentDate, policy: .feeds)
+            store: CacheLogFeedStore(log: env.log, key: "genres"), currentDate: env.clock.function, policy: .feeds)
         genres = FeedLoaderWithFallbackComposite(
             primary: FeedLoaderCacheDecorator(decoratee: retried, cache: cache),
             fallback: cache)
@@ -38,7 +38,7 @@ struct GenresAcceptanceTests {
 
         #expect(loaded == LoadedFeed(items: [business, comedy], source: .remote))
         #expect(try await app.cache.load() == [business, comedy])
-        #expect(try env.loggedEvents() == LoggedEvent.save("genres", at: TestClock.start) + LoggedEvent.save("genres", at: env.clock.now))
+        #expect(try env.loggedEvents() == LoggedEvent.save("genres", at: TestClock.start) + LoggedEvent.save("genres", at: env.clock.date))
     }
 
     @Test(arguments: Offline.allCases)

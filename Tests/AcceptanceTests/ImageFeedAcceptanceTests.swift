@@ -18,13 +18,13 @@ private struct ImageFeedApp {
     init(_ env: AppEnvironment) {
         let remote = RemoteLoader(url: env.url("/feed"), client: env.client, mapper: FeedImagesMapper.map)
         cache = LocalFeedLoader(
-            store: CacheLogFeedStore(log: env.log, key: "feed"), currentDate: env.clock.currentDate, policy: .feeds)
+            store: CacheLogFeedStore(log: env.log, key: "feed"), currentDate: env.clock.function, policy: .feeds)
         feed = FeedLoaderWithFallbackComposite(
             primary: FeedLoaderCacheDecorator(decoratee: AnyFeedLoader.remote { try await remote.load() }, cache: cache),
             fallback: cache)
 
         let remoteImages = RemoteImageDataLoader(client: env.client)
-        let localImages = LocalImageDataLoader(store: CacheLogImageDataStore(log: env.log, currentDate: env.clock.currentDate))
+        let localImages = LocalImageDataLoader(store: CacheLogImageDataStore(log: env.log, currentDate: env.clock.function))
         imageData = ImageDataLoaderWithFallbackComposite(
             primary: localImages,
             fallback: ImageDataLoaderCacheDecorator(
@@ -44,7 +44,7 @@ struct ImageFeedAcceptanceTests {
 
         #expect(loaded == LoadedFeed(items: [sunset, harbour], source: .remote))
         #expect(try await app.cache.load() == [sunset, harbour])
-        #expect(try env.loggedEvents() == LoggedEvent.save("feed", at: TestClock.start) + LoggedEvent.save("feed", at: env.clock.now))
+        #expect(try env.loggedEvents() == LoggedEvent.save("feed", at: TestClock.start) + LoggedEvent.save("feed", at: env.clock.date))
     }
 
     @Test(arguments: Offline.allCases)

@@ -23,7 +23,7 @@ private struct PeopleSearchApp {
     init(_ env: AppEnvironment) {
         let client = env.client
         let firstPage = env.url("/api/people/")
-        cache = LocalSearchLoader(store: CacheLogKeyedFeedStore(log: env.log), currentDate: env.clock.currentDate, policy: .search)
+        cache = LocalSearchLoader(store: CacheLogKeyedFeedStore(log: env.log), currentDate: env.clock.function, policy: .search)
         pages = PaginatedSearchLoader(
             remote: { query, next in
                 var components = URLComponents(url: firstPage, resolvingAgainstBaseURL: false)
@@ -61,7 +61,7 @@ struct PeopleSearchAcceptanceTests {
         #expect(results.loadMore == nil)
         #expect(try await app.cache.load(for: "darth") == [vader, maul])
         #expect(try env.loggedEvents()
-            == LoggedEvent.save("search:darth", at: TestClock.start) + LoggedEvent.save("search:darth", at: env.clock.now))
+            == LoggedEvent.save("search:darth", at: TestClock.start) + LoggedEvent.save("search:darth", at: env.clock.date))
     }
 
     @Test
@@ -79,7 +79,7 @@ struct PeopleSearchAcceptanceTests {
         #expect(secondPage.loadMore == nil)
         #expect(try await app.cache.load(for: "sky") == [luke, anakin, shmi])
         #expect(try env.loggedEvents()
-            == LoggedEvent.save("search:sky", at: TestClock.start) + LoggedEvent.save("search:sky", at: env.clock.now))
+            == LoggedEvent.save("search:sky", at: TestClock.start) + LoggedEvent.save("search:sky", at: env.clock.date))
     }
 
     @Test

@@ -3,6 +3,7 @@ import FeedAPI
 import FeedCache
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -18,7 +19,7 @@ final class AppEnvironment: Sendable {
     let baseURL: URL
     let client = URLSessionHTTPClient()
     let log: CacheLog
-    let clock = TestClock()
+    let clock = TestClock(TestClock.start)
     private let directory: URL
 
     /// Starts a server answering with `handler` and opens an empty database.
@@ -81,19 +82,9 @@ enum Offline: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// The injected clock of a story: starts at ``TestClock/start`` and moves only when told.
-final class TestClock: Sendable {
+extension TestClock {
     /// A whole second in UTC, so that stored timestamps round-trip exactly.
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
-
-    private let current = Locked(TestClock.start)
-
-    var now: Date { current.withLock { $0 } }
-
-    /// The clock as the use cases take it.
-    var currentDate: @Sendable () -> Date { { self.now } }
-
-    /// Moves the clock to `date`.
-    func set(_ date: Date) { current.withLock { $0 = date } }
 
     /// Moves the clock to `days` days (plus `seconds`) after `date`.
     func set(_ days: Int, daysAfter date: Date, plusSeconds seconds: Int = 0) {

@@ -15,7 +15,7 @@ private struct VerseSearchApp {
 
     init(_ env: AppEnvironment) {
         self.env = env
-        cache = LocalSearchLoader(store: CacheLogKeyedFeedStore(log: env.log), currentDate: env.clock.currentDate, policy: .search)
+        cache = LocalSearchLoader(store: CacheLogKeyedFeedStore(log: env.log), currentDate: env.clock.function, policy: .search)
     }
 
     /// The results of `query`: remote first, the query's own cache otherwise.
@@ -44,7 +44,7 @@ struct VerseSearchAcceptanceTests {
         #expect(try await app.cache.load(for: "love one another") == [john13_34, john15_12])
         #expect(try env.loggedEvents()
             == LoggedEvent.save("search:love one another", at: TestClock.start)
-            + LoggedEvent.save("search:love one another", at: env.clock.now))
+            + LoggedEvent.save("search:love one another", at: env.clock.date))
     }
 
     @Test
@@ -122,7 +122,7 @@ struct VerseSearchAcceptanceTests {
     func verseSearch_validateCache_removesOnlyTheExpiredQueryCacheWithAnExpireEvent() async throws {
         let (env, app) = try await verseSearchAppWithCache(of: ["peace": [john14_27]])
         env.clock.set(10, daysAfter: TestClock.start)
-        let tenDaysLater = env.clock.now
+        let tenDaysLater = env.clock.date
         env.serve(verses(["love one another": [john13_34]]))
         _ = try await app.search("love one another").loadFeed()
         env.clock.set(30, daysAfter: TestClock.start)

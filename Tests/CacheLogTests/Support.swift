@@ -4,26 +4,6 @@ import TestSupport
 import Testing
 @testable import CacheLog
 
-/// A clock the test moves by hand.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var now: Date
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { now = start }
-
-    var date: Date {
-        lock.lock(); defer { lock.unlock() }
-        return now
-    }
-
-    func advance(_ seconds: TimeInterval) {
-        lock.lock(); defer { lock.unlock() }
-        now += seconds
-    }
-
-    var function: @Sendable () -> Date { { self.date } }
-}
-
 func makeLog(_ directory: TemporaryDirectory, clock: TestClock? = nil, mapSize: Int = 64 << 20,
              checkpointInterval: Int = 4096, readOnly: Bool = false, name: String = "db") throws -> CacheLog {
     var now: @Sendable () -> Date = { Date() }

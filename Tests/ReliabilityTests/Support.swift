@@ -121,15 +121,6 @@ struct Item: Codable, Sendable, Equatable, Hashable {
     var text: String
 }
 
-/// A clock the test moves by hand.
-final class TestClock: Sendable {
-    private let now: Locked<Date>
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { now = Locked(start) }
-    var date: Date { now.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
-    var function: @Sendable () -> Date { { self.date } }
-}
-
 func feedLoader(_ log: CacheLog, key: String = "films", clock: @escaping @Sendable () -> Date = { Date() }) -> LocalFeedLoader<Item> {
     LocalFeedLoader<Item>(store: CacheLogFeedStore(log: log, key: key), currentDate: clock)
 }
