@@ -3,8 +3,10 @@ import Logging
 /// Saves what a loader delivered from the remote end into a cache, then delivers it.
 ///
 /// Only feeds whose source is ``FeedSource/remote`` are saved: re-saving a feed that came from
-/// the cache would give stale items a fresh timestamp. A failing save does not fail the load;
-/// it is logged as a warning.
+/// the cache would give stale items a fresh timestamp. A failing save does not fail the load (the
+/// items are still worth showing), but the delivered feed says so in
+/// ``LoadedFeed/cacheSave`` (``CacheSaveOutcome/failed(_:)``), so that no caller reports
+/// unsaved items as cached; a successful save is ``CacheSaveOutcome/saved``.
 public struct FeedLoaderCacheDecorator<Item: Sendable>: FeedLoader {
     private let decoratee: any FeedLoader<Item>
     private let cache: any FeedCaching<Item>
@@ -22,9 +24,10 @@ public struct FeedLoaderCacheDecorator<Item: Sendable>: FeedLoader {
         guard feed.source == .remote else { return feed }
         do {
             try await cache.save(feed.items)
+            return LoadedFeed(items: feed.items, source: feed.source, cacheSave: .saved)
         } catch {
             logger?.warning("Could not cache the loaded feed", metadata: ["error": "\(error)"])
+            return LoadedFeed(items: feed.items, source: feed.source, cacheSave: .failed(error))
         }
-        return feed
     }
 }

@@ -14,11 +14,14 @@ public struct LoadedFeed<Item: Sendable>: Sendable {
     public let items: [Item]
     /// Where the items came from.
     public let source: FeedSource
+    /// Whether the items were saved into a cache on their way to the caller.
+    public let cacheSave: CacheSaveOutcome
 
-    /// Creates a loaded feed.
-    public init(items: [Item], source: FeedSource) {
+    /// Creates a loaded feed; `cacheSave` says whether it was saved into a cache on the way.
+    public init(items: [Item], source: FeedSource, cacheSave: CacheSaveOutcome = .notAttempted) {
         self.items = items
         self.source = source
+        self.cacheSave = cacheSave
     }
 
     /// When the items were cached, or `nil` when they came from the remote end.

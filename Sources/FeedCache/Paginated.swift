@@ -5,12 +5,15 @@ public struct Paginated<Item: Sendable>: Sendable {
 
     /// Every item loaded so far, this page included.
     public let items: [Item]
+    /// Whether ``items`` were saved into a cache on their way to the caller.
+    public let cacheSave: CacheSaveOutcome
     /// Loads the next page, or `nil` when this is the last one.
     public let loadMore: LoadMore?
 
     /// Creates a page.
-    public init(items: [Item], loadMore: LoadMore? = nil) {
+    public init(items: [Item], cacheSave: CacheSaveOutcome = .notAttempted, loadMore: LoadMore? = nil) {
         self.items = items
+        self.cacheSave = cacheSave
         self.loadMore = loadMore
     }
 }

@@ -4,7 +4,7 @@ import Logging
 ///
 /// The first page replaces the query's cache; each "load more" caches the merged list (all pages
 /// so far) under the same query key. A failing save does not fail the load; it is logged as a
-/// warning. Falling back to the cache when the remote fails is left to the composer, through
+/// warning and the page says so in ``Paginated/cacheSave``. Falling back to the cache when the remote fails is left to the composer, through
 /// ``LocalSearchLoader/loader(for:)``.
 public struct PaginatedSearchLoader<Item: Codable & Sendable, Page: Sendable>: Sendable {
     /// Fetches one page of results for a query: `page` is `nil` for the first page, then the
@@ -30,13 +30,16 @@ public struct PaginatedSearchLoader<Item: Codable & Sendable, Page: Sendable>: S
     private func loadPage(page: Page?, after previous: [Item], query: String) async throws -> Paginated<Item> {
         let (items, next) = try await remote(query, page)
         let merged = previous + items
+        let saved: CacheSaveOutcome
         do {
             try await cache.save(merged, for: query)
+            saved = .saved
         } catch {
             logger?.warning("Could not cache search results", metadata: ["query": "\(query)", "error": "\(error)"])
+            saved = .failed(error)
         }
-        guard let next else { return Paginated(items: merged) }
-        return Paginated(items: merged) {
+        guard let next else { return Paginated(items: merged, cacheSave: saved) }
+        return Paginated(items: merged, cacheSave: saved) {
             try await loadPage(page: next, after: merged, query: query)
         }
     }

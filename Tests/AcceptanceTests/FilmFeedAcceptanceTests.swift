@@ -32,7 +32,7 @@ struct FilmFeedAcceptanceTests {
 
         let feed = try await app.feed.loadFeed()
 
-        #expect(feed == LoadedFeed(items: [castleInTheSky, totoro], source: .remote))
+        #expect(feed == LoadedFeed(items: [castleInTheSky, totoro], source: .remote, cacheSave: .saved))
         #expect(try await app.cache.load() == [castleInTheSky, totoro])
         #expect(try env.loggedEvents() == LoggedEvent.save("films", at: TestClock.start) + LoggedEvent.save("films", at: env.clock.date))
     }
@@ -128,7 +128,7 @@ struct FilmFeedAcceptanceTests {
     private func filmAppWithCache(of cached: [Film]) async throws -> (AppEnvironment, FilmApp) {
         let env = try AppEnvironment(serving: films(cached))
         let app = FilmApp(env)
-        #expect(try await app.feed.loadFeed() == LoadedFeed(items: cached, source: .remote))
+        #expect(try await app.feed.loadFeed() == LoadedFeed(items: cached, source: .remote, cacheSave: .saved))
         return (env, app)
     }
 }

@@ -36,7 +36,7 @@ struct GenresAcceptanceTests {
 
         let loaded = try await app.genres.loadFeed()
 
-        #expect(loaded == LoadedFeed(items: [business, comedy], source: .remote))
+        #expect(loaded == LoadedFeed(items: [business, comedy], source: .remote, cacheSave: .saved))
         #expect(try await app.cache.load() == [business, comedy])
         #expect(try env.loggedEvents() == LoggedEvent.save("genres", at: TestClock.start) + LoggedEvent.save("genres", at: env.clock.date))
     }
@@ -153,7 +153,7 @@ struct GenresAcceptanceTests {
         let loaded = try await app.genres.loadFeed()
 
         #expect(env.server.requestCount == 3)
-        #expect(loaded == LoadedFeed(items: [business, comedy], source: .remote))
+        #expect(loaded == LoadedFeed(items: [business, comedy], source: .remote, cacheSave: .saved))
         #expect(try env.loggedEvents() == LoggedEvent.save("genres", at: TestClock.start))
     }
 
@@ -176,7 +176,7 @@ struct GenresAcceptanceTests {
     private func genresAppWithCache(of cached: [Genre]) async throws -> (AppEnvironment, GenresApp) {
         let env = try AppEnvironment(serving: genresList(cached))
         let app = GenresApp(env)
-        #expect(try await app.genres.loadFeed() == LoadedFeed(items: cached, source: .remote))
+        #expect(try await app.genres.loadFeed() == LoadedFeed(items: cached, source: .remote, cacheSave: .saved))
         return (env, app)
     }
 }

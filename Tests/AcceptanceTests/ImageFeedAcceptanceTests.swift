@@ -42,7 +42,7 @@ struct ImageFeedAcceptanceTests {
 
         let loaded = try await app.feed.loadFeed()
 
-        #expect(loaded == LoadedFeed(items: [sunset, harbour], source: .remote))
+        #expect(loaded == LoadedFeed(items: [sunset, harbour], source: .remote, cacheSave: .saved))
         #expect(try await app.cache.load() == [sunset, harbour])
         #expect(try env.loggedEvents() == LoggedEvent.save("feed", at: TestClock.start) + LoggedEvent.save("feed", at: env.clock.date))
     }
@@ -186,7 +186,7 @@ struct ImageFeedAcceptanceTests {
     private func imageFeedAppWithCache(of cached: [FeedImage]) async throws -> (AppEnvironment, ImageFeedApp) {
         let env = try AppEnvironment(serving: feed(cached))
         let app = ImageFeedApp(env)
-        #expect(try await app.feed.loadFeed() == LoadedFeed(items: cached, source: .remote))
+        #expect(try await app.feed.loadFeed() == LoadedFeed(items: cached, source: .remote, cacheSave: .saved))
         return (env, app)
     }
 }

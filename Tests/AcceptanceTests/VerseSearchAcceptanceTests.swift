@@ -40,7 +40,7 @@ struct VerseSearchAcceptanceTests {
 
         let loaded = try await app.search("love one another").loadFeed()
 
-        #expect(loaded == LoadedFeed(items: [john13_34, john15_12], source: .remote))
+        #expect(loaded == LoadedFeed(items: [john13_34, john15_12], source: .remote, cacheSave: .saved))
         #expect(try await app.cache.load(for: "love one another") == [john13_34, john15_12])
         #expect(try env.loggedEvents()
             == LoggedEvent.save("search:love one another", at: TestClock.start)
@@ -146,7 +146,7 @@ struct VerseSearchAcceptanceTests {
         let env = try AppEnvironment(serving: verses(cached))
         let app = VerseSearchApp(env)
         for (query, results) in cached.sorted(by: { $0.key < $1.key }) {
-            #expect(try await app.search(query).loadFeed() == LoadedFeed(items: results, source: .remote))
+            #expect(try await app.search(query).loadFeed() == LoadedFeed(items: results, source: .remote, cacheSave: .saved))
         }
         return (env, app)
     }

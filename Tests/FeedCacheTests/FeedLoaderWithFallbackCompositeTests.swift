@@ -102,7 +102,7 @@ struct FeedLoaderWithFallbackCompositeTests {
             fallback: cache
         )
 
-        #expect(try await online.loadFeed() == LoadedFeed(items: items, source: .remote))
+        #expect(try await online.loadFeed() == LoadedFeed(items: items, source: .remote, cacheSave: .saved))
         #expect(try await offline.loadFeed() == LoadedFeed(items: items, source: .cache(timestamp: fixedCurrentDate)))
         #expect(await store.operations == [.replace(try encoded(items), timestamp: fixedCurrentDate), .retrieve])
     }

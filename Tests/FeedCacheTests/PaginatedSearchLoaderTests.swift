@@ -52,6 +52,7 @@ struct PaginatedSearchLoaderTests {
         let result = try await sut.load(query: "love")
 
         #expect(result.items == page)
+        #expect(result.cacheSave == .saved)
         #expect(try await cache.load(for: "love") == page)
     }
 
@@ -108,13 +109,16 @@ struct PaginatedSearchLoaderTests {
         #expect(keyed.keys.isEmpty)
     }
 
-    @Test func load_deliversThePageEvenWhenCachingFails() async throws {
+    @Test func load_deliversThePageEvenWhenCachingFails_sayingItWasNotSaved() async throws {
         let page = uniqueItems()
         let remote = RemotePagesStub(["love": [page]])
         let cache = LocalSearchLoader<TestItem>(store: ReadOnlyKeyedFeedStore(), currentDate: { fixedCurrentDate })
         let sut = PaginatedSearchLoader<TestItem, Int>(remote: { try await remote.page(query: $0, page: $1) }, cache: cache)
 
-        #expect(try await sut.load(query: "love").items == page)
+        let result = try await sut.load(query: "love")
+
+        #expect(result.items == page)
+        #expect(result.cacheSave == .failed(AnyError("read-only")))
     }
 
     private func makeSUT(

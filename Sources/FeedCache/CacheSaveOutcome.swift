@@ -1,0 +1,25 @@
+/// What became of saving a loaded feed into a cache.
+///
+/// ``FeedLoaderCacheDecorator`` delivers a remote feed even when saving it failed (the items are
+/// still good to show), so the outcome travels with the feed: a caller that says "cached" must
+/// check it first.
+public enum CacheSaveOutcome: Sendable {
+    /// No save was attempted: the feed came from the cache, or no cache decorator handled it.
+    case notAttempted
+    /// The feed was saved into the cache.
+    case saved
+    /// Saving the feed failed with `error`; the cache holds whatever it held before.
+    case failed(any Error)
+}
+
+extension CacheSaveOutcome: Equatable {
+    /// Two failures are equal when their errors read the same (`String(reflecting:)`): an
+    /// existential error has no equality of its own, and its reflection names its type and values.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.notAttempted, .notAttempted), (.saved, .saved): true
+        case (.failed(let left), .failed(let right)): String(reflecting: left) == String(reflecting: right)
+        default: false
+        }
+    }
+}
