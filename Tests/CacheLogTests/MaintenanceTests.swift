@@ -45,7 +45,18 @@ struct MaintenanceTests {
         let log = try makeLog(dir)
         for _ in 0..<4 { try await log.append(.delete(key: "k", reason: .explicit)) }
         try RawLMDB.write(log) { txn, dbs in RawLMDB.delete(txn, dbs.events, SeqKey.bytes(2)) }
-        #expect(try log.verify().problems.map(\.seq) == [3])
+        #expect(try log.verify().problems.map(\.description) == ["seq 2: record missing"])
+    }
+
+    @Test func verify_reportsTheFirstRecordsMissing_beforeAnyCompaction() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        for _ in 0..<4 { try await log.append(.delete(key: "k", reason: .explicit)) }
+        try RawLMDB.write(log) { txn, dbs in
+            RawLMDB.delete(txn, dbs.events, SeqKey.bytes(1))
+            RawLMDB.delete(txn, dbs.events, SeqKey.bytes(2))
+        }
+        #expect(try log.verify().problems.map(\.description) == ["seq 1: records missing, seq 1 through 2"])
     }
 
     @Test func compact_dropsOldHistoryButKeepsWhatTheLiveStateReferences() async throws {
@@ -89,19 +100,79 @@ struct MaintenanceTests {
 
 @Suite("A damaged projection row")
 struct DamagedProjectionTests {
-    @Test func malformedStateRow_isATypedErrorForRetrieve_aProblemForVerify_andRebuildRestoresIt() async throws {
+    @Test func malformedStateRow_readsAnswerFromTheLog_verifyNamesIt_andRebuildRepairsIt() async throws {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
-        try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: Date()))
+        let cachedAt = Date(timeIntervalSince1970: 1_796_119_200)
+        try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: cachedAt))
+        try await log.append(.put(key: "genres", payload: payload("[2]"), timestamp: cachedAt))
+        let state = try log.state()
         try RawLMDB.write(log) { txn, dbs in
             #expect(RawLMDB.put(txn, dbs.state, Array("films".utf8), [1, 2, 3]) == MDB_SUCCESS)
         }
-        #expect(throws: CacheLogError.corruptProjection(key: "films")) { _ = try log.retrieve("films") }
-        let report = try log.verify()
-        #expect(report.problems.contains { $0.message.contains("projection row for key \"films\" is malformed") })
-
-        try await log.rebuildProjection()
         #expect(try log.retrieve("films")?.payload == payload("[1]"))
+        #expect(try log.entry("films") == state.entry(for: "films"))
+        #expect(try log.state() == state)
+        let report = try log.verify()
+        #expect(report.problems.map(\.description) == [CacheLogError.corruptProjection(key: "films").description])
+
+        let rebuilt = try await log.rebuildProjection()
+        #expect(rebuilt.repairedKeys == ["films"])
+        #expect(try log.verify().isClean)
+        #expect(try await log.rebuildProjection().repairedKeys == [])
+    }
+
+    @Test func stateRowPointingAtAnotherKeysPut_retrieveServesTheKeysOwnPayload() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: Date()))
+        try await log.append(.put(key: "genres", payload: payload("[2]"), timestamp: Date()))
+        let genresRow = try #require(try RawLMDB.dump(log, \.state)[Array("genres".utf8)])
+        try RawLMDB.write(log) { txn, dbs in
+            #expect(RawLMDB.put(txn, dbs.state, Array("films".utf8), genresRow) == MDB_SUCCESS)
+        }
+        #expect(try log.retrieve("films")?.payload == payload("[1]"))
+        #expect(!(try log.verify().isClean))
+    }
+
+    @Test func expireOfAKeyWithAMalformedRow_removesTheRow() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        let cachedAt = Date(timeIntervalSince1970: 4_102_444_800.123) // 2100: far from Date's reference
+        try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: cachedAt))
+        try RawLMDB.write(log) { txn, dbs in
+            #expect(RawLMDB.put(txn, dbs.state, Array("films".utf8), [1, 2, 3]) == MDB_SUCCESS)
+        }
+        try await log.append(.expire(key: "films", timestamp: cachedAt, maxAge: 60))
+        #expect(try RawLMDB.dump(log, \.state).isEmpty)
+        #expect(try log.verify().isClean)
+    }
+}
+
+@Suite("A damaged checkpoint")
+struct DamagedCheckpointTests {
+    @Test func stateAsOf_andCompaction_passADamagedCheckpointForAnEarlierOneOrTheLog() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try makeLog(dir, clock: clock, checkpointInterval: 4)
+        try await ProjectionTests.appendHistory(log, clock: clock, count: 40)
+        let checkpoints = try RawLMDB.dump(log, \.checkpoints).keys.compactMap { key in key.withUnsafeBytes { SeqKey.decode($0) } }.sorted()
+        try #require(checkpoints.count >= 3)
+        let expected = try (1...(try log.lastSeq())).map { try log.state(asOf: .seq($0)) }
+        // The first checkpoint (nothing earlier: the log from its start) and a later one.
+        try RawLMDB.write(log) { txn, dbs in
+            for seq in [checkpoints[0], checkpoints[2]] {
+                #expect(RawLMDB.put(txn, dbs.checkpoints, SeqKey.bytes(seq), [0, 0, 0, 0, 9, 9, 9, 9]) == MDB_SUCCESS)
+            }
+        }
+        for (index, state) in expected.enumerated() {
+            #expect(try log.state(asOf: .seq(UInt64(index + 1))) == state)
+        }
+        #expect(Set(try log.verify().problems.compactMap(\.seq)) == [checkpoints[0], checkpoints[2]])
+
+        let cut = checkpoints[2] + 2
+        try await log.compact(before: .seq(cut))
+        #expect(try log.state(asOf: .seq(cut)) == expected[Int(cut) - 1])
         #expect(try log.verify().isClean)
     }
 }

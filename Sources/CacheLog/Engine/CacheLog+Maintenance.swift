@@ -22,6 +22,13 @@ public struct RebuildReport: Sendable, Equatable {
     public var liveKeys: Int
     /// Records skipped because they failed their checks: their effect on the state is unknown.
     public var corruptSeqs: [UInt64]
+    /// Keys whose stored projection row was wrong (damaged, stale, missing or extra) and is now
+    /// what the log says; empty when the projection was already right.
+    public var repairedKeys: [String] = []
+    /// Checkpoints written because the stored one was missing or differed.
+    public var checkpointsRewritten: Int = 0
+    /// Checkpoints removed because the log does not place one there.
+    public var checkpointsRemoved: Int = 0
 }
 
 /// What ``CacheLog/compact(before:)`` did.
@@ -70,13 +77,17 @@ extension CacheLog {
 
             var previousSeq: UInt64 = 0
             var previousTime = -Double.infinity
+            /// Seqs that are gone although something needs them, and what needs them.
+            var usersOfMissing: [UInt64: [String]] = [:]
             try txn.withCursor(tables.dbs.events) { cursor in
                 var row = try cursor.move(MDB_FIRST)
                 while let current = row {
                     records += 1
                     if let seq = SeqKey.decode(current.key) {
-                        if seq > base + 1 && previousSeq > base && seq != previousSeq + 1 {
-                            problems.append(.init(seq: seq, message: "gap: previous record is seq \(previousSeq)"))
+                        // After the compaction base every seq must be there; before it, only the
+                        // kept records are (checked below through the references to them).
+                        if seq > base, let gap = Self.missing(after: max(previousSeq, base), before: seq) {
+                            problems.append(gap)
                         }
                         if seq > last { problems.append(.init(seq: seq, message: "beyond the last seq \(last) in meta")) }
                         previousSeq = seq
@@ -94,7 +105,13 @@ extension CacheLog {
                             // A reference is checked against its target; the target's bytes are checked at the target.
                             if header.kind == .put {
                                 if header.isReference {
-                                    _ = try tables.payloadRecord(txn, header, in: current.value, seq: seq)
+                                    // A missing target is one problem, at its seq, however many puts refer to it.
+                                    let source = try EventCodec.payloadSeq(header, in: current.value, seq: seq)
+                                    if try txn.get(tables.dbs.events, SeqKey.bytes(source)) == nil {
+                                        usersOfMissing[source, default: []].append("the put at seq \(seq)")
+                                    } else {
+                                        _ = try tables.payloadRecord(txn, header, in: current.value, seq: seq)
+                                    }
                                 } else {
                                     _ = try EventCodec.payload(header, in: current.value, seq: seq)
                                 }
@@ -116,15 +133,33 @@ extension CacheLog {
                     row = try cursor.move(MDB_NEXT)
                 }
             }
-            if last > base && previousSeq != last && records > 0 {
-                problems.append(.init(seq: last, message: "the last record is seq \(previousSeq), meta says \(last)"))
+            if last > base, previousSeq < last, let gap = Self.missing(after: max(previousSeq, base), before: last + 1) {
+                problems.append(gap)
             }
 
-            let (stored, malformed) = try tables.storedEntries(txn)
+            var (stored, malformed) = try tables.storedEntries(txn)
             for key in malformed {
                 problems.append(.init(seq: nil, message: CacheLogError.corruptProjection(key: key).description))
             }
-            let folded = projection.ordered()
+            var folded = projection.ordered()
+            // A damaged row is one problem, reported above, not also a missing entry.
+            if !malformed.isEmpty {
+                let damaged = Set(malformed.map { Array($0.utf8) })
+                folded.removeAll { damaged.contains(Array($0.key.utf8)) }
+                stored.removeAll { damaged.contains(Array($0.key.utf8)) }
+            }
+            // Compaction keeps the records the live state uses; one of those gone is a missing seq too.
+            for entry in folded {
+                for seq in Set([entry.seq, entry.payloadSeq]) where seq <= base {
+                    if try txn.get(tables.dbs.events, SeqKey.bytes(seq)) == nil {
+                        usersOfMissing[seq, default: []].append("the live entry of key \"\(entry.key)\"")
+                    }
+                }
+            }
+            // Missing seqs after the base are reported as gaps already.
+            for (seq, users) in usersOfMissing.sorted(by: { $0.key < $1.key }) where seq <= base {
+                problems.append(.init(seq: seq, message: "record missing (\(users.joined(separator: ", ")) uses it)"))
+            }
             if !LiveEntry.sameEntries(stored, folded) {
                 // Keyed by bytes: canonically equivalent keys are different keys to LMDB.
                 let storedByKey = Dictionary(stored.map { (Array($0.key.utf8), $0) }, uniquingKeysWith: { a, _ in a })
@@ -145,6 +180,13 @@ extension CacheLog {
             problems = problems.filter { seen.insert($0.description).inserted }
             return VerifyReport(recordsChecked: records, checkpointsChecked: checkpointCount, problems: problems)
         }
+    }
+
+    /// The problem for the seqs strictly between `previous` and `next`, if there are any.
+    private static func missing(after previous: UInt64, before next: UInt64) -> VerifyReport.Problem? {
+        guard next > previous + 1 else { return nil }
+        let first = previous + 1, last = next - 1
+        return .init(seq: first, message: first == last ? "record missing" : "records missing, seq \(first) through \(last)")
     }
 
     private static func describe(_ entry: LiveEntry?) -> String {
@@ -171,6 +213,7 @@ extension CacheLog {
                 let positions = stale
                 var corrupt: [UInt64] = []
                 var folded = 0
+                var rewritten = 0
                 var lastCheckpoint = base
                 if last > base {
                     try tables.fold(txn, into: &projection, range: (base + 1)...last,
@@ -184,6 +227,7 @@ extension CacheLog {
                             let encoded = try CheckpointCodec.encode(current.ordered())
                             if try txn.get(tables.dbs.checkpoints, SeqKey.bytes(seq)).map({ !$0.elementsEqual(encoded) }) ?? true {
                                 try txn.put(tables.dbs.checkpoints, SeqKey.bytes(seq), encoded)
+                                rewritten += 1
                             }
                             stale.remove(seq)
                             lastCheckpoint = seq
@@ -191,20 +235,43 @@ extension CacheLog {
                     }
                 }
                 for seq in stale { try txn.delete(tables.dbs.checkpoints, SeqKey.bytes(seq)) }
-                try txn.empty(tables.dbs.state)
-                for entry in projection.ordered() {
-                    // In key order, so each row lands at the end of the table; no MDB_APPEND, though:
-                    // a damaged key that is not UTF-8 comes back altered and may sort elsewhere.
-                    try txn.put(tables.dbs.state, Array(entry.key.utf8), ProjectionEntryCodec.encode(entry))
-                }
+                let repaired = try Self.rewriteState(txn, tables: tables, to: projection.ordered())
                 try tables.setU64(txn, MetaKey.checkpointSeq, lastCheckpoint)
-                return RebuildReport(eventsFolded: folded, liveKeys: projection.count, corruptSeqs: corrupt)
+                return RebuildReport(
+                    eventsFolded: folded, liveKeys: projection.count, corruptSeqs: corrupt, repairedKeys: repaired,
+                    checkpointsRewritten: rewritten, checkpointsRemoved: stale.count)
             }
         }
         if !report.corruptSeqs.isEmpty {
             logger.warning("rebuild skipped corrupt records", metadata: ["seqs": "\(report.corruptSeqs)"])
         }
         return report
+    }
+
+    /// Makes the `state` table hold exactly `entries` (in key order), writing only the rows that
+    /// differ: a write transaction holds every page it dirties in memory. Returns the keys changed.
+    private static func rewriteState(_ txn: Transaction, tables: LogTables, to entries: [LiveEntry]) throws -> [String] {
+        var wanted: [[UInt8]: [UInt8]] = [:]
+        for entry in entries { wanted[Array(entry.key.utf8)] = ProjectionEntryCodec.encode(entry) }
+        var extra: [[UInt8]] = []
+        var kept = Set<[UInt8]>()
+        try txn.withCursor(tables.dbs.state) { cursor in
+            var row = try cursor.move(MDB_FIRST)
+            while let current = row {
+                let key = Array(current.key)
+                if let value = wanted[key], current.value.elementsEqual(value) { kept.insert(key) } else if wanted[key] == nil { extra.append(key) }
+                row = try cursor.move(MDB_NEXT)
+            }
+        }
+        var repaired = extra
+        for key in extra { try txn.delete(tables.dbs.state, key) }
+        for entry in entries {
+            let key = Array(entry.key.utf8)
+            guard !kept.contains(key), let value = wanted[key] else { continue }
+            try txn.put(tables.dbs.state, key, value)
+            repaired.append(key)
+        }
+        return repaired.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Removes the history before `position` (a seq, or the first event recorded at or after a
@@ -229,7 +296,7 @@ extension CacheLog {
 
                 // Keep the live puts, the records holding their payloads, and every record before
                 // the cut that a put after it refers to for its (unchanged) payload.
-                var live = Set(try tables.currentEntries(txn).flatMap { [$0.seq, $0.payloadSeq] })
+                var live = Set(try tables.currentEntries(txn, onDamaged: self.logDamagedRows).flatMap { [$0.seq, $0.payloadSeq] })
                 try txn.withCursor(tables.dbs.events) { cursor in
                     var row = try cursor.seek(atLeast: SeqKey.bytes(cut))
                     while let current = row, let seq = SeqKey.decode(current.key) {

@@ -76,7 +76,11 @@ public final class CacheLog: Sendable {
             let contents = (try? fileManager.contentsOfDirectory(atPath: path)) ?? []
             if !contents.contains("data.mdb") {
                 if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
-                guard contents.isEmpty else {
+                // Another process may be inside `mdb_env_open` creating this database right now:
+                // it makes lock.mdb first and data.mdb a moment later. LMDB's exclusive lock on
+                // lock.mdb then makes this open wait until that one has written the meta pages,
+                // so a directory with nothing but lock.mdb is a database being born, not a stranger.
+                guard contents.allSatisfy({ $0 == "lock.mdb" }) else {
                     throw CacheLogError.notADatabase(path: path, detail: "directory holds other files and no data.mdb")
                 }
             }
@@ -133,31 +137,51 @@ public final class CacheLog: Sendable {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         return try environment.read { txn in
-            guard let entry = try tables.entry(txn, key: keyBytes) else { return nil }
-            guard let record = try txn.get(tables.dbs.events, SeqKey.bytes(entry.seq)) else {
-                throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is missing")
+            guard let entry = try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
+            if let value = try storedValue(txn, entry, key: keyBytes) { return value }
+            logDamagedRows([key])
+            guard let folded = try tables.foldedEntry(txn, key: keyBytes) else { return nil }
+            guard folded != entry, let value = try storedValue(txn, folded, key: keyBytes) else {
+                throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is not this key's put")
             }
-            let header = try EventCodec.decodeHeader(record, seq: entry.seq)
-            guard header.kind == .put else {
-                throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is not a put")
-            }
-            let payload = try tables.payload(txn, header, in: record, seq: entry.seq)
-            return StoredValue(payload: payload, timestamp: Date(storedSeconds: header.timestamp), seq: entry.seq)
+            return value
         }
+    }
+
+    /// The payload of the put that `entry` names, or nil when the record at its seq is not a put
+    /// of this key. The record passed its checksum, so it is as it was written: then the
+    /// projection row that gave `entry` is what is damaged, and the log (the fold) knows better.
+    private func storedValue(_ txn: Transaction, _ entry: LiveEntry, key: [UInt8]) throws -> StoredValue? {
+        guard let record = try txn.get(tables.dbs.events, SeqKey.bytes(entry.seq)) else {
+            throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is missing")
+        }
+        let header = try EventCodec.decodeHeader(record, seq: entry.seq)
+        guard header.kind == .put, EventCodec.keyBytes(header, in: record).elementsEqual(key) else { return nil }
+        let payload = try tables.payload(txn, header, in: record, seq: entry.seq)
+        return StoredValue(payload: payload, timestamp: Date(storedSeconds: header.timestamp), seq: entry.seq)
     }
 
     /// The live entry of `key` (its put's seq, timestamp and size) without reading the payload.
     public func entry(_ key: String) throws -> LiveEntry? {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        return try environment.read { txn in try tables.entry(txn, key: keyBytes) }
+        return try environment.read { txn in try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows) }
     }
 
     /// The projection now.
+    ///
+    /// Reads survive a damaged row of the stored projection: the answer then comes from the log
+    /// itself, and the damage is logged; ``verify()`` names it, ``rebuildProjection()`` repairs it.
     public func state() throws -> LogState {
         try environment.read { txn in
-            LogState(seq: try tables.lastSeq(txn), entries: try tables.currentEntries(txn))
+            LogState(seq: try tables.lastSeq(txn), entries: try tables.currentEntries(txn, onDamaged: logDamagedRows))
         }
+    }
+
+    func logDamagedRows(_ keys: [String]) {
+        logger.warning(
+            "damaged projection rows: answered from the log; 'rebuild' repairs them",
+            metadata: ["keys": "\(keys.map { "\"\($0)\"" }.joined(separator: ", "))"])
     }
 
     /// The projection as it was right after `position`: a seq, or the last event recorded at or

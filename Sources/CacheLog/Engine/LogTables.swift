@@ -74,10 +74,14 @@ struct LogTables {
     /// the key's live version, or the one this transaction just removed. The compressed bodies are
     /// compared: the same bytes compressed the same way give the same stream, and a mismatch only
     /// costs a second copy, never a wrong payload.
+    ///
+    /// The candidate must pass its checksum: a reference to a damaged record would make every
+    /// later save of the same feed unreadable too, and the cache could never heal. A damaged
+    /// candidate gets no reference, so this put stores a fresh copy.
     private func identicalPayload(_ txn: Transaction, _ event: EventCodec.Prepared, removed: [[UInt8]: UInt64]) throws -> UInt64? {
         guard let candidate = liveEntryIfReadable(txn, key: event.key)?.payloadSeq ?? removed[event.key],
               let record = try txn.get(dbs.events, SeqKey.bytes(candidate)),
-              let header = try? EventCodec.decodeHeader(record, seq: candidate, verifyChecksum: false),
+              let header = try? EventCodec.decodeHeader(record, seq: candidate, verifyChecksum: true),
               header.kind == .put, !header.isReference, header.payloadLength == Int(event.payloadLength),
               UnsafeRawBufferPointer(rebasing: record[header.body]).elementsEqual(event.body)
         else { return nil }
@@ -95,9 +99,13 @@ struct LogTables {
             try txn.delete(dbs.state, event.key)
         case .expire:
             // Same rule as `Projection.apply`: only the version cached at `timestamp` expires.
-            guard let raw = try txn.get(dbs.state, event.key), raw.count == ProjectionEntryCodec.size,
-                  raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == event.timestamp.bitPattern.bigEndian
-            else { return }
+            // Bits are compared as stored (a Date round trip may move the last one). A damaged
+            // row is judged by the log's entry for the key, so the expire removes it too.
+            guard let raw = try txn.get(dbs.state, event.key) else { return }
+            let live: UInt64? = raw.count == ProjectionEntryCodec.size
+                ? UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                : try? foldedProjection(txn).timestampBits(forKey: event.key)
+            guard live == event.timestamp.bitPattern else { return }
             try txn.delete(dbs.state, event.key)
         }
     }
@@ -144,10 +152,15 @@ struct LogTables {
 
     // MARK: projection reads
 
-    func currentEntries(_ txn: Transaction) throws -> [LiveEntry] {
+    /// The projection now. The `state` table only caches the fold of the log, so when one of its
+    /// rows is damaged the answer comes from the fold (nearest checkpoint plus the tail) instead,
+    /// and `onDamaged` learns the keys of the damaged rows (`rebuild` rewrites them).
+    func currentEntries(_ txn: Transaction, onDamaged: ([String]) -> Void = { _ in }) throws -> [LiveEntry] {
         let (entries, malformed) = try storedEntries(txn)
-        if let key = malformed.first { throw CacheLogError.corruptProjection(key: key) }
-        return entries
+        guard !malformed.isEmpty else { return entries }
+        onDamaged(malformed)
+        var projection = try projection(txn, asOf: try lastSeq(txn))
+        return projection.ordered()
     }
 
     /// Every row of the stored projection that decodes, and the keys of those that do not.
@@ -169,17 +182,31 @@ struct LogTables {
         }
     }
 
-    /// The key's live entry for the append path, where a damaged projection row counts as none:
-    /// the put or delete being appended replaces or removes it, instead of failing the whole group.
+    /// The key's live entry for the append path, where an entry that cannot be read counts as
+    /// none: the put or delete being appended replaces or removes it, instead of failing the group.
     private func liveEntryIfReadable(_ txn: Transaction, key: [UInt8]) -> LiveEntry? {
         (try? entry(txn, key: key)) ?? nil
     }
 
-    func entry(_ txn: Transaction, key: [UInt8]) throws -> LiveEntry? {
+    /// The key's live entry: its `state` row, or, when that row is damaged, the fold of the log
+    /// (see ``currentEntries(_:onDamaged:)``).
+    func entry(_ txn: Transaction, key: [UInt8], onDamaged: ([String]) -> Void = { _ in }) throws -> LiveEntry? {
         guard let raw = try txn.get(dbs.state, key) else { return nil }
         let name = String(decoding: key, as: UTF8.self)
-        guard let entry = ProjectionEntryCodec.decode(key: name, raw) else { throw CacheLogError.corruptProjection(key: name) }
-        return entry
+        if let entry = ProjectionEntryCodec.decode(key: name, raw) { return entry }
+        onDamaged([name])
+        return try foldedEntry(txn, key: key)
+    }
+
+    /// The key's live entry according to the log alone.
+    func foldedEntry(_ txn: Transaction, key: [UInt8]) throws -> LiveEntry? {
+        try foldedProjection(txn).entry(forKey: key)
+    }
+
+    /// The projection according to the log alone (the nearest checkpoint plus the tail), as of
+    /// the last committed seq: in a write transaction, without the events it has appended so far.
+    private func foldedProjection(_ txn: Transaction) throws -> Projection {
+        try projection(txn, asOf: try lastSeq(txn))
     }
 
     // MARK: folding
@@ -229,14 +256,28 @@ struct LogTables {
     }
 
     /// The projection after `seq`: the nearest checkpoint at or before it, plus the tail.
+    ///
+    /// Checkpoints are derived data: one that does not decode is passed over for an earlier one,
+    /// or, before any compaction, for the log from its start. Only the compaction base checkpoint
+    /// stands for records that are gone, so only its damage is an error.
     func projection(_ txn: Transaction, asOf seq: UInt64) throws -> Projection {
         let base = try u64(txn, MetaKey.baseSeq)
         guard seq >= base else { throw CacheLogError.historyCompacted(firstAvailable: base) }
         var projection = Projection()
         var start: UInt64 = 1
         let checkpoint: (UInt64, Projection)? = try txn.withCursor(dbs.checkpoints) { cursor in
-            guard let row = try cursor.seek(atMost: SeqKey.bytes(seq)), let at = SeqKey.decode(row.key) else { return nil }
-            return (at, try CheckpointCodec.decode(row.value, seq: at))
+            var row = try cursor.seek(atMost: SeqKey.bytes(seq))
+            while let current = row, let at = SeqKey.decode(current.key), at >= base {
+                do {
+                    return (at, try CheckpointCodec.decode(current.value, seq: at))
+                } catch CacheLogError.corruptCheckpoint where at > base {
+                    row = try cursor.move(MDB_PREV)
+                }
+            }
+            if base > 0 {
+                throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
+            }
+            return nil
         }
         if let (at, snapshot) = checkpoint {
             projection = snapshot

@@ -46,6 +46,16 @@ struct Projection: Equatable {
         }
     }
 
+    /// The live entry of the key with exactly these bytes.
+    func entry(forKey key: [UInt8]) -> LiveEntry? {
+        key.withUnsafeBytes { find($0) }.flatMap(entry)
+    }
+
+    /// The cache timestamp of the key's live entry, bits as stored.
+    func timestampBits(forKey key: [UInt8]) -> UInt64? {
+        key.withUnsafeBytes { find($0) }.flatMap { live[$0]?.timestamp.bitPattern }
+    }
+
     /// Makes `entry` the live entry of its key (checkpoint decoding).
     mutating func set(_ entry: LiveEntry) {
         var key = entry.key

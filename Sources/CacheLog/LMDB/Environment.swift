@@ -54,6 +54,8 @@ final class Environment: @unchecked Sendable {
         let code = mdb_env_open(env, path, flags, 0o644)
         switch code {
         case MDB_SUCCESS: break
+        case _ where Environment.tooShortForMetaPages(path):
+            throw CacheLogError.truncated(path: path, size: Environment.dataFileSize(path) ?? 0, expected: nil)
         case MDB_INVALID, MDB_VERSION_MISMATCH:
             throw CacheLogError.notADatabase(path: path, detail: String(cString: mdb_strerror(code)))
         case ENOENT where readOnly:
@@ -63,6 +65,11 @@ final class Environment: @unchecked Sendable {
         default:
             throw CacheLogError.lmdb("mdb_env_open", code)
         }
+
+        // LMDB maps the file and reads pages through the map: a page past the end of a truncated
+        // file is a SIGBUS, not an error code. Compare the file with the last page LMDB's meta
+        // says is in use before any transaction touches a page.
+        try Environment.checkLength(env, path: path)
 
         // Slots of readers that died without ending their transaction pin old pages forever.
         var dead: Int32 = 0
@@ -77,6 +84,40 @@ final class Environment: @unchecked Sendable {
         self.dbs = dbs
         maxKeySize = Int(mdb_env_get_maxkeysize(env))
         opened = true
+    }
+
+    /// Refuses a data file shorter than the pages its meta says are in use. The meta pages
+    /// themselves were read with `pread` by `mdb_env_open`, which fails cleanly on a file too
+    /// short to hold them; a file of size 0 is one that `mdb_env_open` has just created.
+    private static func checkLength(_ env: OpaquePointer, path: String) throws {
+        var fd: mdb_filehandle_t = -1
+        try lmdbCheck(mdb_env_get_fd(env, &fd), "mdb_env_get_fd")
+        var file = stat()
+        guard fstat(fd, &file) == 0 else { throw CacheLogError.lmdb("fstat(data.mdb)", errno) }
+        var info = MDB_envinfo()
+        try lmdbCheck(mdb_env_info(env, &info), "mdb_env_info")
+        var stat = MDB_stat()
+        try lmdbCheck(mdb_env_stat(env, &stat), "mdb_env_stat")
+        let (pages, overflow) = info.me_last_pgno.addingReportingOverflow(1)
+        let (needed, tooBig) = pages.multipliedReportingOverflow(by: Int(stat.ms_psize))
+        let size = Int(file.st_size)
+        if overflow || tooBig || size < needed {
+            throw CacheLogError.truncated(path: path, size: size, expected: tooBig || overflow ? nil : needed)
+        }
+    }
+
+    /// The size of `path`/data.mdb, when it exists.
+    private static func dataFileSize(_ path: String) -> Int? {
+        var file = stat()
+        guard stat(path + "/data.mdb", &file) == 0 else { return nil }
+        return Int(file.st_size)
+    }
+
+    /// An open that failed on a data file too short for LMDB's two meta pages: an existing file
+    /// cut short (a new one is created under LMDB's exclusive lock before anyone else opens it).
+    private static func tooShortForMetaPages(_ path: String) -> Bool {
+        guard let size = dataFileSize(path) else { return false }
+        return size < 2 * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     deinit {
@@ -157,8 +198,22 @@ final class Environment: @unchecked Sendable {
                 return try writeOnce(body)
             } catch let error as CacheLogError where error.isMapFull {
                 try growMap()
+            } catch CacheLogError.lmdb(let operation, let code, let message) where code == EIO && fileSystemIsFull {
+                // LMDB reports a short write (the disk had room for part of the pages) as EIO.
+                // On a file system left with no room that is a full disk, as ENOSPC is.
+                throw CacheLogError.storageFull(operation: operation, code: code, message: message)
             }
         }
+    }
+
+    /// Less room left on the database's file system than a commit writes at once (LMDB writes
+    /// up to 64 pages per call): what a short write leaves behind when the disk fills up.
+    private var fileSystemIsFull: Bool {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return false }
+        // Root may write into the blocks reserved for it, so it runs out only when they are gone too.
+        let blocks = getuid() == 0 ? info.f_bfree : info.f_bavail
+        return UInt64(blocks) * UInt64(info.f_frsize) < 1 << 20
     }
 
     private func writeOnce<T>(_ body: (Transaction) throws -> T) throws -> T {

@@ -27,6 +27,9 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case keyTooLong(length: Int, maximum: Int)
     /// A payload over 4 GiB cannot be framed.
     case payloadTooLarge(length: Int)
+    /// The data file is shorter than the pages LMDB's meta says it uses: it was cut short (a
+    /// copy that did not finish, a truncation). Nothing in it is read; restore it from a backup.
+    case truncated(path: String, size: Int, expected: Int?)
     /// A stored record failed its checksum, its framing or its inflate. Never returned as data.
     case corruptRecord(seq: UInt64, detail: String)
     /// A row of the stored projection could not be decoded; ``CacheLog/rebuildProjection()`` restores it.
@@ -67,6 +70,9 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "key is \(length) bytes; the maximum is \(maximum)"
         case .payloadTooLarge(let length):
             return "payload is \(length) bytes; the maximum is \(UInt32.max)"
+        case .truncated(let path, let size, let expected):
+            let uses = expected.map { "the database uses \($0)" } ?? "LMDB's meta pages need more"
+            return "\(path)/data.mdb is truncated: it has \(size) bytes, but \(uses); nothing was read (restore it from a backup)"
         case .corruptRecord(let seq, let detail):
             return "corrupt record at seq \(seq): \(detail)"
         case .corruptProjection(let key):
