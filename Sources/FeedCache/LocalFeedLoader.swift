@@ -3,29 +3,34 @@ import Logging
 
 /// The cache use cases over a ``FeedStore``: save, load, validate.
 ///
-/// Items are cached as JSON (keys sorted, so equal feeds give equal payloads). Ages are judged by
-/// a ``CachePolicy`` against the injected clock. Errors from the store are rethrown unchanged.
-public struct LocalFeedLoader<Item: Codable & Sendable>: Sendable {
+/// Items are cached as the payload their ``FeedPayloadCoder`` writes: for `Codable` items, JSON
+/// with sorted keys (so equal feeds give equal payloads). Ages are judged by a ``CachePolicy``
+/// against the injected clock. Errors from the store are rethrown unchanged.
+public struct LocalFeedLoader<Item: Sendable>: Sendable {
     private let store: any FeedStore
     private let currentDate: @Sendable () -> Date
     private let policy: CachePolicy
+    private let coder: FeedPayloadCoder<Item>
     private let logger: Logger?
 
-    /// Creates a loader over `store`.
+    /// Creates a loader over `store` whose items are cached as `coder` writes them.
     /// - Parameters:
     ///   - store: where the cache lives.
     ///   - currentDate: the clock; timestamps saves and judges ages.
     ///   - policy: how old a cache may get; ``CachePolicy/feeds`` (7 days) by default.
+    ///   - coder: turns items into the stored payload and back.
     ///   - logger: where to log what the use cases did, if anywhere.
     public init(
         store: any FeedStore,
         currentDate: @escaping @Sendable () -> Date,
         policy: CachePolicy = .feeds,
+        coder: FeedPayloadCoder<Item>,
         logger: Logger? = nil
     ) {
         self.store = store
         self.currentDate = currentDate
         self.policy = policy
+        self.coder = coder
         self.logger = logger
     }
 
@@ -70,17 +75,33 @@ public struct LocalFeedLoader<Item: Codable & Sendable>: Sendable {
     }
 
     private func encode(_ items: [Item]) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(items)
+        try coder.encode(items)
     }
 
     private func decode(_ feed: Data) throws -> [Item] {
         do {
-            return try JSONDecoder().decode([Item].self, from: feed)
+            return try coder.decode(feed)
         } catch {
             throw InvalidCachedFeedError(underlying: error)
         }
+    }
+}
+
+extension LocalFeedLoader where Item: Codable {
+    /// Creates a loader over `store` whose items are cached as JSON with sorted keys
+    /// (``FeedPayloadCoder/json``).
+    /// - Parameters:
+    ///   - store: where the cache lives.
+    ///   - currentDate: the clock; timestamps saves and judges ages.
+    ///   - policy: how old a cache may get; ``CachePolicy/feeds`` (7 days) by default.
+    ///   - logger: where to log what the use cases did, if anywhere.
+    public init(
+        store: any FeedStore,
+        currentDate: @escaping @Sendable () -> Date,
+        policy: CachePolicy = .feeds,
+        logger: Logger? = nil
+    ) {
+        self.init(store: store, currentDate: currentDate, policy: policy, coder: .json, logger: logger)
     }
 }
 

@@ -15,6 +15,9 @@ public enum MaxAge: Sendable, Hashable {
     case days(Int)
 
     /// The amount as calendar components, for date arithmetic.
+    ///
+    /// `Calendar` does not fail on an amount past its range (`.seconds(.max)`): it answers a
+    /// wrong date, possibly in the past. ``CachePolicy`` counts in ``timeInterval`` instead.
     public var dateComponents: DateComponents {
         switch self {
         case .seconds(let value): DateComponents(second: value)

@@ -43,6 +43,25 @@ struct CachePolicyTests {
         #expect(!policy.validate(saved, against: saved + 86_400))
     }
 
+    @Test(arguments: [MaxAge.seconds(.max), .minutes(.max), .hours(.max), .days(.max)])
+    func validate_acceptsADayOldCacheUnderAMaxAgeBeyondTheCalendarsRange(_ maxAge: MaxAge) {
+        let policy = CachePolicy(maxAge: maxAge)
+
+        #expect(policy.validate(fixedCurrentDate.adding(days: -1), against: fixedCurrentDate))
+    }
+
+    @Test(arguments: [Double.nan, .infinity, -.infinity])
+    func validate_rejectsACacheWhoseTimestampIsNotAFiniteDate(_ seconds: Double) {
+        let policy = CachePolicy(maxAge: .days(7))
+
+        #expect(!policy.validate(Date(timeIntervalSince1970: seconds), against: fixedCurrentDate))
+        #expect(policy.expiry(of: Date(timeIntervalSince1970: seconds)) == nil)
+    }
+
+    @Test func expiry_isTheTimestampPlusTheMaxAge() {
+        #expect(CachePolicy(maxAge: .days(7)).expiry(of: fixedCurrentDate) == fixedCurrentDate + 604_800)
+    }
+
     @Test(arguments: [
         (MaxAge.seconds(90), 90.0), (.minutes(15), 900.0), (.hours(12), 43_200.0), (.days(7), 604_800.0), (.days(30), 2_592_000.0),
     ])
