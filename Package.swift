@@ -72,7 +72,7 @@ let package = Package(
             name: "AcceptanceTests",
             dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "TestSupport"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["cachelog", "LoopbackHTTP", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "LoopbackHTTP", "TestSupport"]),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["CacheLog", "CLMDB", "FeedAPI", "FeedCache", "FeedCacheLog", "TestSupport", "cachelog-writer"]

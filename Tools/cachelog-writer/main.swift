@@ -1,7 +1,7 @@
 // cachelog-writer: a second process for the engine's multi-process, crash and full-disk tests.
 //
 //   cachelog-writer DB COUNT [--batch | --mixed] [--seed N] [--map-size BYTES] [--payload-bytes N]
-//                   [--delay-ms N] [--file-size-limit BYTES]
+//                   [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N]
 //
 // Appends COUNT saves to key "k<i % 7>", printing the seq range of each append on stdout as it
 // commits, so a parent can tell exactly which appends were acknowledged before it killed this
@@ -13,6 +13,7 @@
 //                      parent can tell what was sent; without it payloads are random
 //   --file-size-limit  sets RLIMIT_FSIZE and ignores SIGXFSZ, so that a write past BYTES fails
 //                      with EFBIG the way a full disk fails a write (the full-disk test)
+//   --checkpoint-interval  events between checkpoints, so a test gets checkpoints from few events
 //
 // Exit status: 0 when every append committed, 1 (with the error on stderr) when one failed.
 import CacheLog
@@ -33,6 +34,7 @@ struct Arguments {
     var payloadBytes = 64
     var delayMilliseconds = 0
     var fileSizeLimit: UInt64?
+    var checkpointInterval = 4096
 
     init?(_ args: [String]) {
         var rest = args.makeIterator()
@@ -46,6 +48,7 @@ struct Arguments {
             case "--payload-bytes": guard let v = rest.next().flatMap(Int.init) else { return nil }; payloadBytes = v
             case "--delay-ms": guard let v = rest.next().flatMap(Int.init) else { return nil }; delayMilliseconds = v
             case "--file-size-limit": guard let v = rest.next().flatMap(UInt64.init) else { return nil }; fileSizeLimit = v
+            case "--checkpoint-interval": guard let v = rest.next().flatMap(Int.init) else { return nil }; checkpointInterval = v
             default: positional.append(arg)
             }
         }
@@ -72,7 +75,7 @@ func payload(seed: UInt64, index: Int, count: Int) -> Data {
 }
 
 guard let arguments = Arguments(Array(CommandLine.arguments.dropFirst())) else {
-    FileHandle.standardError.write(Data("usage: cachelog-writer DB COUNT [--batch | --mixed] [--seed N] [--map-size BYTES] [--payload-bytes N] [--delay-ms N] [--file-size-limit BYTES]\n".utf8))
+    FileHandle.standardError.write(Data("usage: cachelog-writer DB COUNT [--batch | --mixed] [--seed N] [--map-size BYTES] [--payload-bytes N] [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N]\n".utf8))
     exit(64)
 }
 
@@ -96,7 +99,7 @@ if let limit = arguments.fileSizeLimit {
 
 
 do {
-    let log = try CacheLog(path: arguments.path, options: .init(initialMapSize: arguments.mapSize))
+    let log = try CacheLog(path: arguments.path, options: .init(initialMapSize: arguments.mapSize, checkpointInterval: arguments.checkpointInterval))
     var generator = SystemRandomNumberGenerator()
     for i in 0..<arguments.count {
         let key = "k\(i % 7)"

@@ -26,7 +26,7 @@ struct CacheLogCommand: AsyncParsableCommand {
               cachelog --db ./feeds.db load https://example.com/films.json --key films --contract films
               cachelog --db ./feeds.db replay --key films --format jsonl
             """,
-        subcommands: [Load.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Compact.self, Demo.self])
+        subcommands: [Load.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Rebuild.self, Compact.self, Demo.self])
 
     static func main() async {
         // stdout is for results only; every log line goes to stderr.

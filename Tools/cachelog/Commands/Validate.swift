@@ -11,9 +11,18 @@ struct Validate: AsyncParsableCommand {
             A cache at least --max-age old is expired (an expire event removes it); a cache that \
             cannot be read back is deleted with reason retrieval-error; a fresh cache is left alone.
 
+            --now judges ages at another moment, and the expires it writes are real: they are \
+            recorded at that moment, and since recorded time never goes backward in the log, a \
+            future --now also stamps every later event with it. To ask "what would expire on \
+            Friday?" without writing anything, add --dry-run.
+
+            A key that cannot be validated (its write fails) is reported and the others go on; \
+            the exit code is then 1.
+
             Examples:
               cachelog validate
               cachelog validate --key films --max-age 7d
+              cachelog --now 2026-12-09T10:00:00Z validate --dry-run
               cachelog --now 2026-12-09T10:00:00Z validate --format json | jq '.[] | select(.outcome == "expired")'
             """)
 
@@ -25,50 +34,73 @@ struct Validate: AsyncParsableCommand {
     @Option(name: .customLong("max-age"), help: ArgumentHelp("The cache policy: 90s, 15m, 12h or 7d.", valueName: "duration"))
     var maxAge = MaxAgeArgument(.days(7))
 
+    @Flag(name: .customLong("dry-run"), help: "Print what would be expired or deleted; write nothing.")
+    var dryRun = false
+
     @Option(help: "Output format.")
     var format: TextOrJSON = .text
 
+    /// What validation did (or, in a dry run, would do) to one key.
+    private struct Outcome {
+        var key: String
+        var outcome: String
+        var detail: String
+    }
+
     func run() async throws {
         try await Self.reportingFailures {
-            let log = try global.openForWriting()
+            // A dry run only reads: it works on a database this user may not write.
+            let log = try dryRun ? global.openForReading() : global.openForWriting()
             let clock = try global.clock()
             let keys = try key.map { [$0] } ?? log.state().entries.map(\.key)
-            var lines: [String] = []
-            var objects: [String] = []
+            var outcomes: [Outcome] = []
             for key in keys {
-                let before = try log.entry(key)
-                let loader = LocalFeedLoader<JSONValue>(
-                    store: CacheLogFeedStore(log: log, key: key), currentDate: clock,
-                    policy: CachePolicy(maxAge: maxAge.value), logger: global.logger())
-                try await loader.validateCache()
-                let outcome: String
-                var detail = ""
-                if let before, try log.entry(key) == nil {
-                    let last = try log.events(EventQuery(key: key, reverse: true, limit: 1)).first
-                    if case .event(let event) = last, event.kind == .delete {
-                        outcome = "deleted"
-                        detail = "unreadable, deleted at seq \(event.seq)"
-                    } else {
-                        outcome = "expired"
-                        detail = "cached \(DateParsing.string(before.timestamp)), \(DurationText.string(clock().timeIntervalSince(before.timestamp))) old; expired at seq \(last?.seq ?? 0)"
-                    }
-                } else if let before {
-                    outcome = "fresh"
-                    detail = "cached \(DateParsing.string(before.timestamp)), \(DurationText.string(clock().timeIntervalSince(before.timestamp))) old"
-                } else {
-                    outcome = "empty"
-                    detail = "no cache"
+                do {
+                    outcomes.append(try await validate(key, in: log, clock: clock))
+                } catch {
+                    outcomes.append(Outcome(key: key, outcome: "failed", detail: "\(error)"))
                 }
-                lines.append("\(key): \(outcome) (\(detail))")
-                objects.append("{\"key\":\(JSONText.string(key)),\"outcome\":\"\(outcome)\",\"detail\":\(JSONText.string(detail))}")
             }
             let out = StandardOutput()
             switch format {
-            case .json: out.line("[\(objects.joined(separator: ","))]")
+            case .json:
+                let objects = outcomes.map {
+                    "{\"key\":\(JSONText.string($0.key)),\"outcome\":\"\($0.outcome)\",\"detail\":\(JSONText.string($0.detail))\(dryRun ? ",\"dryRun\":true" : "")}"
+                }
+                out.line("[\(objects.joined(separator: ","))]")
             case .text:
-                if lines.isEmpty { out.line("no live cache entries") }
-                lines.forEach(out.line)
+                if outcomes.isEmpty { out.line("no live cache entries") }
+                for outcome in outcomes {
+                    let verb = dryRun ? ["expired": "would expire", "deleted": "would delete"][outcome.outcome] ?? outcome.outcome : outcome.outcome
+                    out.line("\(outcome.key): \(verb) (\(outcome.detail))")
+                }
             }
+            out.flush()
+            if outcomes.contains(where: { $0.outcome == "failed" }) { throw ExitCode(Exit.failure) }
+        }
+    }
+
+    private func validate(_ key: String, in log: CacheLog, clock: @escaping @Sendable () -> Date) async throws -> Outcome {
+        let before = try log.entry(key)
+        let store = RecordingFeedStore(CacheLogFeedStore(log: log, key: key), dryRun: dryRun)
+        let loader = LocalFeedLoader<JSONValue>(
+            store: store, currentDate: clock, policy: CachePolicy(maxAge: maxAge.value), logger: global.logger())
+        try await loader.validateCache()
+        let age = before.map { "cached \(DateParsing.string($0.timestamp)), \(DurationText.string(clock().timeIntervalSince($0.timestamp))) old" }
+        // Where the write landed; a dry run wrote nothing.
+        func written(_ verb: String) throws -> String {
+            guard !dryRun else { return "nothing written" }
+            let last = try log.events(EventQuery(key: key, reverse: true, limit: 1)).first
+            return "\(verb) at seq \(last?.seq ?? 0)"
+        }
+        switch await store.writes.last {
+        case .delete?:
+            return Outcome(key: key, outcome: "deleted", detail: "unreadable; \(try written("deleted"))")
+        case .expire?:
+            return Outcome(key: key, outcome: "expired", detail: "\(age ?? "no cache"); \(try written("expired"))")
+        default:
+            guard let age else { return Outcome(key: key, outcome: "empty", detail: "no cache") }
+            return Outcome(key: key, outcome: "fresh", detail: age)
         }
     }
 }

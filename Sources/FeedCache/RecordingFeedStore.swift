@@ -1,0 +1,52 @@
+import Foundation
+
+/// A ``FeedStore`` decorator that records every write asked of it and, unless it is a dry run,
+/// passes the write on. Reads always go to the decoratee.
+///
+/// It lets a caller say what a use case did, or in a dry run would have done, without knowing
+/// the use case's rules: run ``LocalFeedLoader/validateCache()`` over a dry-run store, and
+/// ``writes`` lists the expire or delete that validation would append, while nothing is written.
+public actor RecordingFeedStore: FeedStore {
+    /// One write, as the use case asked for it.
+    public enum Write: Sendable, Equatable {
+        case delete(reason: DeletionReason)
+        case insert(timestamp: Date)
+        case replace(timestamp: Date)
+        case expire(timestamp: Date, maxAge: TimeInterval)
+    }
+
+    private let decoratee: any FeedStore
+    private let dryRun: Bool
+    /// The writes asked for, in order: done, or (in a dry run) only planned.
+    public private(set) var writes: [Write] = []
+
+    /// - Parameter dryRun: when true, writes are recorded and not passed on.
+    public init(_ decoratee: any FeedStore, dryRun: Bool) {
+        self.decoratee = decoratee
+        self.dryRun = dryRun
+    }
+
+    public func deleteCachedFeed(reason: DeletionReason) async throws {
+        if !dryRun { try await decoratee.deleteCachedFeed(reason: reason) }
+        writes.append(.delete(reason: reason))
+    }
+
+    public func insert(_ feed: Data, timestamp: Date) async throws {
+        if !dryRun { try await decoratee.insert(feed, timestamp: timestamp) }
+        writes.append(.insert(timestamp: timestamp))
+    }
+
+    public func replace(with feed: Data, timestamp: Date) async throws {
+        if !dryRun { try await decoratee.replace(with: feed, timestamp: timestamp) }
+        writes.append(.replace(timestamp: timestamp))
+    }
+
+    public func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws {
+        if !dryRun { try await decoratee.expireCachedFeed(timestamp: timestamp, maxAge: maxAge) }
+        writes.append(.expire(timestamp: timestamp, maxAge: maxAge))
+    }
+
+    public func retrieve() async throws -> CachedFeed? {
+        try await decoratee.retrieve()
+    }
+}

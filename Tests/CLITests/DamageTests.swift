@@ -1,0 +1,214 @@
+import Foundation
+import LoopbackHTTP
+import TestSupport
+import Testing
+
+/// A damaged database, as a user meets it: bytes planted with Python's `lmdb` module (an
+/// independent reader), then the built `cachelog` run as a subprocess. The tool must name the
+/// damage, keep serving what the log still holds, heal through the use cases, and never die by a signal.
+@Suite("cachelog on a damaged database", .timeLimit(.minutes(3)))
+struct DamageTests {
+    private func load(_ sandbox: Sandbox, at now: String, url: String? = nil, key: String = "films", contract: String = "films") async throws -> CLIResult {
+        try await sandbox.cachelog("--now", now, "load", url ?? sandbox.url("/\(contract).json"), "--key", key, "--contract", contract, "--format", "json")
+    }
+
+    private func verifyProblems(_ sandbox: Sandbox) async throws -> (status: Int32, problems: [[String: Any]]) {
+        let verified = try await sandbox.cachelog("verify", "--format", "json")
+        #expect(!looksLikeACrash(verified.stderr), "\(verified)")
+        return (verified.status, try verified.json()["problems"] as? [[String: Any]] ?? [])
+    }
+
+    // MARK: defect 1: a reference only ever targets a record that passes its checksum
+
+    @Test
+    func load_afterTheLivePutsChecksumIsDamaged_storesAFreshCopy_andTheCacheServesOfflineAgain() async throws {
+        let sandbox = try Sandbox()
+        try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
+        let planting = Planting(db: sandbox.db)
+        try planting.flipByte(ofRecord: 2, offsetFromEnd: 1) // the put's stored CRC
+
+        // The unchanged feed, loaded three more times: seqs 4, 6 and 8 are its puts.
+        for day in [Day.dec2, Day.dec3, Day.dec4] {
+            let loaded = try await load(sandbox, at: day)
+            #expect(loaded.status == ExitCode.ok, "\(loaded)")
+        }
+        for put: UInt64 in [4, 6, 8] {
+            let source = try #require(try planting.payloadSeq(ofPut: put))
+            #expect(source != 2, "the put at seq \(put) refers to the damaged record")
+        }
+        #expect(try planting.payloadSeq(ofPut: 4) == 4, "the first save after the damage stores a fresh copy")
+
+        // The remote fails: the cache serves the feed, for good.
+        let offline = try await load(sandbox, at: "2026-12-05T10:00:00Z", url: try deadURL())
+        #expect(offline.status == ExitCode.ok, "\(offline)")
+        #expect(try offline.json().string("source") == "cache")
+
+        // verify names the damaged record, and only it.
+        let (status, problems) = try await verifyProblems(sandbox)
+        #expect(status == ExitCode.failure)
+        #expect(problems.compactMap { $0.int("seq") } == [2], "\(problems)")
+    }
+
+    // MARK: defect 6: every missing seq is a problem, wherever it is
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func verify_namesAMissingRecord_atTheStartInTheMiddleOrBeforeTheLive(seq: UInt64) async throws {
+        let sandbox = try Sandbox()
+        try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
+        try #require(try await load(sandbox, at: Day.dec2, url: sandbox.url("/newer-films.json")).status == ExitCode.ok)
+        try Planting(db: sandbox.db).deleteRecord(seq)
+
+        let (status, problems) = try await verifyProblems(sandbox)
+        #expect(status == ExitCode.failure)
+        #expect(problems.map { $0.int("seq") } == [Int(seq)], "\(problems)")
+        #expect(problems.first?.string("message")?.contains("missing") == true, "\(problems)")
+    }
+
+    @Test
+    func verify_namesTheMissingLastRecord() async throws {
+        let sandbox = try Sandbox()
+        try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
+        try #require(try await load(sandbox, at: Day.dec2, url: sandbox.url("/newer-films.json")).status == ExitCode.ok)
+        try Planting(db: sandbox.db).deleteRecord(4)
+
+        let (status, problems) = try await verifyProblems(sandbox)
+        #expect(status == ExitCode.failure)
+        #expect(problems.contains { $0.int("seq") == 4 && $0.string("message")?.contains("missing") == true }, "\(problems)")
+    }
+
+    @Test
+    func verify_afterCompaction_namesAMissingRecordRightAfterTheBase_andAMissingKeptRecord() async throws {
+        let sandbox = try Sandbox()
+        // Four saves of the same feed: the puts at 4, 6 and 8 refer to the bytes at seq 2.
+        for day in [Day.dec1, Day.dec2, Day.dec3, Day.dec4] {
+            try #require(try await load(sandbox, at: day).status == ExitCode.ok)
+        }
+        let compacted = try await sandbox.cachelog("compact", "--before", "5")
+        try #require(compacted.status == ExitCode.ok, "\(compacted)")
+        try #require(try await verifyProblems(sandbox).status == ExitCode.ok)
+
+        let planting = Planting(db: sandbox.db)
+        try planting.deleteRecord(5)
+        var (status, problems) = try await verifyProblems(sandbox)
+        #expect(status == ExitCode.failure)
+        #expect(problems.map { $0.int("seq") } == [5], "\(problems)")
+
+        try planting.deleteRecord(2)
+        (status, problems) = try await verifyProblems(sandbox)
+        #expect(status == ExitCode.failure)
+        #expect(problems.compactMap { $0.int("seq") }.sorted() == [2, 5], "one problem per missing record: \(problems)")
+    }
+
+    // MARK: defect 8: a damaged projection row or checkpoint blocks nothing, and rebuild repairs it
+
+    @Test
+    func aDamagedStateRow_blocksNeitherStateNorValidateNorCompact_verifyNamesIt_andRebuildRepairsIt() async throws {
+        let sandbox = try Sandbox()
+        try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
+        try #require(try await load(sandbox, at: Day.dec2, key: "genres", contract: "genres").status == ExitCode.ok)
+        let before = try await sandbox.cachelog("state", "--format", "json")
+        try Planting(db: sandbox.db).damageStateRow("films")
+
+        let state = try await sandbox.cachelog("state", "--format", "json")
+        #expect(state.status == ExitCode.ok, "\(state)")
+        #expect(state.stdout == before.stdout, "state answers from the log as before the damage")
+
+        let (status, problems) = try await verifyProblems(sandbox)
+        #expect(status == ExitCode.failure)
+        #expect(problems.count == 1 && problems.first?.string("message")?.contains("\"films\"") == true, "\(problems)")
+
+        let validated = try await sandbox.cachelog("--now", Day.dec3, "validate", "--format", "json")
+        #expect(validated.status == ExitCode.ok, "\(validated)")
+        #expect(try validated.jsonArray().map { "\($0.string("key") ?? "?") \($0.string("outcome") ?? "?")" } == ["films fresh", "genres fresh"])
+
+        let offline = try await load(sandbox, at: Day.dec3, url: try deadURL())
+        #expect(offline.status == ExitCode.ok, "the cache still serves the damaged row's key: \(offline)")
+
+        let rebuilt = try await sandbox.cachelog("rebuild", "--format", "json")
+        #expect(rebuilt.status == ExitCode.ok, "\(rebuilt)")
+        #expect(try rebuilt.json()["repairedKeys"] as? [String] == ["films"])
+        #expect(try await verifyProblems(sandbox).status == ExitCode.ok)
+        let again = try await sandbox.cachelog("rebuild", "--format", "json")
+        #expect(try again.json()["repairedKeys"] as? [String] == [], "a second rebuild finds nothing to repair")
+    }
+
+    @Test
+    func validate_goesOnWithEveryKey_whenOneStateRowIsDamaged_andExpiresThemAll() async throws {
+        let sandbox = try Sandbox()
+        try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
+        try #require(try await load(sandbox, at: Day.dec1, key: "genres", contract: "genres").status == ExitCode.ok)
+        try Planting(db: sandbox.db).damageStateRow("films")
+
+        let validated = try await sandbox.cachelog("--now", Day.dec9, "validate", "--format", "json")
+        #expect(validated.status == ExitCode.ok, "\(validated)")
+        #expect(try validated.jsonArray().map { "\($0.string("key") ?? "?") \($0.string("outcome") ?? "?")" } == ["films expired", "genres expired"])
+        let state = try await sandbox.cachelog("state", "--format", "json")
+        #expect((try state.json()["entries"] as? [Any])?.isEmpty == true, "\(state)")
+        #expect(try await verifyProblems(sandbox).status == ExitCode.ok, "the expire removed the damaged row")
+    }
+
+    @Test
+    func aDamagedCheckpoint_blocksNeitherStateAsOfNorCompact_verifyNamesIt_andRebuildRewritesIt() async throws {
+        let sandbox = try Sandbox()
+        let writer = Process()
+        writer.executableURL = try builtProduct("cachelog-writer")
+        writer.arguments = [sandbox.db, "24", "--batch", "--checkpoint-interval", "4"]
+        writer.standardOutput = FileHandle.nullDevice
+        try writer.run()
+        writer.waitUntilExit()
+        try #require(writer.terminationStatus == 0)
+        let planting = Planting(db: sandbox.db)
+        let checkpoints = try planting.checkpointSeqs()
+        try #require(checkpoints.count >= 4, "\(checkpoints)")
+        let damaged = checkpoints[checkpoints.count / 2]
+        let asOf = String(damaged + 1)
+        let expected = try await sandbox.cachelog("state", "--as-of", asOf, "--format", "json")
+        try #require(expected.status == ExitCode.ok)
+
+        try planting.damageCheckpoint(damaged)
+        let state = try await sandbox.cachelog("state", "--as-of", asOf, "--format", "json")
+        #expect(state.status == ExitCode.ok, "\(state)")
+        #expect(state.stdout == expected.stdout)
+
+        let (status, problems) = try await verifyProblems(sandbox)
+        #expect(status == ExitCode.failure)
+        #expect(problems.map { $0.int("seq") } == [Int(damaged)], "\(problems)")
+
+        let rebuilt = try await sandbox.cachelog("rebuild", "--format", "json")
+        #expect(rebuilt.status == ExitCode.ok, "\(rebuilt)")
+        #expect(try rebuilt.json().int("checkpointsRewritten") == 1)
+        #expect(try await verifyProblems(sandbox).status == ExitCode.ok)
+
+        try planting.damageCheckpoint(damaged)
+        let compacted = try await sandbox.cachelog("compact", "--before", String(damaged + 2))
+        #expect(compacted.status == ExitCode.ok, "\(compacted)")
+        #expect(try await verifyProblems(sandbox).status == ExitCode.ok, "the damaged checkpoint was compacted away")
+    }
+
+    // MARK: defect 9: a truncated data file is refused with one line, never a SIGBUS
+
+    @Test(arguments: [0.5, 0.0001])
+    func everyCommand_onATruncatedDataFile_refusesWithOneLine_andExitsOne(fraction: Double) async throws {
+        let sandbox = try Sandbox()
+        for day in [Day.dec1, Day.dec2] {
+            try #require(try await load(sandbox, at: day, url: sandbox.url(day == Day.dec1 ? "/films.json" : "/newer-films.json")).status == ExitCode.ok)
+        }
+        let file = sandbox.db + "/data.mdb"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        try handle.truncate(atOffset: UInt64(max(1, Int(Double(size) * fraction))))
+        try handle.close()
+
+        let commands: [[String]] = [
+            ["state"], ["state", "--as-of", "1"], ["replay"], ["replay", "--format", "jsonl"], ["audit", "--key", "films"],
+            ["stats"], ["verify"], ["validate"], ["validate", "--dry-run"], ["rebuild"], ["compact", "--before", "2"],
+            ["load", sandbox.url("/films.json"), "--key", "films", "--contract", "films"],
+        ]
+        for command in commands {
+            let result = try await sandbox.run(["--db", sandbox.db] + command)
+            #expect(result.status == ExitCode.failure, "\(command): \(result)")
+            #expect(result.stdout.isEmpty, "\(command): \(result)")
+            #expect(result.stderrLines.count == 1 && result.stderr.contains("truncated"), "\(command): \(result)")
+        }
+    }
+}

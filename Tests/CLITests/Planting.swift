@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// Damage planted in a database the way a broken disk or an outside program would, and raw reads
+/// that check the tool's claims: through Python's `lmdb` module (installed by Tools/setup), an
+/// LMDB reader independent of the code under test. Run only while no `cachelog` has the database open.
+struct Planting {
+    let db: String
+
+    /// Runs `script` with `env` and the four tables (`events`, `state`, `checkpoints`, `meta`)
+    /// open, `seq(n)` giving an 8-byte big-endian key, inside one write transaction `txn`.
+    /// Returns what it printed.
+    @discardableResult
+    func python(_ script: String) throws -> String {
+        let prelude = """
+            import lmdb, struct, sys, zlib
+            env = lmdb.open(sys.argv[1], max_dbs=8, subdir=True)
+            events, state, checkpoints, meta = (env.open_db(name.encode(), create=False) for name in ("events", "state", "checkpoints", "meta"))
+            def seq(n): return struct.pack(">Q", n)
+            with env.begin(write=True) as txn:
+
+            """
+        let body = script.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", prelude + body + "\nenv.close()\n", db]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let printed = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "python failed (is python3-lmdb installed? Tools/setup): \(String(decoding: errors, as: UTF8.self))")
+        return String(decoding: printed, as: UTF8.self)
+    }
+
+    /// Flips every bit of one byte of record `seq`, `offsetFromEnd` bytes before its end (1 to 4:
+    /// its CRC; more: its body, key or header).
+    func flipByte(ofRecord seq: UInt64, offsetFromEnd: Int) throws {
+        try python("""
+            record = bytearray(txn.get(seq(\(seq)), db=events))
+            record[len(record) - \(offsetFromEnd)] ^= 0xFF
+            txn.put(seq(\(seq)), bytes(record), db=events)
+            """)
+    }
+
+    func deleteRecord(_ seq: UInt64) throws {
+        try python("assert txn.delete(seq(\(seq)), db=events)")
+    }
+
+    /// Overwrites the `state` row of `key` with bytes no row can hold.
+    func damageStateRow(_ key: String) throws {
+        try python("txn.put(\(pythonBytes(key)), b'not a projection row', db=state)")
+    }
+
+    /// Flips a byte in the middle of the checkpoint at `seq`.
+    func damageCheckpoint(_ seq: UInt64) throws {
+        try python("""
+            raw = bytearray(txn.get(seq(\(seq)), db=checkpoints))
+            raw[len(raw) // 2] ^= 0xFF
+            txn.put(seq(\(seq)), bytes(raw), db=checkpoints)
+            """)
+    }
+
+    /// The seqs of the stored checkpoints.
+    func checkpointSeqs() throws -> [UInt64] {
+        try python("""
+            for key, _ in txn.cursor(db=checkpoints):
+                print(struct.unpack(">Q", key)[0])
+            """).split(separator: "\n").compactMap { UInt64($0) }
+    }
+
+    /// The seq whose bytes the put at `seq` reads: its own, or the one its reference names.
+    func payloadSeq(ofPut seq: UInt64) throws -> UInt64? {
+        UInt64(try python("""
+            record = txn.get(seq(\(seq)), db=events)
+            flags = record[2]
+            klen, = struct.unpack(">H", record[28:30])
+            print(struct.unpack(">Q", record[38 + klen:46 + klen])[0] if flags & 2 else \(seq))
+            """).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    private func pythonBytes(_ text: String) -> String {
+        "bytes([" + text.utf8.map(String.init).joined(separator: ",") + "])"
+    }
+}
