@@ -19,7 +19,10 @@ public struct LogStats: Sendable, Equatable {
     }
 
     public var events = Counts()
-    public var byKey: [String: Counts] = [:]
+    /// Counts per key, keyed by the key's UTF-8 bytes: keys are compared as LMDB compares them,
+    /// so two keys that differ only in Unicode normalization (which Swift's `String` equality
+    /// would merge) are counted apart. `String(decoding: bytes, as: UTF8.self)` gives the key.
+    public var byKey: [[UInt8]: Counts] = [:]
     public var corruptRecords = 0
     /// Sum of payload sizes before compression.
     public var payloadBytes = 0
@@ -62,7 +65,7 @@ extension CacheLog {
                         stats.storedBytes += current.value.count
                         if let header = try? EventCodec.decodeHeader(current.value, seq: seq) {
                             stats.events.add(header.kind)
-                            stats.byKey[EventCodec.key(header, in: current.value), default: .init()].add(header.kind)
+                            stats.byKey[Array(EventCodec.keyBytes(header, in: current.value)), default: .init()].add(header.kind)
                             stats.payloadBytes += header.payloadLength
                             if header.kind == .put { stats.storedPayloadBytes += header.body.count }
                             let at = Date(storedSeconds: header.recordedAt)

@@ -7,7 +7,10 @@ struct Audit: AsyncParsableCommand {
         abstract: "Answer \"why was it stale?\": each key's cache timeline.",
         discussion: """
             For each key: when every cache version was written, when it became stale under \
-            --max-age, when it was replaced, expired or deleted and why, and the gaps with no cache.
+            --max-age, when it was replaced, expired or deleted and why, and the gaps with no cache. \
+            --max-age is at most 36500d. A stored date or max age that is not a finite number is \
+            shown as nan, inf or -inf (null in JSON), and a version with such a timestamp never \
+            goes stale: it never was fresh.
 
             Examples:
               cachelog audit --key films
@@ -19,7 +22,7 @@ struct Audit: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("The max age that judges staleness: 90s, 15m, 12h or 7d.", valueName: "duration"))
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("The max age that judges staleness: 90s, 15m, 12h or 7d; at most 36500d. (default: 7d)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge = MaxAgeArgument(.days(7))
 
     @Option(help: "Output format.")
@@ -29,32 +32,34 @@ struct Audit: AsyncParsableCommand {
         try await Self.reportingFailures {
             let log = try global.openForReading()
             let now = try global.clock()()
-            var byKey: [String: [RecordedEvent]] = [:]
+            // Keyed by the key's bytes, as the log keys it: Swift's String equality would merge
+            // keys that differ only in Unicode normalization (NFC and NFD "café").
+            var byKey: [[UInt8]: [RecordedEvent]] = [:]
             var corrupt: [UInt64] = []
             try log.forEachEvent(EventQuery(key: key)) { item in
                 switch item {
-                case .event(let event): byKey[event.key, default: []].append(event)
+                case .event(let event): byKey[Array(event.key.utf8), default: []].append(event)
                 case .corrupt(let seq, _): corrupt.append(seq)
                 }
                 return true
             }
             let timeline = AuditTimeline(maxAge: maxAge.value)
             let out = StandardOutput()
-            let keys = byKey.keys.sorted()
+            let keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }
             switch format {
             case .json:
                 let rendered = keys.map { key -> String in
                     let entries = timeline.build(byKey[key] ?? [], now: now).map { entry in
-                        "{\"at\":\"\(DateParsing.string(entry.at))\",\"kind\":\"\(entry.kind.rawValue)\",\"seq\":\(entry.seq.map(String.init) ?? "null"),\"text\":\(JSONText.string(entry.text))}"
+                        "{\"at\":\(JSONText.date(entry.at)),\"kind\":\"\(entry.kind.rawValue)\",\"seq\":\(entry.seq.map(String.init) ?? "null"),\"text\":\(JSONText.string(entry.text))}"
                     }
-                    return "{\"key\":\(JSONText.string(key)),\"timeline\":[\(entries.joined(separator: ","))]}"
+                    return "{\"key\":\(JSONText.string(String(decoding: key, as: UTF8.self))),\"timeline\":[\(entries.joined(separator: ","))]}"
                 }
                 out.line("{\"maxAge\":\(JSONText.number(maxAge.value.timeInterval)),\"corruptSeqs\":[\(corrupt.map(String.init).joined(separator: ","))],\"keys\":[\(rendered.joined(separator: ","))]}")
             case .text:
                 if keys.isEmpty { out.line("no events\(key.map { " for \($0)" } ?? "")") }
                 for (index, key) in keys.enumerated() {
                     if index > 0 { out.line() }
-                    out.line(Terminal.color(key, "1"))
+                    out.line(Terminal.color(String(decoding: key, as: UTF8.self), "1"))
                     for entry in timeline.build(byKey[key] ?? [], now: now) {
                         let seq = entry.seq.map { "seq \($0)" } ?? ""
                         out.line("  \(DateParsing.string(entry.at))  \(EventPrinter.pad(entry.kind.rawValue, 8))  \(EventPrinter.pad(seq, 8))  \(entry.text)")

@@ -12,6 +12,16 @@ struct Load: AsyncParsableCommand {
             does not match the contract, after the retries), the cached copy is printed if it is \
             younger than --max-age; otherwise one line on stderr and exit code 3.
 
+            When the remote items cannot be saved (a key longer than the database allows, a full \
+            disk), they are still printed, but not as cached: one line on stderr says why, \
+            --format json has "cached": false, and the exit code is 1.
+
+            --format json prints {"source", "key", "cached", "timestamp", "age", "items"}: where \
+            the items came from (remote or cache), whether they are in the cache now, when they \
+            were cached (or loaded, when not cached), their age in seconds, and the items as JSON. \
+            With --contract json the items are the server's JSON exactly as sent (numbers and \
+            escapes as written), without the whitespace between tokens.
+
             Examples:
               cachelog load https://example.com/films.json --key films --contract films
               cachelog load https://example.com/genres.json --key genres --contract genres --retries 2 --format json | jq '.items[].name'
@@ -29,7 +39,7 @@ struct Load: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The payload contract the body must match.", valueName: "contract"))
     var contract: Contract = .json
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cache serves: 90s, 15m, 12h or 7d.", valueName: "duration"))
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cache serves: 90s, 15m, 12h or 7d; at most 36500d. (default: 7d)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge = MaxAgeArgument(.days(7))
 
     @Option(help: ArgumentHelp("Retries when the remote sends invalid data (connection errors are not retried).", valueName: "n"))
@@ -58,6 +68,10 @@ struct Load: AsyncParsableCommand {
             switch format {
             case .json: out.line(report.json)
             case .text: report.text.forEach(out.line)
+            }
+            out.flush()
+            if let error = report.saveError {
+                throw CLIFailure("the items were loaded from the remote but not cached: \(describeSave(error))")
             }
         }
     }

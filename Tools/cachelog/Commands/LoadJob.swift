@@ -21,16 +21,21 @@ struct LoadJob {
     let client: any HTTPClient
     let logger: Logger
 
-    /// What a load delivered: the items as JSON, where they came from and when they were cached.
+    /// What a load delivered: the items as JSON, where they came from, when they were cached,
+    /// and whether they are in the cache now.
     struct Report {
         enum Source: String { case remote, cache }
         let source: Source
         let key: String
+        /// When the items were cached (from the cache), or loaded (from the remote).
         let timestamp: Date
         let age: TimeInterval
-        /// The items, encoded as a JSON array.
-        let items: Data
-        let count: Int
+        /// Each item as JSON text.
+        let items: [String]
+        /// Why remote items could not be saved; `nil` when they were (or came from the cache).
+        let saveError: (any Error)?
+
+        var cached: Bool { saveError == nil }
     }
 
     func run() async throws -> Report {
@@ -40,13 +45,24 @@ struct LoadJob {
         case .genres: return try await run(GenresMapper.map)
         case .verses: return try await run(VersesMapper.map)
         case .people: return try await run { data, response in try PeoplePageMapper.map(data, from: response).results }
-        case .json: return try await run(JSONItemsMapper.map)
+        case .json:
+            return try await run(JSONItemsMapper.map, coder: .exactJSON) { String(decoding: $0.text, as: UTF8.self) }
         }
     }
 
     private func run<Item: Codable & Sendable>(_ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item]) async throws -> Report {
+        let encoder = JSONText.encoder()
+        return try await run(mapper, coder: .json) { String(decoding: try encoder.encode($0), as: UTF8.self) }
+    }
+
+    private func run<Item: Sendable>(
+        _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item],
+        coder: FeedPayloadCoder<Item>,
+        render: (Item) throws -> String
+    ) async throws -> Report {
         let local = LocalFeedLoader<Item>(
-            store: CacheLogFeedStore(log: log, key: key), currentDate: now, policy: CachePolicy(maxAge: maxAge), logger: logger)
+            store: CacheLogFeedStore(log: log, key: key), currentDate: now, policy: CachePolicy(maxAge: maxAge),
+            coder: coder, logger: logger)
         let remote = RemoteLoader(url: url, client: client, mapper: mapper, logger: logger)
         let retried = FeedLoaderRetryDecorator(
             decoratee: AnyFeedLoader<Item>.remote { try await remote.load() },
@@ -66,30 +82,39 @@ struct LoadJob {
         }
         let at = now()
         let timestamp = loaded.cacheTimestamp ?? at
-        let items = try JSONText.encoder().encode(loaded.items)
+        let saveError: (any Error)? = switch (loaded.source, loaded.cacheSave) {
+        case (.cache, _), (.remote, .saved): nil
+        case (.remote, .failed(let error)): error
+        // Every remote feed passes the cache decorator; one that did not was not saved either.
+        case (.remote, .notAttempted): CLIFailure("the items were not handed to the cache")
+        }
         return Report(
             source: loaded.cacheTimestamp == nil ? .remote : .cache, key: key, timestamp: timestamp,
-            age: at.timeIntervalSince(timestamp), items: items, count: loaded.items.count)
+            age: at.timeIntervalSince(timestamp), items: try loaded.items.map(render), saveError: saveError)
     }
 }
 
 extension LoadJob.Report {
-    /// `{"source":…,"key":…,"timestamp":…,"age":seconds,"items":[…]}`
+    /// `{"source":…,"key":…,"cached":bool,"timestamp":…,"age":seconds,"items":[…]}`
     var json: String {
-        "{\"source\":\"\(source.rawValue)\",\"key\":\(JSONText.string(key)),\"timestamp\":\"\(DateParsing.string(timestamp))\",\"age\":\(JSONText.number(age.rounded())),\"items\":\(String(decoding: items, as: UTF8.self))}"
+        "{\"source\":\"\(source.rawValue)\",\"key\":\(JSONText.string(key)),\"cached\":\(cached),\"timestamp\":\(JSONText.date(timestamp)),\"age\":\(JSONText.number(age.rounded())),\"items\":[\(items.joined(separator: ","))]}"
     }
 
     /// A header line and a line per item, naming it by its title, name or scripture when it has one.
+    /// The header says "cached" only for items that are in the cache.
     var text: [String] {
-        let origin = source == .remote ? "from remote" : "from cache"
-        var lines = ["\(key): \(count) item\(count == 1 ? "" : "s") \(origin), cached \(DateParsing.string(timestamp)) (age \(DurationText.string(age)))"]
-        let objects = (try? JSONSerialization.jsonObject(with: items)) as? [Any] ?? []
-        for object in objects {
-            if let fields = object as? [String: Any],
+        let count = "\(key): \(items.count) item\(items.count == 1 ? "" : "s")"
+        var lines: [String] = switch (source, cached) {
+        case (.cache, _): ["\(count) from cache, cached \(DateParsing.string(timestamp)) (age \(DurationText.string(age)))"]
+        case (.remote, true): ["\(count) from remote, cached \(DateParsing.string(timestamp)) (age \(DurationText.string(age)))"]
+        case (.remote, false): ["\(count) from remote, loaded \(DateParsing.string(timestamp)), not saved to the cache"]
+        }
+        for item in items {
+            if let fields = (try? JSONSerialization.jsonObject(with: Data(item.utf8), options: [.fragmentsAllowed])) as? [String: Any],
                let label = ["title", "name", "scripture", "description"].lazy.compactMap({ fields[$0] as? String }).first {
                 lines.append("  \(label)")
-            } else if let data = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed, .sortedKeys]) {
-                lines.append("  " + String(decoding: data, as: UTF8.self))
+            } else {
+                lines.append("  " + item)
             }
         }
         return lines

@@ -8,9 +8,12 @@ struct Replay: AsyncParsableCommand {
         discussion: """
             Every put, delete and expire in the order they were appended. JSON lines carry seq, at \
             (when recorded), type, key, and per type: timestamp and bytes/storedBytes (put), reason \
-            (delete), timestamp and maxAge in seconds (expire); --payload adds the payload (its JSON \
-            value when it is JSON, else base64). A record that fails its checks is printed as \
-            type "corrupt" and the replay goes on.
+            (delete), timestamp and maxAge in seconds (expire); --payload adds the payload (when it \
+            is JSON, its bytes exactly as stored, numbers and escapes as written, without the \
+            whitespace between tokens; else base64). A record that fails its checks is printed as \
+            type "corrupt" and the replay goes on. A stored date or max age that is not a finite \
+            number (a damaged or hand-made record) is shown as nan, inf or -inf, and as null in \
+            JSON; a date outside the years 0000-9999 as @ and its seconds since 1970.
 
             Examples:
               cachelog replay

@@ -8,7 +8,8 @@ struct State: AsyncParsableCommand {
         discussion: """
             The projection of the log: for each key, its live put (seq, cache timestamp, payload \
             size). --as-of rebuilds it as it was right after a seq, or after the last event \
-            recorded by a date.
+            recorded by a date. A stored timestamp that is not a finite number (a damaged or \
+            hand-made record) is shown as nan, inf or -inf, and as null in JSON.
 
             Examples:
               cachelog state
@@ -31,7 +32,9 @@ struct State: AsyncParsableCommand {
         try await Self.reportingFailures {
             let log = try global.openForReading()
             var state = try asOf.map { try log.state(asOf: $0.position) } ?? log.state()
-            if let key { state.entries = state.entries.filter { $0.key == key } }
+            // Byte for byte, as the log keys them: Swift's String == would also match a key that
+            // differs only in Unicode normalization (NFC and NFD "café").
+            if let key { state.entries = state.entries.filter { $0.key.utf8.elementsEqual(key.utf8) } }
             // Ages are as seen at the point asked for: a date given to --as-of, else the clock.
             var now = try global.clock()()
             if case .date(let date)? = asOf?.position { now = date }
@@ -39,7 +42,7 @@ struct State: AsyncParsableCommand {
             switch format {
             case .json:
                 let entries = state.entries.map {
-                    "{\"key\":\(JSONText.string($0.key)),\"timestamp\":\"\(DateParsing.string($0.timestamp))\",\"seq\":\($0.seq),\"bytes\":\($0.bytes)}"
+                    "{\"key\":\(JSONText.string($0.key)),\"timestamp\":\(JSONText.date($0.timestamp)),\"seq\":\($0.seq),\"bytes\":\($0.bytes)}"
                 }
                 out.line("{\"seq\":\(state.seq),\"entries\":[\(entries.joined(separator: ","))]}")
             case .text:

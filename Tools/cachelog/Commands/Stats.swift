@@ -21,12 +21,15 @@ struct Stats: AsyncParsableCommand {
             let stats = try global.openForReading().stats()
             let out = StandardOutput()
             func counts(_ c: LogStats.Counts) -> String { "{\"put\":\(c.put),\"delete\":\(c.delete),\"expire\":\(c.expire),\"total\":\(c.total)}" }
-            let date = { (d: Date?) in d.map { "\"\(DateParsing.string($0))\"" } ?? "null" }
+            let date = { (d: Date?) in d.map(JSONText.date) ?? "null" }
+            // The log keys by bytes: sort and show them so, never merging keys that differ only
+            // in Unicode normalization.
+            let keys = stats.byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }
             switch format {
             case .json:
-                let keys = stats.byKey.keys.sorted().map { "\(JSONText.string($0)):\(counts(stats.byKey[$0] ?? .init()))" }
+                let rendered = keys.map { "\(JSONText.string(String(decoding: $0, as: UTF8.self))):\(counts(stats.byKey[$0] ?? .init()))" }
                 out.line("""
-                    {"events":\(counts(stats.events)),"keys":{\(keys.joined(separator: ","))},"liveKeys":\(stats.liveKeys),\
+                    {"events":\(counts(stats.events)),"keys":{\(rendered.joined(separator: ","))},"liveKeys":\(stats.liveKeys),\
                     "corruptRecords":\(stats.corruptRecords),"payloadBytes":\(stats.payloadBytes),"storedBytes":\(stats.storedBytes),\
                     "storedPayloadBytes":\(stats.storedPayloadBytes),"compressionRatio":\(stats.compressionRatio.map { JSONText.number(($0 * 100).rounded() / 100) } ?? "null"),\
                     "firstSeq":\(stats.firstSeq.map(String.init) ?? "null"),"lastSeq":\(stats.lastSeq),\
@@ -45,9 +48,9 @@ struct Stats: AsyncParsableCommand {
                 if !stats.byKey.isEmpty {
                     out.line()
                     out.line(Terminal.color("KEY                      PUT  DELETE  EXPIRE", "1"))
-                    for key in stats.byKey.keys.sorted() {
+                    for key in keys {
                         let c = stats.byKey[key] ?? .init()
-                        out.line("\(EventPrinter.pad(key, 20))  \(EventPrinter.pad(String(c.put), 6, right: true))  \(EventPrinter.pad(String(c.delete), 6, right: true))  \(EventPrinter.pad(String(c.expire), 6, right: true))")
+                        out.line("\(EventPrinter.pad(String(decoding: key, as: UTF8.self), 20))  \(EventPrinter.pad(String(c.put), 6, right: true))  \(EventPrinter.pad(String(c.delete), 6, right: true))  \(EventPrinter.pad(String(c.expire), 6, right: true))")
                     }
                 }
             }

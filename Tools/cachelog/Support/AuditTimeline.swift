@@ -14,16 +14,13 @@ struct AuditTimeline {
     }
 
     let maxAge: MaxAge
-    private let calendar: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        return calendar
-    }()
 
     init(maxAge: MaxAge) { self.maxAge = maxAge }
 
-    func staleDate(_ timestamp: Date) -> Date {
-        calendar.date(byAdding: maxAge.dateComponents, to: timestamp) ?? timestamp + maxAge.timeInterval
+    /// When a version cached at `timestamp` went stale, by the same rule the cache itself uses;
+    /// `nil` for a timestamp that is not a finite date (such a version never was fresh).
+    func staleDate(_ timestamp: Date) -> Date? {
+        CachePolicy(maxAge: maxAge).expiry(of: timestamp)
     }
 
     func build(_ events: [RecordedEvent], now: Date) -> [Entry] {
@@ -34,8 +31,7 @@ struct AuditTimeline {
 
         /// Reports the live version going stale, if it did before `date`.
         func staleBefore(_ date: Date) {
-            guard let current = live, let timestamp = current.timestamp else { return }
-            let stale = staleDate(timestamp)
+            guard let current = live, let timestamp = current.timestamp, let stale = staleDate(timestamp) else { return }
             if stale <= date {
                 entries.append(Entry(at: stale, kind: .stale, seq: current.seq,
                                      text: "seq \(current.seq) became stale (max age \(maxAge))"))
@@ -88,7 +84,13 @@ struct AuditTimeline {
         if let since = goneSince {
             entries.append(Entry(at: since, kind: .gap, seq: nil, text: "no cache since then (\(DurationText.string(now.timeIntervalSince(since))))"))
         }
-        // In time order; entries at the same instant keep the order they happened in.
-        return entries.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        // In time order; entries at the same instant keep the order they happened in. A record
+        // may hold a NaN date, which `<` cannot order: NaN dates go last, in the order they happened.
+        return entries.enumerated().sorted { Self.order($0.element.at, $0.offset) < Self.order($1.element.at, $1.offset) }.map(\.element)
+    }
+
+    private static func order(_ date: Date, _ offset: Int) -> (Int, Double, Int) {
+        let seconds = date.timeIntervalSinceReferenceDate
+        return seconds.isNaN ? (1, 0, offset) : (0, seconds, offset)
     }
 }

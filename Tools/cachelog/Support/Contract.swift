@@ -22,14 +22,14 @@ enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
     case json
 }
 
-/// The `json` contract's mapper: a 200 whose body is JSON.
+/// The `json` contract's mapper: a 200 whose body is JSON. The items keep the server's bytes
+/// (see ``JSONValue``).
 enum JSONItemsMapper {
     @Sendable
     static func map(_ data: Data, from response: HTTPURLResponse) throws -> [JSONValue] {
-        guard response.statusCode == 200, let value = try? JSONDecoder().decode(JSONValue.self, from: data) else {
+        guard response.statusCode == 200, let items = JSONValue.items(in: data) else {
             throw RemoteLoaderError.invalidData
         }
-        if case .array(let items) = value { return items }
-        return [value]
+        return items
     }
 }

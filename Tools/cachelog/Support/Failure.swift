@@ -72,3 +72,12 @@ func describeCache(_ error: any Error, now: Date) -> String {
         return "cache failed (\(error))"
     }
 }
+
+/// Why saving into the cache failed, in the words of the layer that failed.
+func describeSave(_ error: any Error) -> String {
+    switch error {
+    case let error as CacheLogError: return "\(error)"
+    case let error as CLIFailure: return error.message
+    default: return "\(error)"
+    }
+}

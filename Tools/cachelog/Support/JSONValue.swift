@@ -1,33 +1,61 @@
+import FeedCache
 import Foundation
+import Logging
 
-/// Any JSON value: the item type of the `json` contract, which caches whatever JSON the URL serves.
-enum JSONValue: Codable, Sendable, Equatable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
+/// One JSON value exactly as the server wrote it, without the whitespace between its tokens: the
+/// item type of the `json` contract, which caches whatever JSON the URL serves.
+///
+/// Deliberately not `Codable`: `JSONEncoder` and `JSONDecoder` pass numbers through `Double` and
+/// re-escape strings, so 9007199254740993 would come back as 9007199254740992. The cache stores
+/// these bytes instead (``FeedPayloadCoder/exactJSON``).
+struct JSONValue: Sendable, Equatable {
+    /// The value's JSON text, tokens byte for byte as received.
+    let text: [UInt8]
 
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+    /// The items of a JSON text: an array's elements, or any other value as the one item.
+    /// `nil` when `data` is not JSON.
+    static func items(in data: Data) -> [JSONValue]? {
+        guard let scanned = JSONScanner.scan(Array(data)) else { return nil }
+        guard let elements = scanned.elements else { return [JSONValue(text: scanned.compact)] }
+        return elements.map { JSONValue(text: Array(scanned.compact[$0])) }
     }
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
+    /// `values` as one JSON array.
+    static func array(_ values: [JSONValue]) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(values.reduce(2) { $0 + $1.text.count + 1 })
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: value.text)
         }
+        bytes.append(UInt8(ascii: "]"))
+        return bytes
+    }
+}
+
+/// A cached payload that is not the JSON array ``FeedPayloadCoder/exactJSON`` writes.
+struct NotAJSONArrayError: Error, CustomStringConvertible {
+    var description: String { "the cached payload is not a JSON array" }
+}
+
+extension FeedPayloadCoder where Item == JSONValue {
+    /// Stores the values as one JSON array of their exact text, and reads it back unchanged.
+    static var exactJSON: Self {
+        Self(
+            encode: { Data(JSONValue.array($0)) },
+            decode: { payload in
+                guard let scanned = JSONScanner.scan(Array(payload)), let elements = scanned.elements else {
+                    throw NotAJSONArrayError()
+                }
+                return elements.map { JSONValue(text: Array(scanned.compact[$0])) }
+            })
+    }
+}
+
+extension LocalFeedLoader where Item == JSONValue {
+    /// A loader for the `json` contract's cache: what `Codable` items get from the library's
+    /// own initializer, with the coder that keeps the values exact.
+    init(store: any FeedStore, currentDate: @escaping @Sendable () -> Date, policy: CachePolicy, logger: Logger?) {
+        self.init(store: store, currentDate: currentDate, policy: policy, coder: .exactJSON, logger: logger)
     }
 }

@@ -65,8 +65,13 @@ final class StandardOutput {
         if !plain { buffer.append(contentsOf: JSONText.string(value).utf8) }
     }
 
-    /// A date as a JSON string, formatted as `DateParsing.string` does.
+    /// A date as a JSON string, formatted as `DateParsing.string` does; `null` when it is not a
+    /// finite number (see `JSONText.date`).
     func appendJSONDate(_ date: Date) {
+        guard date.timeIntervalSince1970.isFinite else {
+            append("null")
+            return
+        }
         buffer.append(UInt8(ascii: "\""))
         DateParsing.append(date, to: &buffer)
         buffer.append(UInt8(ascii: "\""))
@@ -145,15 +150,23 @@ enum JSONText {
         return out + "\""
     }
 
+    /// A number as JSON: whole numbers without a fraction, and `null` for NaN and the infinities,
+    /// which a stored record may hold but JSON cannot.
     static func number(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        guard value.isFinite else { return "null" }
+        return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
-    /// A payload as JSON: the value itself when it is JSON, else a base64 string.
+    /// A date as a JSON string (`DateParsing.string`), or `null` when it is not a finite number.
+    static func date(_ date: Date) -> String {
+        date.timeIntervalSince1970.isFinite ? "\"" + DateParsing.string(date) + "\"" : "null"
+    }
+
+    /// A payload as JSON: when it is JSON, its own bytes without the whitespace between tokens
+    /// (numbers and escapes exactly as stored, and always one line); else a base64 string.
     static func payload(_ data: Data) -> String {
-        if let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-           let compact = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]) {
-            return String(decoding: compact, as: UTF8.self)
+        if let scanned = JSONScanner.scan(Array(data)) {
+            return String(decoding: scanned.compact, as: UTF8.self)
         }
         return string(data.base64EncodedString())
     }

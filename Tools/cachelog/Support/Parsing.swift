@@ -13,6 +13,10 @@ enum DateParsing {
     }
 
     /// `2026-12-01T10:00:00Z`, with milliseconds only when the date has them.
+    ///
+    /// A stored date can be anything a damaged or hand-made record holds, and is shown, never
+    /// trapped on: `nan`, `inf` or `-inf` when it is not a finite number, and `@` followed by its
+    /// seconds since 1970 (as `date -d @…` takes them) when its year is outside 0000…9999.
     static func string(_ date: Date) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)
@@ -26,9 +30,14 @@ enum DateParsing {
     /// prints two dates per line, and formatting them was most of the time of a long replay.
     static func append(_ date: Date, to bytes: inout [UInt8]) {
         let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite else {
+            bytes.append(contentsOf: NonFinite.text(seconds).utf8)
+            return
+        }
         let whole = seconds.rounded(.down)
-        guard whole.isFinite, abs(whole) < 1e13 else {
-            bytes.append(contentsOf: date.formatted(.iso8601).utf8)
+        // Year 9999 ends before 2.6e11 seconds; beyond 1e13 the day arithmetic below could overflow.
+        guard abs(whole) < 1e13 else {
+            bytes.append(contentsOf: ("@" + JSONText.number(seconds)).utf8)
             return
         }
         // Truncated, as Foundation's formatter does.
@@ -47,8 +56,9 @@ enum DateParsing {
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
 
+        // Foundation's formatter clamps such years to wrong dates; the seconds are at least true.
         if year < 0 || year > 9999 {
-            bytes.append(contentsOf: date.formatted(.iso8601).utf8)
+            bytes.append(contentsOf: ("@" + JSONText.number(seconds)).utf8)
             return
         }
         digits(year, 4, &bytes)
@@ -82,18 +92,54 @@ enum DateParsing {
     }
 }
 
-/// A `--max-age` value: `90s`, `15m`, `12h` or `7d`.
-struct MaxAgeArgument: ExpressibleByArgument, Sendable {
+/// A `--max-age` value: `90s`, `15m`, `12h` or `7d`, more than zero and at most ``maximum``.
+struct MaxAgeArgument: ExpressibleByArgument, CustomStringConvertible, Sendable {
     let value: MaxAge
 
+    /// 100 years. Nothing is cached that long, and a bound keeps every date computed from a max
+    /// age (the moment a cache goes stale) a date a calendar can show.
+    static let maximum = MaxAge.days(36_500)
+
+    /// What a command line gets wrong about a duration, in the words the error message uses.
+    enum Problem: Error, CustomStringConvertible {
+        case notADuration
+        case notPositive
+        case tooLong
+
+        var description: String {
+            switch self {
+            case .notADuration: "write a whole number and a unit: 90s, 15m, 12h or 7d"
+            case .notPositive: "the duration must be more than 0"
+            case .tooLong: "the duration must be at most \(MaxAgeArgument.maximum) (100 years)"
+            }
+        }
+    }
+
+    /// Parses `argument`, saying what is wrong with it when it is not a usable max age. Give it to
+    /// `@Option(transform:)` so that the usage error names the bound.
+    static func parse(_ argument: String) throws -> MaxAgeArgument {
+        guard let value = MaxAge(argument) else {
+            // All digits with a unit, yet no MaxAge: the number does not fit an Int.
+            let digits = argument.dropLast()
+            if !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }), "smhd".contains(argument.last ?? "x") {
+                throw Problem.tooLong
+            }
+            throw Problem.notADuration
+        }
+        guard value.timeInterval > 0 else { throw Problem.notPositive }
+        guard value.timeInterval <= maximum.timeInterval else { throw Problem.tooLong }
+        return MaxAgeArgument(value)
+    }
+
     init?(argument: String) {
-        guard let value = MaxAge(argument), value.timeInterval > 0 else { return nil }
-        self.value = value
+        guard let parsed = try? Self.parse(argument) else { return nil }
+        self = parsed
     }
 
     init(_ value: MaxAge) { self.value = value }
 
     var defaultValueDescription: String { value.description }
+    var description: String { value.description }
 }
 
 /// A `--from`, `--to`, `--as-of` or `--before` value: a sequence number or an ISO 8601 date.
@@ -113,9 +159,20 @@ struct PositionArgument: ExpressibleByArgument, Sendable {
 
 /// Renders a duration in seconds the way the options take it back: `8d`, `12h`, `15m`, `90s`,
 /// or a combination such as `7d 2h`.
+///
+/// Durations come from stored data too (an expire's max age, the age of a cache timestamp), so
+/// any `Double` is shown, never trapped on: `nan`, `inf` or `-inf` when it is not finite, whole
+/// days alone when it is too large for seconds to count in an `Int`, and seconds in exponent
+/// notation (`1e+300s`) when even the days are too many to write out.
 enum DurationText {
     static func string(_ seconds: TimeInterval) -> String {
-        var rest = Int(seconds.rounded(.towardZero))
+        guard seconds.isFinite else { return NonFinite.text(seconds) }
+        let whole = seconds.rounded(.towardZero)
+        guard abs(whole) < 1e15 else {
+            let days = (whole / 86_400).rounded(.towardZero)
+            return abs(days) < 1e15 ? String(format: "%.0fd", days) : JSONText.number(whole) + "s"
+        }
+        var rest = Int(whole)
         if rest == 0 { return "0s" }
         let sign = rest < 0 ? "-" : ""
         rest = abs(rest)
@@ -126,6 +183,14 @@ enum DurationText {
             if parts.count == 2 { break }
         }
         return sign + parts.joined(separator: " ")
+    }
+}
+
+/// How text output shows a number that is not finite (JSON output shows `null` instead: JSON has
+/// no such numbers).
+enum NonFinite {
+    static func text(_ value: Double) -> String {
+        value.isNaN ? "nan" : value < 0 ? "-inf" : "inf"
     }
 }
 

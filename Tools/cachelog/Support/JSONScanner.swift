@@ -1,0 +1,186 @@
+/// Checks that bytes are one JSON text (RFC 8259) and copies it without the whitespace between
+/// tokens. Every token is copied byte for byte: numbers as written (no `Double` in between, so
+/// 9007199254740993 stays itself), strings with their escapes as written.
+///
+/// Why not `JSONSerialization` or `JSONDecoder`: both hand numbers over as `Double` or fixed-size
+/// integers and strings unescaped, so writing the value back changes what the server sent.
+struct JSONScanner {
+    /// What a scan found: the compact text and, when it is an array, where each element sits in it.
+    struct Scanned {
+        var compact: [UInt8]
+        /// The byte ranges of the top-level array's elements in `compact`; `nil` for any other value.
+        var elements: [Range<Int>]?
+    }
+
+    /// Nesting deeper than this is refused, so that hostile input cannot exhaust the stack
+    /// (`JSONDecoder` draws the line at the same depth).
+    static let maximumDepth = 512
+
+    /// The scan of `bytes`, or `nil` when they are not exactly one JSON value (surrounding
+    /// whitespace and a leading byte order mark allowed) in valid UTF-8.
+    static func scan(_ bytes: [UInt8]) -> Scanned? {
+        guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
+        var scanner = JSONScanner(input: bytes)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.index = 3 }
+        guard scanner.value() else { return nil }
+        scanner.skipWhitespace()
+        guard scanner.index == bytes.count else { return nil }
+        return Scanned(compact: scanner.output, elements: scanner.topLevelArray ? scanner.elements : nil)
+    }
+
+    private let input: [UInt8]
+    private var index = 0
+    private var output: [UInt8] = []
+    private var depth = 0
+    private var topLevelArray = false
+    private var elements: [Range<Int>] = []
+
+    private init(input: [UInt8]) {
+        self.input = input
+        output.reserveCapacity(input.count)
+    }
+
+    private var current: UInt8? { index < input.count ? input[index] : nil }
+
+    private mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
+    }
+
+    /// Copies the current byte to the output and moves past it.
+    private mutating func take() {
+        output.append(input[index])
+        index += 1
+    }
+
+    private mutating func value() -> Bool {
+        skipWhitespace()
+        guard let byte = current else { return false }
+        switch byte {
+        case UInt8(ascii: "{"): return object()
+        case UInt8(ascii: "["): return array()
+        case UInt8(ascii: "\""): return string()
+        case UInt8(ascii: "t"): return literal("true")
+        case UInt8(ascii: "f"): return literal("false")
+        case UInt8(ascii: "n"): return literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
+        default: return false
+        }
+    }
+
+    private mutating func object() -> Bool {
+        guard depth < Self.maximumDepth else { return false }
+        depth += 1
+        defer { depth -= 1 }
+        take()
+        skipWhitespace()
+        if current == UInt8(ascii: "}") { take(); return true }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\""), string() else { return false }
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { return false }
+            take()
+            guard value() else { return false }
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): take()
+            case UInt8(ascii: "}"): take(); return true
+            default: return false
+            }
+        }
+    }
+
+    private mutating func array() -> Bool {
+        guard depth < Self.maximumDepth else { return false }
+        let isTopLevel = depth == 0
+        topLevelArray = topLevelArray || isTopLevel
+        depth += 1
+        defer { depth -= 1 }
+        take()
+        skipWhitespace()
+        if current == UInt8(ascii: "]") { take(); return true }
+        while true {
+            skipWhitespace()
+            let start = output.count
+            guard value() else { return false }
+            if isTopLevel { elements.append(start..<output.count) }
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): take()
+            case UInt8(ascii: "]"): take(); return true
+            default: return false
+            }
+        }
+    }
+
+    private mutating func string() -> Bool {
+        take()
+        while let byte = current {
+            switch byte {
+            case UInt8(ascii: "\""):
+                take()
+                return true
+            case UInt8(ascii: "\\"):
+                take()
+                guard let escaped = current else { return false }
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                     UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    take()
+                case UInt8(ascii: "u"):
+                    take()
+                    for _ in 0..<4 {
+                        guard let hex = current, hex.isHexDigit else { return false }
+                        take()
+                    }
+                default:
+                    return false
+                }
+            case 0..<0x20:
+                return false
+            default:
+                take()
+            }
+        }
+        return false
+    }
+
+    private mutating func number() -> Bool {
+        if current == UInt8(ascii: "-") { take() }
+        guard let first = current, first.isDigit else { return false }
+        take()
+        // A leading zero stands alone: 01 is not a JSON number.
+        if first != UInt8(ascii: "0") { takeDigits() }
+        if current == UInt8(ascii: ".") {
+            take()
+            guard current?.isDigit == true else { return false }
+            takeDigits()
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            take()
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { take() }
+            guard current?.isDigit == true else { return false }
+            takeDigits()
+        }
+        return true
+    }
+
+    private mutating func takeDigits() {
+        while current?.isDigit == true { take() }
+    }
+
+    private mutating func literal(_ word: StaticString) -> Bool {
+        let bytes = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard input.count - index >= bytes.count, input[index..<(index + bytes.count)].elementsEqual(bytes) else { return false }
+        output.append(contentsOf: bytes)
+        index += bytes.count
+        return true
+    }
+}
+
+private extension UInt8 {
+    var isDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
+    var isHexDigit: Bool {
+        isDigit || (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "f")) || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "F"))
+    }
+}
