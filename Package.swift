@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "LoopbackHTTP", "TestSupport"]),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["CacheLog", "CLMDB", "FeedAPI", "FeedCache", "FeedCacheLog", "TestSupport", "cachelog-writer"]
+            dependencies: ["CacheLog", "CLMDB", "FeedAPI", "FeedCache", "FeedCacheLog", "TestSupport", "cachelog", "cachelog-writer"]
         ),
     ]
 )

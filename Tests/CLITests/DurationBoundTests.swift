@@ -13,6 +13,8 @@ struct DurationBoundTests {
         ["audit", "--max-age", "36501d"],
         ["audit", "--max-age", "99999999999999999999999h"],
         ["load", "http://127.0.0.1:9/films.json", "--key", "films", "--max-age", "9223372036854775807s"],
+        ["validate", "--max-age", "9223372036854775807s"],
+        ["validate", "--dry-run", "--max-age", "36501d"],
     ])
     func maxAgePastTheBound_isAUsageError_namingTheBound(_ arguments: [String]) async throws {
         let sandbox = try Sandbox()

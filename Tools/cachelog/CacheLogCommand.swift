@@ -16,7 +16,7 @@ struct CacheLogCommand: AsyncParsableCommand {
               --now <date>    the clock for this run, ISO 8601 (default $CACHELOG_NOW, else the real clock)
               -v, --verbose   log what the engine does to stderr
 
-            Durations: 90s, 15m, 12h, 7d. Dates: ISO 8601 (2026-12-01T10:00:00Z or 2026-12-01). \
+            Durations: 90s, 15m, 12h, 7d (at most 36500d). Dates: ISO 8601 (2026-12-01T10:00:00Z or 2026-12-01). \
             --from, --to, --as-of and --before also take a seq.
 
             Exit codes: 0 ok, 1 failure, 3 no usable data (load), 64 usage.
@@ -29,6 +29,9 @@ struct CacheLogCommand: AsyncParsableCommand {
         subcommands: [Load.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Rebuild.self, Compact.self, Demo.self])
 
     static func main() async {
+        // Under a file-size limit (`ulimit -f`) a write past it would kill the tool with SIGXFSZ;
+        // ignored, the write fails with EFBIG, which the engine reports as a full disk.
+        signal(SIGXFSZ, SIG_IGN)
         // stdout is for results only; every log line goes to stderr.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let names = Set(configuration.subcommands.map { $0._commandName })

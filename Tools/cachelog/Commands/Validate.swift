@@ -31,7 +31,7 @@ struct Validate: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("The cache policy: 90s, 15m, 12h or 7d.", valueName: "duration"))
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("The cache policy: 90s, 15m, 12h or 7d; at most 36500d. (default: 7d)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge = MaxAgeArgument(.days(7))
 
     @Flag(name: .customLong("dry-run"), help: "Print what would be expired or deleted; write nothing.")
