@@ -47,6 +47,7 @@ struct DamageTests {
         let (status, problems) = try await verifyProblems(sandbox)
         #expect(status == ExitCode.failure)
         #expect(problems.compactMap { $0.int("seq") } == [2], "\(problems)")
+        #expect(problems.first?["fixedByRebuild"] as? Bool == false, "a damaged record is not derived data")
     }
 
     // MARK: defect 6: every missing seq is a problem, wherever it is
@@ -116,6 +117,9 @@ struct DamageTests {
         let (status, problems) = try await verifyProblems(sandbox)
         #expect(status == ExitCode.failure)
         #expect(problems.count == 1 && problems.first?.string("message")?.contains("\"films\"") == true, "\(problems)")
+        #expect(problems.first?["fixedByRebuild"] as? Bool == true)
+        let text = try await sandbox.cachelog("verify")
+        #expect(text.stdoutLines.last?.hasSuffix("; 'cachelog rebuild' repairs it") == true, "\(text)")
 
         let validated = try await sandbox.cachelog("--now", Day.dec3, "validate", "--format", "json")
         #expect(validated.status == ExitCode.ok, "\(validated)")

@@ -7,6 +7,9 @@ public struct VerifyReport: Sendable, Equatable {
         /// The record (or checkpoint) the problem is at, when it has one.
         public var seq: UInt64?
         public var message: String
+        /// The damage is in data derived from the log (a projection row, a checkpoint after the
+        /// compaction base), which ``CacheLog/rebuildProjection()`` restores from the log.
+        public var fixedByRebuild = false
         public var description: String { seq.map { "seq \($0): \(message)" } ?? message }
     }
 
@@ -66,10 +69,10 @@ extension CacheLog {
                     checkpointCount += 1
                     if let seq = SeqKey.decode(current.key) {
                         do { checkpoints[seq] = try CheckpointCodec.decode(current.value, seq: seq) } catch let error as CacheLogError {
-                            problems.append(.init(seq: seq, message: error.description))
+                            problems.append(.init(seq: seq, message: error.description, fixedByRebuild: seq > base))
                         }
                     } else {
-                        problems.append(.init(seq: nil, message: "checkpoint key of \(current.key.count) bytes"))
+                        problems.append(.init(seq: nil, message: "checkpoint key of \(current.key.count) bytes", fixedByRebuild: true))
                     }
                     row = try cursor.move(MDB_NEXT)
                 }
@@ -77,6 +80,9 @@ extension CacheLog {
 
             var previousSeq: UInt64 = 0
             var previousTime = -Double.infinity
+            /// A record failed its checks: the fold saw it as its damaged header says, so a
+            /// projection or checkpoint that differs from the fold is no sign of their own damage.
+            var recordsDamaged = false
             /// Seqs that are gone although something needs them, and what needs them.
             var usersOfMissing: [UInt64: [String]] = [:]
             try txn.withCursor(tables.dbs.events) { cursor in
@@ -117,6 +123,7 @@ extension CacheLog {
                                 }
                             }
                         } catch let error as CacheLogError {
+                            recordsDamaged = true
                             if case .corruptRecord(let at, let detail) = error {
                                 // `at` differs from `seq` when the bad bytes are in the record a reference points to.
                                 problems.append(.init(seq: at, message: "corrupt record: \(detail)"))
@@ -125,7 +132,7 @@ extension CacheLog {
                             }
                         }
                         if seq > base, let checkpoint = checkpoints[seq], checkpoint != projection {
-                            problems.append(.init(seq: seq, message: "checkpoint differs from the fold of the log"))
+                            problems.append(.init(seq: seq, message: "checkpoint differs from the fold of the log", fixedByRebuild: !recordsDamaged))
                         }
                     } else {
                         problems.append(.init(seq: nil, message: "record key of \(current.key.count) bytes is not a seq"))
@@ -139,7 +146,7 @@ extension CacheLog {
 
             var (stored, malformed) = try tables.storedEntries(txn)
             for key in malformed {
-                problems.append(.init(seq: nil, message: CacheLogError.corruptProjection(key: key).description))
+                problems.append(.init(seq: nil, message: CacheLogError.corruptProjection(key: key).description, fixedByRebuild: true))
             }
             var folded = projection.ordered()
             // A damaged row is one problem, reported above, not also a missing entry.
@@ -171,7 +178,8 @@ extension CacheLog {
                     if have != want || have?.key.utf8.elementsEqual(bytes) == false {
                         problems.append(.init(
                             seq: have?.seq ?? want?.seq,
-                            message: "projection of key \"\(key)\" is \(Self.describe(have)), the log says \(Self.describe(want))"))
+                            message: "projection of key \"\(key)\" is \(Self.describe(have)), the log says \(Self.describe(want))",
+                            fixedByRebuild: !recordsDamaged))
                     }
                 }
             }

@@ -8,7 +8,10 @@ struct Verify: AsyncParsableCommand {
         discussion: """
             Checks each record's framing, checksum and compressed body, the order of seqs and \
             recorded times, every checkpoint, and that the stored projection equals the fold of \
-            the log. Prints each problem with its seq; exits 1 when there is any.
+            the log. Prints each problem with its seq; exits 1 when there is any. Problems in the \
+            projection or a checkpoint (fixedByRebuild in JSON) are repaired by 'cachelog rebuild'; \
+            a damaged record is not: validate deletes what it leaves unreadable, and the next load \
+            caches a fresh copy.
 
             Examples:
               cachelog verify
@@ -29,12 +32,16 @@ struct Verify: AsyncParsableCommand {
             let out = StandardOutput()
             switch format {
             case .json:
-                let problems = report.problems.map { "{\"seq\":\($0.seq.map(String.init) ?? "null"),\"message\":\(JSONText.string($0.message))}" }
+                let problems = report.problems.map {
+                    "{\"seq\":\($0.seq.map(String.init) ?? "null"),\"message\":\(JSONText.string($0.message)),\"fixedByRebuild\":\($0.fixedByRebuild)}"
+                }
                 out.line("{\"clean\":\(report.isClean),\"records\":\(report.recordsChecked),\"checkpoints\":\(report.checkpointsChecked),\"problems\":[\(problems.joined(separator: ","))]}")
             case .text:
                 for problem in report.problems { out.line(Terminal.color("problem", "31") + " \(problem)") }
                 let summary = "\(report.recordsChecked) records, \(report.checkpointsChecked) checkpoints checked"
-                out.line(report.isClean ? Terminal.color("ok", "32") + ": \(summary), no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s"): \(summary)")
+                let derived = report.problems.filter(\.fixedByRebuild).count
+                let repair = derived == 0 ? "" : "; 'cachelog rebuild' repairs \(derived == report.problems.count ? (derived == 1 ? "it" : "them") : "\(derived) of them")"
+                out.line(report.isClean ? Terminal.color("ok", "32") + ": \(summary), no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s"): \(summary)\(repair)")
             }
             out.flush()
             if !report.isClean { throw ExitCode(Exit.failure) }
