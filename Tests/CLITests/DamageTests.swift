@@ -25,7 +25,7 @@ struct DamageTests {
         let sandbox = try Sandbox()
         try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
         let planting = Planting(db: sandbox.db)
-        try planting.flipByte(ofRecord: 2, offsetFromEnd: 1) // the put's stored CRC
+        try await planting.flipByte(ofRecord: 2, offsetFromEnd: 1) // the put's stored CRC
 
         // The unchanged feed, loaded three more times: seqs 4, 6 and 8 are its puts.
         for day in [Day.dec2, Day.dec3, Day.dec4] {
@@ -33,10 +33,10 @@ struct DamageTests {
             #expect(loaded.status == ExitCode.ok, "\(loaded)")
         }
         for put: UInt64 in [4, 6, 8] {
-            let source = try #require(try planting.payloadSeq(ofPut: put))
+            let source = try #require(try await planting.payloadSeq(ofPut: put))
             #expect(source != 2, "the put at seq \(put) refers to the damaged record")
         }
-        #expect(try planting.payloadSeq(ofPut: 4) == 4, "the first save after the damage stores a fresh copy")
+        #expect(try await planting.payloadSeq(ofPut: 4) == 4, "the first save after the damage stores a fresh copy")
 
         // The remote fails: the cache serves the feed, for good.
         let offline = try await load(sandbox, at: "2026-12-05T10:00:00Z", url: try deadURL())
@@ -57,7 +57,7 @@ struct DamageTests {
         let sandbox = try Sandbox()
         try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
         try #require(try await load(sandbox, at: Day.dec2, url: sandbox.url("/newer-films.json")).status == ExitCode.ok)
-        try Planting(db: sandbox.db).deleteRecord(seq)
+        try await Planting(db: sandbox.db).deleteRecord(seq)
 
         let (status, problems) = try await verifyProblems(sandbox)
         #expect(status == ExitCode.failure)
@@ -70,7 +70,7 @@ struct DamageTests {
         let sandbox = try Sandbox()
         try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
         try #require(try await load(sandbox, at: Day.dec2, url: sandbox.url("/newer-films.json")).status == ExitCode.ok)
-        try Planting(db: sandbox.db).deleteRecord(4)
+        try await Planting(db: sandbox.db).deleteRecord(4)
 
         let (status, problems) = try await verifyProblems(sandbox)
         #expect(status == ExitCode.failure)
@@ -89,12 +89,12 @@ struct DamageTests {
         try #require(try await verifyProblems(sandbox).status == ExitCode.ok)
 
         let planting = Planting(db: sandbox.db)
-        try planting.deleteRecord(5)
+        try await planting.deleteRecord(5)
         var (status, problems) = try await verifyProblems(sandbox)
         #expect(status == ExitCode.failure)
         #expect(problems.map { $0.int("seq") } == [5], "\(problems)")
 
-        try planting.deleteRecord(2)
+        try await planting.deleteRecord(2)
         (status, problems) = try await verifyProblems(sandbox)
         #expect(status == ExitCode.failure)
         #expect(problems.compactMap { $0.int("seq") }.sorted() == [2, 5], "one problem per missing record: \(problems)")
@@ -108,7 +108,7 @@ struct DamageTests {
         try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
         try #require(try await load(sandbox, at: Day.dec2, key: "genres", contract: "genres").status == ExitCode.ok)
         let before = try await sandbox.cachelog("state", "--format", "json")
-        try Planting(db: sandbox.db).damageStateRow("films")
+        try await Planting(db: sandbox.db).damageStateRow("films")
 
         let state = try await sandbox.cachelog("state", "--format", "json")
         #expect(state.status == ExitCode.ok, "\(state)")
@@ -141,7 +141,7 @@ struct DamageTests {
         let sandbox = try Sandbox()
         try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
         try #require(try await load(sandbox, at: Day.dec1, key: "genres", contract: "genres").status == ExitCode.ok)
-        try Planting(db: sandbox.db).damageStateRow("films")
+        try await Planting(db: sandbox.db).damageStateRow("films")
 
         let validated = try await sandbox.cachelog("--now", Day.dec9, "validate", "--format", "json")
         #expect(validated.status == ExitCode.ok, "\(validated)")
@@ -154,22 +154,17 @@ struct DamageTests {
     @Test
     func aDamagedCheckpoint_blocksNeitherStateAsOfNorCompact_verifyNamesIt_andRebuildRewritesIt() async throws {
         let sandbox = try Sandbox()
-        let writer = Process()
-        writer.executableURL = try builtProduct("cachelog-writer")
-        writer.arguments = [sandbox.db, "24", "--batch", "--checkpoint-interval", "4"]
-        writer.standardOutput = FileHandle.nullDevice
-        try writer.run()
-        writer.waitUntilExit()
-        try #require(writer.terminationStatus == 0)
+        let writer = try await ChildProcess.run(try builtProduct("cachelog-writer"), [sandbox.db, "24", "--batch", "--checkpoint-interval", "4"])
+        try #require(writer.exited && writer.status == 0, "\(writer.stderrText)")
         let planting = Planting(db: sandbox.db)
-        let checkpoints = try planting.checkpointSeqs()
+        let checkpoints = try await planting.checkpointSeqs()
         try #require(checkpoints.count >= 4, "\(checkpoints)")
         let damaged = checkpoints[checkpoints.count / 2]
         let asOf = String(damaged + 1)
         let expected = try await sandbox.cachelog("state", "--as-of", asOf, "--format", "json")
         try #require(expected.status == ExitCode.ok)
 
-        try planting.damageCheckpoint(damaged)
+        try await planting.damageCheckpoint(damaged)
         let state = try await sandbox.cachelog("state", "--as-of", asOf, "--format", "json")
         #expect(state.status == ExitCode.ok, "\(state)")
         #expect(state.stdout == expected.stdout)
@@ -183,7 +178,7 @@ struct DamageTests {
         #expect(try rebuilt.json().int("checkpointsRewritten") == 1)
         #expect(try await verifyProblems(sandbox).status == ExitCode.ok)
 
-        try planting.damageCheckpoint(damaged)
+        try await planting.damageCheckpoint(damaged)
         let compacted = try await sandbox.cachelog("compact", "--before", String(damaged + 2))
         #expect(compacted.status == ExitCode.ok, "\(compacted)")
         #expect(try await verifyProblems(sandbox).status == ExitCode.ok, "the damaged checkpoint was compacted away")

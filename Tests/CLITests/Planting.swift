@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Damage planted in a database the way a broken disk or an outside program would, and raw reads
@@ -11,7 +12,7 @@ struct Planting {
     /// open, `seq(n)` giving an 8-byte big-endian key, inside one write transaction `txn`.
     /// Returns what it printed.
     @discardableResult
-    func python(_ script: String) throws -> String {
+    func python(_ script: String) async throws -> String {
         let prelude = """
             import lmdb, struct, sys, zlib
             env = lmdb.open(sys.argv[1], max_dbs=8, subdir=True)
@@ -21,42 +22,34 @@ struct Planting {
 
             """
         let body = script.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", prelude + body + "\nenv.close()\n", db]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let printed = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "python failed (is python3-lmdb installed? Tools/setup): \(String(decoding: errors, as: UTF8.self))")
-        return String(decoding: printed, as: UTF8.self)
+        let python = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/python3"), ["-c", prelude + body + "\nenv.close()\n", db], timeout: .seconds(30))
+        try #require(python.exited && python.status == 0, "python failed (is python3-lmdb installed? Tools/setup): \(python.stderrText)")
+        return python.stdoutText
     }
 
     /// Flips every bit of one byte of record `seq`, `offsetFromEnd` bytes before its end (1 to 4:
     /// its CRC; more: its body, key or header).
-    func flipByte(ofRecord seq: UInt64, offsetFromEnd: Int) throws {
-        try python("""
+    func flipByte(ofRecord seq: UInt64, offsetFromEnd: Int) async throws {
+        try await python("""
             record = bytearray(txn.get(seq(\(seq)), db=events))
             record[len(record) - \(offsetFromEnd)] ^= 0xFF
             txn.put(seq(\(seq)), bytes(record), db=events)
             """)
     }
 
-    func deleteRecord(_ seq: UInt64) throws {
-        try python("assert txn.delete(seq(\(seq)), db=events)")
+    func deleteRecord(_ seq: UInt64) async throws {
+        try await python("assert txn.delete(seq(\(seq)), db=events)")
     }
 
     /// Overwrites the `state` row of `key` with bytes no row can hold.
-    func damageStateRow(_ key: String) throws {
-        try python("txn.put(\(pythonBytes(key)), b'not a projection row', db=state)")
+    func damageStateRow(_ key: String) async throws {
+        try await python("txn.put(\(pythonBytes(key)), b'not a projection row', db=state)")
     }
 
     /// Flips a byte in the middle of the checkpoint at `seq`.
-    func damageCheckpoint(_ seq: UInt64) throws {
-        try python("""
+    func damageCheckpoint(_ seq: UInt64) async throws {
+        try await python("""
             raw = bytearray(txn.get(seq(\(seq)), db=checkpoints))
             raw[len(raw) // 2] ^= 0xFF
             txn.put(seq(\(seq)), bytes(raw), db=checkpoints)
@@ -64,16 +57,16 @@ struct Planting {
     }
 
     /// The seqs of the stored checkpoints.
-    func checkpointSeqs() throws -> [UInt64] {
-        try python("""
+    func checkpointSeqs() async throws -> [UInt64] {
+        try await python("""
             for key, _ in txn.cursor(db=checkpoints):
                 print(struct.unpack(">Q", key)[0])
             """).split(separator: "\n").compactMap { UInt64($0) }
     }
 
     /// The seq whose bytes the put at `seq` reads: its own, or the one its reference names.
-    func payloadSeq(ofPut seq: UInt64) throws -> UInt64? {
-        UInt64(try python("""
+    func payloadSeq(ofPut seq: UInt64) async throws -> UInt64? {
+        UInt64(try await python("""
             record = txn.get(seq(\(seq)), db=events)
             flags = record[2]
             klen, = struct.unpack(">H", record[28:30])

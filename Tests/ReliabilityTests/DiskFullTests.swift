@@ -55,7 +55,7 @@ struct DiskFullTests {
         let before = try snapshot(db)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: db + "/data.mdb")[.size] as? Int)
 
-        let failed = try runWriter([db, "1", "--batch", "--payload-bytes", "200000", "--file-size-limit", "\(size)"])
+        let failed = try await runWriter([db, "1", "--batch", "--payload-bytes", "200000", "--file-size-limit", "\(size)"])
         #expect(failed.status == 1, "the writer must fail its append and exit, not die of SIGXFSZ")
         let efbig = String(cString: strerror(EFBIG))
         #expect(failed.stderr.contains("no room to write the database (\(efbig) during mdb_"), "stderr: \(failed.stderr)")
@@ -66,7 +66,7 @@ struct DiskFullTests {
         #expect(try snapshot(db) == before)
 
         // Usable once the limit is gone.
-        let succeeded = try runWriter([db, "1", "--batch", "--payload-bytes", "200000"])
+        let succeeded = try await runWriter([db, "1", "--batch", "--payload-bytes", "200000"])
         #expect(succeeded.status == 0, "stderr: \(succeeded.stderr)")
         #expect(succeeded.stdout == "\(before.lastSeq + 1) \(before.lastSeq + 2)\n")
         let log = try CacheLog(path: db)
@@ -83,7 +83,7 @@ struct DiskFullTests {
         let mountPoint = dir.path("tmpfs")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         #if os(Linux)
-        let mounted = try? runTool("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint])
+        let mounted = try? await runTool("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint])
         #else
         let mounted: (status: Int32, output: String)? = nil
         #endif
@@ -96,7 +96,14 @@ struct DiskFullTests {
             return
             #endif
         }
-        defer { _ = try? runTool("umount", ["-l", mountPoint]) }
+        defer {
+            // A defer cannot await: a lazy unmount returns at once.
+            let umount = Process()
+            umount.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            umount.arguments = ["umount", "-l", mountPoint]
+            try? umount.run()
+            umount.waitUntilExit()
+        }
 
         let db = mountPoint + "/db"
         let filler = mountPoint + "/filler"
@@ -142,7 +149,7 @@ struct DiskFullTests {
             #expect(try log.verify().isClean)
         }
         try await waitUntilClosed(db)
-        let unmounted = try runTool("umount", [mountPoint])
+        let unmounted = try await runTool("umount", [mountPoint])
         #expect(unmounted.status == 0, "\(unmounted.output)")
     }
 
@@ -176,31 +183,14 @@ struct DiskFullTests {
         return total
     }
 
-    private func runWriter(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = try builtProduct("cachelog-writer")
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    private func runWriter(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let ended = try await ChildProcess.run(try builtProduct("cachelog-writer"), arguments)
+        #expect(ended.exited)
+        return (ended.status, ended.stdoutText, ended.stderrText)
     }
 
-    private func runTool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [name] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    private func runTool(_ name: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let ended = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [name] + arguments)
+        return (ended.status, ended.stdoutText + ended.stderrText)
     }
 }

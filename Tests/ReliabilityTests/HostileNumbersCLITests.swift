@@ -21,9 +21,9 @@ struct HostileNumbersCLITests {
         let db = dir.path()
         try await Self.plantHostileNumbers(db)
 
-        let result = try runCachelog(["--db", db, "--now", "2026-12-10T10:00:00Z"] + arguments)
+        let result = try await runCachelog(["--db", db, "--now", "2026-12-10T10:00:00Z"] + arguments)
 
-        #expect(result.reason == .exit, "cachelog \(arguments.joined(separator: " ")) died of signal \(result.status): \(result.stderr)")
+        #expect(result.exited, "cachelog \(arguments.joined(separator: " ")) died of signal \(result.status): \(result.stderr)")
         #expect(result.status == 0, "cachelog \(arguments.joined(separator: " ")): \(result.stderr)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
         if arguments.contains("jsonl") {
@@ -41,7 +41,7 @@ struct HostileNumbersCLITests {
         let db = dir.path()
         try await Self.plantHostileNumbers(db)
 
-        let text = try runCachelog(["--db", db, "replay"])
+        let text = try await runCachelog(["--db", db, "replay"])
         #expect(text.status == 0, "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.contains("nan-put") && $0.contains("cached nan,") }, "\(text.stdout)")
@@ -51,7 +51,7 @@ struct HostileNumbersCLITests {
         #expect(lines.contains { $0.contains("expire") && $0.contains("was older than -inf") }, "\(text.stdout)")
         #expect(lines.contains { $0.contains("expire") && $0.contains("was older than 106751991167300d") }, "\(text.stdout)")
 
-        let jsonl = try runCachelog(["--db", db, "replay", "--format", "jsonl"])
+        let jsonl = try await runCachelog(["--db", db, "replay", "--format", "jsonl"])
         #expect(jsonl.status == 0, "\(jsonl.stderr)")
         let events = try jsonl.stdout.split(separator: "\n").map { line in
             try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
@@ -72,18 +72,18 @@ struct HostileNumbersCLITests {
         let db = dir.path()
         try await Self.plantHostileNumbers(db)
 
-        let state = try runCachelog(["--db", db, "--now", "2026-12-10T10:00:00Z", "state", "--format", "json"])
+        let state = try await runCachelog(["--db", db, "--now", "2026-12-10T10:00:00Z", "state", "--format", "json"])
         #expect(state.status == 0, "\(state.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(state.stdout.utf8)) as? [String: Any])
         let entries = try #require(json["entries"] as? [[String: Any]])
         let nan = try #require(entries.first { $0["key"] as? String == "nan-live" }, "\(state.stdout)")
         #expect(nan["timestamp"] is NSNull)
 
-        let audit = try runCachelog(["--db", db, "--now", "2026-12-10T10:00:00Z", "audit", "--key", "nan-live"])
+        let audit = try await runCachelog(["--db", db, "--now", "2026-12-10T10:00:00Z", "audit", "--key", "nan-live"])
         #expect(audit.status == 0, "\(audit.stderr)")
         #expect(audit.stdout.contains("written (cached nan,"), "\(audit.stdout)")
 
-        let text = try runCachelog(["--db", db, "--now", "2026-12-10T10:00:00Z", "state", "--key", "nan-live"])
+        let text = try await runCachelog(["--db", db, "--now", "2026-12-10T10:00:00Z", "state", "--key", "nan-live"])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.split(separator: "\n").contains { $0.hasPrefix("nan-live") && $0.contains(" nan ") }, "\(text.stdout)")
     }
@@ -111,22 +111,11 @@ struct HostileNumbersCLITests {
         ])
     }
 
-    private func runCachelog(_ arguments: [String]) throws -> (status: Int32, reason: Process.TerminationReason, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = try builtProduct("cachelog")
-        process.arguments = arguments
+    private func runCachelog(_ arguments: [String]) async throws -> (status: Int32, exited: Bool, stdout: String, stderr: String) {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "CACHELOG_NOW")
         environment.removeValue(forKey: "CACHELOG_DB")
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, process.terminationReason,
-                String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+        let ended = try await ChildProcess.run(try builtProduct("cachelog"), arguments, environment: environment)
+        return (ended.status, ended.exited, ended.stdoutText, ended.stderrText)
     }
 }
