@@ -184,6 +184,51 @@ struct DamageTests {
         #expect(try await verifyProblems(sandbox).status == ExitCode.ok, "the damaged checkpoint was compacted away")
     }
 
+    // MARK: damaged counters: never a trap, and rebuild restores them from the log
+
+    @Test(arguments: [UInt64.max, UInt64.max - 1, UInt64(1) << 62 + 1])
+    func anImpossibleLastSeq_isAnErrorNotATrap_andRebuildRestoresItFromTheLog(lastSeq: UInt64) async throws {
+        let sandbox = try Sandbox()
+        try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
+        try await Planting(db: sandbox.db).setMeta("lastSeq", lastSeq)
+
+        let (status, problems) = try await verifyProblems(sandbox)
+        #expect(status == ExitCode.failure)
+        #expect(problems.count == 1 && problems.first?["fixedByRebuild"] as? Bool == true, "\(problems)")
+        for command in [["load", sandbox.url("/films.json"), "--key", "other", "--contract", "films"], ["compact", "--before", "2"], ["state"], ["replay"]] {
+            let result = try await sandbox.run(["--db", sandbox.db] + command)
+            #expect(result.status == ExitCode.failure, "\(command): \(result)")
+            #expect(result.stderr.contains("counters are damaged"), "\(command): \(result)")
+        }
+        let rebuilt = try await sandbox.cachelog("rebuild", "--format", "json")
+        #expect(try rebuilt.json()["restoredCounters"] as? [String] == ["lastSeq"], "\(rebuilt)")
+        #expect(try await verifyProblems(sandbox).status == ExitCode.ok)
+        #expect(try await load(sandbox, at: Day.dec2).status == ExitCode.ok)
+    }
+
+    @Test
+    func countersBehindTheLog_refuseToOverwriteIt_andRebuildFoldsTheWholeLog() async throws {
+        let sandbox = try Sandbox()
+        try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
+        try #require(try await load(sandbox, at: Day.dec1, key: "genres", contract: "genres").status == ExitCode.ok)
+        let planting = Planting(db: sandbox.db)
+        try await planting.setMeta("lastSeq", 2)
+        try await planting.setMeta("checkpointSeq", 255)
+        try await planting.setMeta("lastRecordedAt", Double.infinity.bitPattern)
+
+        let refused = try await load(sandbox, at: Day.dec2)
+        #expect(refused.status == ExitCode.failure, "\(refused)")
+        #expect(try refused.json()["cached"] as? Bool == false, "\(refused)")
+        let rebuilt = try await sandbox.cachelog("rebuild", "--format", "json")
+        #expect(try rebuilt.json().int("events") == 4, "\(rebuilt)")
+        #expect(try rebuilt.json()["restoredCounters"] as? [String] == ["lastSeq", "lastRecordedAt", "checkpointSeq"], "\(rebuilt)")
+        #expect(try await verifyProblems(sandbox).status == ExitCode.ok)
+
+        #expect(try await load(sandbox, at: Day.dec2).status == ExitCode.ok)
+        let replay = try await sandbox.cachelog("replay", "--format", "jsonl")
+        #expect(try replay.jsonLines().map { $0.string("at") } == [Day.dec1, Day.dec1, Day.dec1, Day.dec1, Day.dec2, Day.dec2])
+    }
+
     // MARK: defect 9: a truncated data file is refused with one line, never a SIGBUS
 
     @Test(arguments: [0.5, 0.0001])

@@ -56,6 +56,12 @@ struct Planting {
             """)
     }
 
+    /// Overwrites the `meta` counter `name` with 8 bytes (`lastSeq`, `checkpointSeq`, `baseSeq`:
+    /// big-endian u64; `lastRecordedAt`: the bits of an f64).
+    func setMeta(_ name: String, _ value: UInt64) async throws {
+        try await python("txn.put(b'\(name)', struct.pack('>Q', \(value)), db=meta)")
+    }
+
     /// The seqs of the stored checkpoints.
     func checkpointSeqs() async throws -> [UInt64] {
         try await python("""

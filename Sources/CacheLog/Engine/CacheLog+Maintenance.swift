@@ -32,6 +32,8 @@ public struct RebuildReport: Sendable, Equatable {
     public var checkpointsRewritten: Int = 0
     /// Checkpoints removed because the log does not place one there.
     public var checkpointsRemoved: Int = 0
+    /// Counters of the `meta` table set back to what the log says (`lastSeq`, `lastRecordedAt`).
+    public var restoredCounters: [String] = []
 }
 
 /// What ``CacheLog/compact(before:)`` did.
@@ -53,8 +55,22 @@ extension CacheLog {
         try environment.read { txn in
             var problems: [VerifyReport.Problem] = []
             var records = 0
-            let base = try tables.u64(txn, MetaKey.baseSeq)
-            let last = try tables.lastSeq(txn)
+            var base: UInt64 = 0, last: UInt64 = 0
+            do {
+                last = try tables.lastSeq(txn)
+                base = try tables.baseSeq(txn)
+            } catch let error as CacheLogError {
+                // Go on with what the log says, so the rest is still checked.
+                problems.append(.init(seq: nil, message: error.description, fixedByRebuild: true))
+                last = min(try tables.lastRecordSeq(txn) ?? 0, LogTables.maxSeq)
+                base = min(try tables.u64(txn, MetaKey.baseSeq), last)
+            }
+            if !Double(bitPattern: try tables.u64(txn, MetaKey.lastRecordedAt)).isFinite {
+                problems.append(.init(seq: nil, message: "the last recorded time in meta is not a number", fixedByRebuild: true))
+            }
+            if try tables.u64(txn, MetaKey.checkpointSeq) > last {
+                problems.append(.init(seq: nil, message: "the checkpoint seq in meta is past the last seq \(last)", fixedByRebuild: true))
+            }
             var projection = Projection()
             do {
                 projection = try tables.baseProjection(txn, base: base)
@@ -95,7 +111,7 @@ extension CacheLog {
                         if seq > base, let gap = Self.missing(after: max(previousSeq, base), before: seq) {
                             problems.append(gap)
                         }
-                        if seq > last { problems.append(.init(seq: seq, message: "beyond the last seq \(last) in meta")) }
+                        if seq > last { problems.append(.init(seq: seq, message: "beyond the last seq \(last) in meta", fixedByRebuild: true)) }
                         previousSeq = seq
                         do {
                             // The fold reads framing only, as appends, rebuild and time travel do, so
@@ -103,10 +119,12 @@ extension CacheLog {
                             // appended; the checksum and payload checks below report the damage.
                             let header = try EventCodec.decodeHeader(current.value, seq: seq, verifyChecksum: false)
                             if seq > base { try projection.apply(header, record: current.value, seq: seq) }
-                            if header.recordedAt < previousTime {
+                            if !header.recordedAt.isFinite {
+                                problems.append(.init(seq: seq, message: "recorded at a time that is not a number"))
+                            } else if header.recordedAt < previousTime {
                                 problems.append(.init(seq: seq, message: "recorded before the record preceding it"))
                             }
-                            previousTime = header.recordedAt
+                            if header.recordedAt.isFinite { previousTime = header.recordedAt }
                             _ = try EventCodec.decodeHeader(current.value, seq: seq)
                             // A reference is checked against its target; the target's bytes are checked at the target.
                             if header.kind == .put {
@@ -209,7 +227,8 @@ extension CacheLog {
         let tables = self.tables, environment = self.environment, logger = self.logger
         let report = try await writer.exclusive {
             try environment.write { txn in
-                let base = try tables.u64(txn, MetaKey.baseSeq)
+                var restored = try tables.restoreCounters(txn)
+                let base = try tables.baseSeq(txn)
                 let last = try tables.lastSeq(txn)
                 var projection = try tables.baseProjection(txn, base: base)
                 // Checkpoints after the base are derived data too. The fold produces them at the
@@ -242,12 +261,17 @@ extension CacheLog {
                         }
                     }
                 }
+                // Checkpoints before the base stand for nothing: compaction removed their history.
+                stale.formUnion(try tables.seqs(txn, in: tables.dbs.checkpoints, below: base))
                 for seq in stale { try txn.delete(tables.dbs.checkpoints, SeqKey.bytes(seq)) }
                 let repaired = try Self.rewriteState(txn, tables: tables, to: projection.ordered())
-                try tables.setU64(txn, MetaKey.checkpointSeq, lastCheckpoint)
+                if try tables.u64(txn, MetaKey.checkpointSeq) != lastCheckpoint {
+                    try tables.setU64(txn, MetaKey.checkpointSeq, lastCheckpoint)
+                    restored.append("checkpointSeq")
+                }
                 return RebuildReport(
                     eventsFolded: folded, liveKeys: projection.count, corruptSeqs: corrupt, repairedKeys: repaired,
-                    checkpointsRewritten: rewritten, checkpointsRemoved: stale.count)
+                    checkpointsRewritten: rewritten, checkpointsRemoved: stale.count, restoredCounters: restored)
             }
         }
         if !report.corruptSeqs.isEmpty {
@@ -292,7 +316,7 @@ extension CacheLog {
         return try await writer.exclusive {
             try environment.write { txn in
                 let last = try tables.lastSeq(txn)
-                let base = try tables.u64(txn, MetaKey.baseSeq)
+                let base = try tables.baseSeq(txn)
                 let cut = min(try tables.resolve(txn, position, upperBound: false), last + 1)
                 guard cut > base + 1 else {
                     return CompactionReport(removed: 0, keptLive: 0, firstAvailable: base)

@@ -20,8 +20,62 @@ struct LogTables {
         try txn.put(dbs.meta, key, SeqKey.bytes(value))
     }
 
+    /// The last `recordedAt` appended; a value that is not a finite number is damage, and
+    /// counts as none, so that it cannot stamp every later event.
     func lastRecordedAt(_ txn: Transaction) throws -> Double {
-        Double(bitPattern: try u64(txn, MetaKey.lastRecordedAt))
+        let value = Double(bitPattern: try u64(txn, MetaKey.lastRecordedAt))
+        return value.isFinite ? value : -.infinity
+    }
+
+    /// Seqs past this are not a count of events but damage (a log would take a hundred
+    /// thousand years to get there at a million events a second), and keeping every seq below it
+    /// keeps the arithmetic on seqs (+1, ranges) far from overflowing.
+    static let maxSeq: UInt64 = 1 << 62
+
+    /// The last seq appended, from `meta`, refused when it is beyond any real log.
+    func lastSeq(_ txn: Transaction) throws -> UInt64 {
+        try boundedSeq(txn, MetaKey.lastSeq, "lastSeq")
+    }
+
+    /// The compaction base, from `meta` (0: nothing compacted).
+    func baseSeq(_ txn: Transaction) throws -> UInt64 {
+        let base = try boundedSeq(txn, MetaKey.baseSeq, "baseSeq")
+        let last = try lastSeq(txn)
+        guard base <= last else { throw CacheLogError.corruptMeta(detail: "baseSeq \(base) is after lastSeq \(last)") }
+        return base
+    }
+
+    /// The seq of the last record in the log, if any.
+    func lastRecordSeq(_ txn: Transaction) throws -> UInt64? {
+        try txn.withCursor(dbs.events) { cursor in try cursor.move(MDB_LAST).flatMap { SeqKey.decode($0.key) } }
+    }
+
+    /// Sets the counters in `meta` that contradict the log to what the log says: `lastSeq` to the
+    /// last record's seq when it is below it or impossible, `lastRecordedAt` to the last
+    /// record's time when it is not a number. Returns the names of the counters it set.
+    func restoreCounters(_ txn: Transaction) throws -> [String] {
+        var restored: [String] = []
+        let inLog = try lastRecordSeq(txn) ?? 0
+        guard inLog <= Self.maxSeq else { throw CacheLogError.corruptMeta(detail: "the last record's seq is \(inLog)") }
+        let stored = try u64(txn, MetaKey.lastSeq)
+        // Compaction may remove the last records, so a lastSeq above the last record is fine.
+        if stored > Self.maxSeq || stored < inLog {
+            try setU64(txn, MetaKey.lastSeq, inLog)
+            restored.append("lastSeq")
+        }
+        if !Double(bitPattern: try u64(txn, MetaKey.lastRecordedAt)).isFinite {
+            let header = try txn.get(dbs.events, SeqKey.bytes(inLog)).flatMap { try? EventCodec.decodeHeader($0, seq: inLog, verifyChecksum: false) }
+            let time = header.map(\.recordedAt).flatMap { $0.isFinite ? $0 : nil } ?? 0
+            try setU64(txn, MetaKey.lastRecordedAt, time.bitPattern)
+            restored.append("lastRecordedAt")
+        }
+        return restored
+    }
+
+    private func boundedSeq(_ txn: Transaction, _ key: [UInt8], _ name: String) throws -> UInt64 {
+        let value = try u64(txn, key)
+        guard value <= Self.maxSeq else { throw CacheLogError.corruptMeta(detail: "\(name) is \(value)") }
+        return value
     }
 
     // MARK: append
@@ -30,10 +84,11 @@ struct LogTables {
     /// projection. Returns each batch's seq range. Safe to run again after an abort (map growth):
     /// it starts from what the transaction reads.
     func append(_ txn: Transaction, batches: [[EventCodec.Prepared]], now: Date) throws -> [ClosedRange<UInt64>] {
-        var seq = try u64(txn, MetaKey.lastSeq)
+        var seq = try lastSeq(txn)
         // Recorded time never goes backward, so that "as of a date" can binary-search the log.
         let recordedAt = max(now.storedSeconds, try lastRecordedAt(txn))
-        var checkpointSeq = try u64(txn, MetaKey.checkpointSeq)
+        // A checkpoint seq past the last seq is damage: the next checkpoint is due at once.
+        var checkpointSeq = min(try u64(txn, MetaKey.checkpointSeq), seq)
         var ranges: [ClosedRange<UInt64>] = []
         ranges.reserveCapacity(batches.count)
         // Payloads removed earlier in this transaction, so a save (delete + put) of an unchanged
@@ -54,7 +109,11 @@ struct LogTables {
                 let record = EventCodec.encode(event, recordedAt: recordedAt, payloadAt: reference)
                 // MDB_APPEND: the key must sort after every existing key, which a seq always does;
                 // LMDB then fills pages to the end instead of splitting them.
-                try txn.put(dbs.events, SeqKey.bytes(seq), record, flags: MDB_APPEND)
+                do {
+                    try txn.put(dbs.events, SeqKey.bytes(seq), record, flags: MDB_APPEND)
+                } catch let error as CacheLogError where error.isKeyExists {
+                    throw CacheLogError.corruptMeta(detail: "lastSeq is \(seq - 1), but the log holds later records")
+                }
                 try applyToState(txn, event, seq: seq, payloadSeq: payloadSeq)
             }
             ranges.append(first...seq)
@@ -261,7 +320,7 @@ struct LogTables {
     /// or, before any compaction, for the log from its start. Only the compaction base checkpoint
     /// stands for records that are gone, so only its damage is an error.
     func projection(_ txn: Transaction, asOf seq: UInt64) throws -> Projection {
-        let base = try u64(txn, MetaKey.baseSeq)
+        let base = try baseSeq(txn)
         guard seq >= base else { throw CacheLogError.historyCompacted(firstAvailable: base) }
         var projection = Projection()
         var start: UInt64 = 1
@@ -291,7 +350,6 @@ struct LogTables {
 
     // MARK: positions
 
-    func lastSeq(_ txn: Transaction) throws -> UInt64 { try u64(txn, MetaKey.lastSeq) }
 
     /// The seq of the record at or after `seq` and its recorded time.
     private func record(_ txn: Transaction, atLeast seq: UInt64) throws -> (UInt64, Double)? {

@@ -13,6 +13,12 @@ extension CacheLogError {
         }
     }
 
+    /// True when a put found its key already there (with MDB_APPEND: not after the last key).
+    var isKeyExists: Bool {
+        if case .lmdb(_, let code, _) = self { return code == MDB_KEYEXIST }
+        return false
+    }
+
     /// True for the error that means "the map is full: grow it and replay".
     var isMapFull: Bool {
         if case .lmdb(_, let code, _) = self { return code == MDB_MAP_FULL }

@@ -34,6 +34,9 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case corruptRecord(seq: UInt64, detail: String)
     /// A row of the stored projection could not be decoded; ``CacheLog/rebuildProjection()`` restores it.
     case corruptProjection(key: String)
+    /// A counter in the database's `meta` table (last seq, compaction base) is impossible.
+    /// ``CacheLog/rebuildProjection()`` restores the counters from the log.
+    case corruptMeta(detail: String)
     /// A checkpoint of the projection could not be decoded.
     case corruptCheckpoint(seq: UInt64, detail: String)
     /// The requested point lies in history that `compact(before:)` removed.
@@ -77,6 +80,8 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "corrupt record at seq \(seq): \(detail)"
         case .corruptProjection(let key):
             return "the projection row for key \"\(key)\" is malformed; rebuild the projection from the log"
+        case .corruptMeta(let detail):
+            return "the database's counters are damaged (\(detail)); rebuild them from the log"
         case .corruptCheckpoint(let seq, let detail):
             return "corrupt checkpoint at seq \(seq): \(detail)"
         case .historyCompacted(let first):

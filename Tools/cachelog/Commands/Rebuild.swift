@@ -6,11 +6,14 @@ struct Rebuild: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild the projection and its checkpoints from the log; report what changed.",
         discussion: """
-            The current cache (the projection) and its checkpoints are derived from the log, so \
-            they can always be rebuilt from it. Run this when 'cachelog verify' reports a damaged \
-            projection row or checkpoint: reads already answer from the log meanwhile, but \
-            slower. Records that fail their checks are skipped and listed; the log itself is \
-            never changed. Exits 0 when the rebuild is done, whatever it repaired.
+            The current cache (the projection), its checkpoints and the log's counters are \
+            derived from the log, so they can be rebuilt from it. Run this when 'cachelog verify' \
+            says rebuild repairs what it found. Meanwhile, reads answer from the log when a \
+            projection row cannot be decoded (slower); a row that decodes but is wrong is only \
+            found by verify. Records that fail their checks are skipped and listed; the log \
+            itself is never changed. After a compaction, the checkpoint at the compaction base \
+            stands for history that is gone: if it is damaged, nothing can rebuild it, and this \
+            says so (exit 1). Exits 0 when the rebuild is done, whatever it repaired.
 
             Examples:
               cachelog rebuild
@@ -33,7 +36,7 @@ struct Rebuild: AsyncParsableCommand {
             case .json:
                 let keys = report.repairedKeys.map(JSONText.string).joined(separator: ",")
                 let corrupt = report.corruptSeqs.map(String.init).joined(separator: ",")
-                out.line("{\"events\":\(report.eventsFolded),\"liveKeys\":\(report.liveKeys),\"repairedKeys\":[\(keys)],\"checkpointsRewritten\":\(report.checkpointsRewritten),\"checkpointsRemoved\":\(report.checkpointsRemoved),\"corruptSeqs\":[\(corrupt)]}")
+                out.line("{\"events\":\(report.eventsFolded),\"liveKeys\":\(report.liveKeys),\"repairedKeys\":[\(keys)],\"checkpointsRewritten\":\(report.checkpointsRewritten),\"checkpointsRemoved\":\(report.checkpointsRemoved),\"restoredCounters\":[\(report.restoredCounters.map(JSONText.string).joined(separator: ","))],\"corruptSeqs\":[\(corrupt)]}")
             case .text:
                 out.line("folded \(counted(report.eventsFolded, "event")) into \(counted(report.liveKeys, "live key"))")
                 if report.repairedKeys.isEmpty {
@@ -43,6 +46,9 @@ struct Rebuild: AsyncParsableCommand {
                     for key in report.repairedKeys { out.line("  \(key)") }
                 }
                 out.line("checkpoints: \(report.checkpointsRewritten) rewritten, \(report.checkpointsRemoved) removed")
+                if !report.restoredCounters.isEmpty {
+                    out.line("counters: restored \(report.restoredCounters.joined(separator: ", ")) from the log")
+                }
                 if !report.corruptSeqs.isEmpty {
                     out.line("skipped \(counted(report.corruptSeqs.count, "corrupt record")): seq \(report.corruptSeqs.map(String.init).joined(separator: ", "))")
                 }
