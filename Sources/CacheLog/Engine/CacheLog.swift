@@ -83,6 +83,8 @@ public final class CacheLog: Sendable {
                 guard contents.allSatisfy({ $0 == "lock.mdb" }) else {
                     throw CacheLogError.notADatabase(path: path, detail: "directory holds other files and no data.mdb")
                 }
+            } else if !options.readOnly {
+                try Self.refuseEmptyDataFile(in: path)
             }
             if !options.readOnly && !fileManager.isWritableFile(atPath: path) {
                 throw CacheLogError.notWritable(path: path)
@@ -110,6 +112,22 @@ public final class CacheLog: Sendable {
         compressionLevel = Int32(options.compressionLevel)
         tables = LogTables(dbs: environment.dbs, checkpointInterval: options.checkpointInterval)
         writer = Writer(environment: environment, tables: tables, clock: options.clock)
+    }
+
+    /// LMDB takes an empty data.mdb for a new database and writes a fresh one over it, which
+    /// would hide a file truncated to nothing. An empty data.mdb is also what a process creating
+    /// the database has for the instant before it writes the meta pages (under LMDB's lock, in
+    /// the same call), so the file gets a moment to grow before it is called truncated.
+    private static func refuseEmptyDataFile(in path: String) throws {
+        let file = path + "/data.mdb"
+        func size() -> Int? { (try? FileManager.default.attributesOfItem(atPath: file)[.size]) as? Int }
+        let deadline = Date().addingTimeInterval(2)
+        while size() == 0 {
+            guard Date() < deadline else {
+                throw CacheLogError.truncated(path: path, size: 0, expected: nil)
+            }
+            usleep(10_000)
+        }
     }
 
     /// Appends `events` as one atomic batch: all of them get consecutive seqs and are committed in
