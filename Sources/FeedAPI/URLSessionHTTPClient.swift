@@ -18,6 +18,12 @@ public final class URLSessionHTTPClient: HTTPClient {
     /// The largest body accepted, in bytes.
     public let maxBodySize: Int
 
+    /// How long one request may take in all, from connecting to the last byte; nil: no limit
+    /// beyond the configuration's. URLSession's own idle timeout never fires on a server that
+    /// trickles a byte at a time, and FoundationNetworking does not enforce
+    /// `timeoutIntervalForResource`, so the client keeps this deadline itself.
+    public let timeout: Duration?
+
     private let session: URLSession
     private let transfers: TransferDelegate
 
@@ -26,8 +32,11 @@ public final class URLSessionHTTPClient: HTTPClient {
     /// - Parameters:
     ///   - configuration: The session configuration (timeouts, headers). Defaults to `.ephemeral`.
     ///   - maxBodySize: The largest body accepted, in bytes (negative values count as zero).
-    public init(configuration: URLSessionConfiguration = .ephemeral, maxBodySize: Int = defaultMaxBodySize) {
+    ///   - timeout: How long one request may take in all; past it the request is cancelled and
+    ///     ``get(from:)`` throws ``HTTPClientError/transport(code:message:)`` with `.timedOut`.
+    public init(configuration: URLSessionConfiguration = .ephemeral, maxBodySize: Int = defaultMaxBodySize, timeout: Duration? = nil) {
         self.maxBodySize = max(0, maxBodySize)
+        self.timeout = timeout
         transfers = TransferDelegate()
         // No HTTP cache: caching is CacheLog's job, and a response served from an HTTP cache
         // would hide the remote's real state from the fallback logic.
@@ -44,6 +53,21 @@ public final class URLSessionHTTPClient: HTTPClient {
     }
 
     public func get(from url: URL) async throws -> (Data, HTTPURLResponse) {
+        guard let timeout else { return try await transfer(url) }
+        // The transfer and the deadline race; whichever ends first cancels the other.
+        return try await withThrowingTaskGroup(of: (Data, HTTPURLResponse).self) { group in
+            group.addTask { try await self.transfer(url) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw HTTPClientError.transport(code: .timedOut, message: "no complete response within \(timeout)")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+    }
+
+    private func transfer(_ url: URL) async throws -> (Data, HTTPURLResponse) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw HTTPClientError.unsupportedURL(url)
         }

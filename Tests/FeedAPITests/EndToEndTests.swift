@@ -104,6 +104,31 @@ struct URLSessionHTTPClientEndToEndTests {
     }
 
     @Test
+    func get_withATimeout_givesUpOnASlowResponseAtTheDeadline_asATimedOutTransportError() async throws {
+        try await withServer({ _ in HTTPResponse.json("[]").delayed(by: .seconds(30)) }) { _, baseURL in
+            let client = URLSessionHTTPClient(timeout: .seconds(1))
+            let clock = ContinuousClock()
+            let started = clock.now
+            let error = await caughtError { try await client.get(from: baseURL) }
+            guard case HTTPClientError.transport(let code, _)? = error as? HTTPClientError else {
+                Issue.record("expected a transport error, got \(String(describing: error))")
+                return
+            }
+            #expect(code == .timedOut)
+            #expect(clock.now - started < .seconds(10))
+        }
+    }
+
+    @Test
+    func get_withATimeout_deliversAResponseThatArrivesInTime() async throws {
+        try await withServer({ _ in .json("[1]") }) { _, baseURL in
+            let (data, response) = try await URLSessionHTTPClient(timeout: .seconds(20)).get(from: baseURL)
+            #expect(response.statusCode == 200)
+            #expect(data == Data("[1]".utf8))
+        }
+    }
+
+    @Test
     func get_throwsCancellationErrorWithoutRequestingWhenAlreadyCancelled() async throws {
         try await withServer({ _ in .json("[]") }) { server, baseURL in
             let client = URLSessionHTTPClient()

@@ -20,6 +20,9 @@ public struct ChildProcess {
     private let output: URL
     private let errors: URL
 
+    /// The file the child's stdout goes to, to read while it runs.
+    public var stdoutFile: URL { output }
+
     /// Starts `executable` with `arguments`; stdin is empty.
     public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
         let id = UUID().uuidString

@@ -45,6 +45,12 @@ struct Load: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Retries when the remote sends invalid data (connection errors are not retried).", valueName: "n"))
     var retries = 0
 
+    @Option(help: ArgumentHelp(
+        "Seconds the remote may take in all, from connecting to the last byte (1 to 3600). (default: 60)",
+        discussion: "A remote that takes longer counts as unreachable: the cache serves, as when offline.",
+        valueName: "seconds"))
+    var timeout = 60
+
     @Option(help: "Output format.")
     var format: TextOrJSON = .text
 
@@ -54,6 +60,7 @@ struct Load: AsyncParsableCommand {
         }
         guard !key.isEmpty else { throw ValidationError("--key must not be empty") }
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be between 0 and 10") }
+        guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
     }
 
     func run() async throws {
@@ -62,7 +69,7 @@ struct Load: AsyncParsableCommand {
             let log = try global.openForWriting(create: true)
             let job = LoadJob(
                 log: log, key: key, url: feedURL, contract: contract, maxAge: maxAge.value, retries: retries,
-                now: try global.clock(), client: URLSessionHTTPClient(), logger: global.logger())
+                now: try global.clock(), client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
             let report = try await job.run()
             let out = StandardOutput()
             switch format {
