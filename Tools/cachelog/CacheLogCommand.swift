@@ -32,6 +32,13 @@ struct CacheLogCommand: AsyncParsableCommand {
         // Under a file-size limit (`ulimit -f`) a write past it would kill the tool with SIGXFSZ;
         // ignored, the write fails with EFBIG, which the engine reports as a full disk.
         signal(SIGXFSZ, SIG_IGN)
+        // Swift reads arguments as UTF-8, replacing what is not: the keys "\xff" and "\xfe" would
+        // both arrive as "\u{FFFD}" and name one cache. Refuse such bytes instead of merging keys.
+        for index in 1..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
+            FileHandle.standardError.write(Data("cachelog: argument \(index) is not valid UTF-8; keys, paths and URLs must be UTF-8\n".utf8))
+            Foundation.exit(Exit.usage)
+        }
         // stdout is for results only; every log line goes to stderr.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let names = Set(configuration.subcommands.map { $0._commandName })

@@ -36,6 +36,9 @@ struct GlobalOptions: ParsableArguments {
     /// was given to (a check in `run()` would show the root command's usage instead).
     func validate() throws {
         _ = try fixedNow()
+        // An empty --db is usually an unset shell variable ("--db $DIR"): writing to the
+        // default database instead would be a surprise.
+        if let db, db.isEmpty { throw ValidationError("--db is empty; give a database directory, or leave --db out for the default") }
     }
 
     /// The fixed `--now` date, if one was given (here or in `CACHELOG_NOW`).
