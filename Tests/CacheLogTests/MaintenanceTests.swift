@@ -40,6 +40,20 @@ struct MaintenanceTests {
         #expect(report.problems.map(\.description) == ["seq 1: projection of key \"ghost\" is live at seq 1, the log says absent"])
     }
 
+    @Test func verify_namesTheFieldsOfARowThatDiffersOnlyBeyondItsSeq() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        let cachedAt = Date(timeIntervalSince1970: 1_796_119_200)
+        try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: cachedAt))
+        try RawLMDB.write(log) { txn, dbs in
+            let wrongSize = ProjectionEntryCodec.encode(LiveEntry(key: "films", seq: 1, timestamp: cachedAt, bytes: 99))
+            #expect(RawLMDB.put(txn, dbs.state, Array("films".utf8), wrongSize) == MDB_SUCCESS)
+        }
+        #expect(try log.verify().problems.map(\.description) == [
+            "seq 1: projection of key \"films\" is live at seq 1 (cached at 1796119200.0, 99 bytes, payload at seq 1), the log says live at seq 1 (cached at 1796119200.0, 3 bytes, payload at seq 1)",
+        ])
+    }
+
     @Test func verify_reportsAGapInTheLog() async throws {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)

@@ -196,7 +196,7 @@ extension CacheLog {
                     if have != want || have?.key.utf8.elementsEqual(bytes) == false {
                         problems.append(.init(
                             seq: have?.seq ?? want?.seq,
-                            message: "projection of key \"\(key)\" is \(Self.describe(have)), the log says \(Self.describe(want))",
+                            message: "projection of key \"\(key)\" is \(Self.describe(have, detailed: have?.seq == want?.seq)), the log says \(Self.describe(want, detailed: have?.seq == want?.seq))",
                             fixedByRebuild: !recordsDamaged))
                     }
                 }
@@ -215,8 +215,12 @@ extension CacheLog {
         return .init(seq: first, message: first == last ? "record missing" : "records missing, seq \(first) through \(last)")
     }
 
-    private static func describe(_ entry: LiveEntry?) -> String {
-        entry.map { "live at seq \($0.seq)" } ?? "absent"
+    /// The entry as a problem names it: by its seq, and by every field when the seqs agree, so a
+    /// row that differs only in its timestamp, size or payload seq never reads as equal to the log's.
+    private static func describe(_ entry: LiveEntry?, detailed: Bool) -> String {
+        guard let entry else { return "absent" }
+        guard detailed else { return "live at seq \(entry.seq)" }
+        return "live at seq \(entry.seq) (cached at \(entry.timestamp.timeIntervalSince1970), \(entry.bytes) bytes, payload at seq \(entry.payloadSeq))"
     }
 
     /// Drops the stored projection and checkpoints and rebuilds them from the log alone, reading
