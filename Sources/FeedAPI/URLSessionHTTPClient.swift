@@ -131,13 +131,16 @@ private final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// The Swift task was cancelled: cancel the request (if it exists yet).
+    /// The Swift task was cancelled: cancel the request (if it exists yet), and end the call now.
+    /// On swift-corelibs-foundation the cancelled task's completion can come seconds later on a
+    /// busy machine; the caller (a timeout among them) must not wait for it.
     func cancel() {
         let task = state.withLock { state -> URLSessionDataTask? in
             state.cancelled = true
             return state.task
         }
         task?.cancel()
+        finish(.failure(CancellationError()))
     }
 
     /// Accepts the response unless its announced length is over the limit.
