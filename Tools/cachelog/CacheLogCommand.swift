@@ -13,10 +13,10 @@ struct CacheLogCommand: AsyncParsableCommand {
 
             Options every command but demo takes, before or after the command name:
               --db <path>     the database directory (default $CACHELOG_DB, else $XDG_CACHE_HOME/cachelog, else ~/.cache/cachelog)
-              --now <date>    the clock for this run, ISO 8601 (default $CACHELOG_NOW, else the real clock)
+              --now <date>    the clock for this run, a date (default $CACHELOG_NOW, else the real clock)
               -v, --verbose   log what the engine does to stderr
 
-            Durations: 90s, 15m, 12h, 7d (at most 36500d). Dates: ISO 8601 (2026-12-01T10:00:00Z or 2026-12-01). \
+            Durations: 90s, 15m, 12h, 7d (at most 36500d). Dates: RFC 3339 with Z or an offset (2026-12-01T10:00:00Z, 2026-12-01T11:00:00+01:00), or a bare date (2026-12-01: that day at 00:00 UTC). \
             --from, --to, --as-of and --before also take a seq.
 
             Exit codes: 0 ok, 1 failure, 3 no usable data (load), 64 usage.

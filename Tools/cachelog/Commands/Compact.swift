@@ -16,7 +16,7 @@ struct Compact: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: ArgumentHelp("A seq, or an ISO 8601 date (the first event recorded at or after it).", valueName: "seq|date"))
+    @Option(help: ArgumentHelp("A seq, or a date (the first event recorded at or after it).", valueName: "seq|date"))
     var before: PositionArgument
 
     func run() async throws {

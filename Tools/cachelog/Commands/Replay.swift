@@ -30,10 +30,10 @@ struct Replay: AsyncParsableCommand {
     @Option(name: .customLong("type"), help: ArgumentHelp("Only this type (put, delete, expire); repeat for several.", valueName: "type"))
     var types: [EventKindArgument] = []
 
-    @Option(help: ArgumentHelp("First event: a seq or an ISO 8601 date (recorded at or after).", valueName: "seq|date"))
+    @Option(help: ArgumentHelp("First event: a seq or a date (recorded at or after).", valueName: "seq|date"))
     var from: PositionArgument?
 
-    @Option(help: ArgumentHelp("Last event: a seq or an ISO 8601 date (recorded at or before).", valueName: "seq|date"))
+    @Option(help: ArgumentHelp("Last event: a seq or a date (recorded at or before).", valueName: "seq|date"))
     var to: PositionArgument?
 
     @Option(help: ArgumentHelp("At most this many events.", valueName: "n"))

@@ -22,7 +22,7 @@ struct State: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
 
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("A seq or an ISO 8601 date.", valueName: "seq|date"))
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("A seq or a date.", valueName: "seq|date"))
     var asOf: PositionArgument?
 
     @Option(help: "Output format.")

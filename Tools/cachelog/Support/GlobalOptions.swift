@@ -13,7 +13,7 @@ struct GlobalOptions: ParsableArguments {
     var db: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "The clock for this run, ISO 8601 (e.g. 2026-12-01T10:00:00Z). Default: $CACHELOG_NOW, else the real clock.",
+        "The clock for this run, e.g. 2026-12-01T10:00:00Z (RFC 3339 with Z or an offset, or a bare date). Default: $CACHELOG_NOW, else the real clock.",
         discussion: "The what-if lever: \"would this cache be expired on Friday?\". It also stamps the events this run appends.",
         valueName: "date"))
     var now: String?
@@ -48,7 +48,7 @@ struct GlobalOptions: ParsableArguments {
         let (value, source) = now.map { ($0, "--now") } ?? (ProcessInfo.processInfo.environment["CACHELOG_NOW"], "CACHELOG_NOW")
         guard let value, !value.isEmpty else { return nil }
         guard let date = DateParsing.date(value) else {
-            throw ValidationError("\(source): '\(value)' is not an ISO 8601 date; try 2026-12-01T10:00:00Z")
+            throw ValidationError("\(source): '\(value)' is not a date; use \(DateParsing.forms)")
         }
         return date
     }
