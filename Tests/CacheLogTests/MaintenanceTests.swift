@@ -190,3 +190,56 @@ struct DamagedCheckpointTests {
         #expect(try log.verify().isClean)
     }
 }
+
+@Suite("Damage the reads get past")
+struct DamageReadTests {
+    @Test func aRowForAKeyTheLogDoesNotHold_isAProjectionError_soValidationDeletesIt() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: Date()))
+        let filmsRow = try #require(try RawLMDB.dump(log, \.state)[Array("films".utf8)])
+        try RawLMDB.write(log) { txn, dbs in
+            #expect(RawLMDB.put(txn, dbs.state, Array("ghost".utf8), filmsRow) == MDB_SUCCESS)
+        }
+        #expect(throws: CacheLogError.corruptProjection(key: "ghost")) { _ = try log.retrieve("ghost") }
+        #expect(try log.retrieve("films")?.payload == payload("[1]"))
+
+        // A delete removes the row, so the projection is the log's again.
+        try await log.append(.delete(key: "ghost", reason: .retrievalError))
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func rebuild_keepsTheBytesOfAKeyDamagedIntoInvalidUTF8() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: Date()))
+        try RawLMDB.write(log) { txn, dbs in
+            var record = try #require(RawLMDB.get(txn, dbs.events, SeqKey.bytes(1)))
+            record[EventCodec.headerSize + 1] = 0xFF // "films" -> "f\xFFlms": framing intact, checksum not
+            #expect(RawLMDB.put(txn, dbs.events, SeqKey.bytes(1), record) == MDB_SUCCESS)
+        }
+        try await log.rebuildProjection()
+        #expect(Array(try RawLMDB.dump(log, \.state).keys) == [[0x66, 0xFF, 0x6C, 0x6D, 0x73]])
+        #expect(try log.verify().problems.map(\.seq) == [1], "the damaged record, and nothing else")
+    }
+
+    @Test func stateAsOfADate_passesARecordWhoseFramingIsDamaged() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try makeLog(dir, clock: clock)
+        var times: [Date] = []
+        for index in 0..<5 {
+            times.append(clock.date)
+            try await log.append(.put(key: "k\(index)", payload: payload("[\(index)]"), timestamp: clock.date))
+            clock.advance(60)
+        }
+        let expected = try (1...5).map { try log.state(asOf: .date(times[$0 - 1])) }
+        try RawLMDB.write(log) { txn, dbs in
+            let record = try #require(RawLMDB.get(txn, dbs.events, SeqKey.bytes(3)))
+            #expect(RawLMDB.put(txn, dbs.events, SeqKey.bytes(3), record + [0, 0, 0]) == MDB_SUCCESS)
+        }
+        for (index, time) in times.enumerated() where index != 2 {
+            #expect(try log.state(asOf: .date(time)).seq == expected[index].seq)
+        }
+    }
+}

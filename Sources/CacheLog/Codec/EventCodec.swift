@@ -111,6 +111,12 @@ enum EventCodec {
         return target
     }
 
+    /// The recordedAt field alone (bytes 4..<12), without checking the rest of the record.
+    static func recordedAt(_ record: UnsafeRawBufferPointer) -> Double? {
+        guard record.count >= 12 else { return nil }
+        return Double(bitPattern: UInt64(bigEndian: record.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
+    }
+
     static func decodeHeader(_ record: UnsafeRawBufferPointer, seq: UInt64, verifyChecksum: Bool = true) throws -> Header {
         func corrupt(_ detail: String) -> CacheLogError { .corruptRecord(seq: seq, detail: detail) }
         var reader = ByteReader(record)

@@ -268,7 +268,7 @@ extension CacheLog {
                 // Checkpoints before the base stand for nothing: compaction removed their history.
                 stale.formUnion(try tables.seqs(txn, in: tables.dbs.checkpoints, below: base))
                 for seq in stale { try txn.delete(tables.dbs.checkpoints, SeqKey.bytes(seq)) }
-                let repaired = try Self.rewriteState(txn, tables: tables, to: projection.ordered())
+                let repaired = try Self.rewriteState(txn, tables: tables, to: projection.orderedRows())
                 if try tables.u64(txn, MetaKey.checkpointSeq) != lastCheckpoint {
                     try tables.setU64(txn, MetaKey.checkpointSeq, lastCheckpoint)
                     restored.append("checkpointSeq")
@@ -286,9 +286,9 @@ extension CacheLog {
 
     /// Makes the `state` table hold exactly `entries` (in key order), writing only the rows that
     /// differ: a write transaction holds every page it dirties in memory. Returns the keys changed.
-    private static func rewriteState(_ txn: Transaction, tables: LogTables, to entries: [LiveEntry]) throws -> [String] {
+    private static func rewriteState(_ txn: Transaction, tables: LogTables, to rows: [(key: [UInt8], entry: LiveEntry)]) throws -> [String] {
         var wanted: [[UInt8]: [UInt8]] = [:]
-        for entry in entries { wanted[Array(entry.key.utf8)] = ProjectionEntryCodec.encode(entry) }
+        for row in rows { wanted[row.key] = ProjectionEntryCodec.encode(row.entry) }
         var extra: [[UInt8]] = []
         var kept = Set<[UInt8]>()
         try txn.withCursor(tables.dbs.state) { cursor in
@@ -301,8 +301,7 @@ extension CacheLog {
         }
         var repaired = extra
         for key in extra { try txn.delete(tables.dbs.state, key) }
-        for entry in entries {
-            let key = Array(entry.key.utf8)
+        for (key, _) in rows {
             guard !kept.contains(key), let value = wanted[key] else { continue }
             try txn.put(tables.dbs.state, key, value)
             repaired.append(key)

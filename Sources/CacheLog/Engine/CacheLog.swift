@@ -158,7 +158,9 @@ public final class CacheLog: Sendable {
             guard let entry = try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
             if let value = try storedValue(txn, entry, key: keyBytes) { return value }
             logDamagedRows([key])
-            guard let folded = try tables.foldedEntry(txn, key: keyBytes) else { return nil }
+            // The row names a cache the log does not hold: it cannot be read back, which
+            // validation answers with a delete that also removes the row.
+            guard let folded = try tables.foldedEntry(txn, key: keyBytes) else { throw CacheLogError.corruptProjection(key: key) }
             guard folded != entry, let value = try storedValue(txn, folded, key: keyBytes) else {
                 throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is not this key's put")
             }

@@ -352,11 +352,19 @@ struct LogTables {
 
 
     /// The seq of the record at or after `seq` and its recorded time.
+    ///
+    /// Only the recorded time is needed, and it sits at a fixed offset of the header: a record
+    /// whose framing is damaged elsewhere still says when it was appended, and one whose time
+    /// is unreadable or not a number is passed over, so that one bad record does not fail
+    /// every question asked by date.
     private func record(_ txn: Transaction, atLeast seq: UInt64) throws -> (UInt64, Double)? {
         try txn.withCursor(dbs.events) { cursor in
-            guard let row = try cursor.seek(atLeast: SeqKey.bytes(seq)), let at = SeqKey.decode(row.key) else { return nil }
-            let header = try EventCodec.decodeHeader(row.value, seq: at, verifyChecksum: false)
-            return (at, header.recordedAt)
+            var row = try cursor.seek(atLeast: SeqKey.bytes(seq))
+            while let current = row, let at = SeqKey.decode(current.key) {
+                if let recordedAt = EventCodec.recordedAt(current.value), recordedAt.isFinite { return (at, recordedAt) }
+                row = try cursor.move(MDB_NEXT)
+            }
+            return nil
         }
     }
 

@@ -187,6 +187,13 @@ struct Projection: Equatable {
         return order.compactMap { entry(Int($0)) }
     }
 
+    /// ``ordered()`` with each key's bytes as the log holds them: a key damaged into bytes that
+    /// are not UTF-8 keeps them here, where its String has replacement characters instead.
+    mutating func orderedRows() -> [(key: [UInt8], entry: LiveEntry)] {
+        _ = ordered()
+        return order.compactMap { index in entry(Int(index)).map { (Array(arena[spans[Int(index)]]), $0) } }
+    }
+
     private func key(_ stored: UnsafeRawBufferPointer, _ index: Int32) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: stored[spans[Int(index)]])
     }
