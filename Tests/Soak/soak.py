@@ -1,0 +1,2417 @@
+#!/usr/bin/env python3
+"""Seeded, model-based soak test for the built `cachelog` binary.
+
+Random steps, several processes at once, a hostile machine (SIGKILL, flipped bytes, deleted
+records, damaged state rows and checkpoints, truncated files, a full disk, hostile keys and
+numbers), and after every step an oracle written from the format article alone (Python's `lmdb`
+and `zlib` reading `data.mdb`) checks what the binary reported against what the log holds.
+
+    /usr/bin/python3 Tests/Soak/soak.py                      # CI: fixed seed, bounded steps
+    CACHELOG_SOAK_SEED=7 CACHELOG_SOAK_STEPS=2000 /usr/bin/python3 Tests/Soak/soak.py
+    /usr/bin/python3 Tests/Soak/soak.py --binary PATH --seed 7 --steps 300 -v
+
+Every failure prints its seed, run, step and command line; the last line is
+`soak: N steps, M checks: P passed, F failed`; the exit status is 0 only when F is 0.
+See README.md next to this file.
+"""
+
+import argparse
+import base64
+import datetime
+import hashlib
+import http.server
+import json
+import math
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unicodedata
+import zlib
+
+try:
+    import lmdb
+except ImportError:  # pragma: no cover - reported, not hidden
+    sys.stderr.write("soak: the Python lmdb module is missing (Tools/setup installs python3-lmdb)\n")
+    sys.exit(2)
+
+DEFAULT_SEED = 20261201
+DEFAULT_STEPS = 260
+DEFAULT_MAX_SECONDS = 200  # a safety cap for the default (CI) run; the steps bound it first
+DOCUMENTED_EXIT_CODES = {0, 1, 3, 64}  # `cachelog --help`: 0 ok, 1 failure, 3 no usable data (load), 64 usage
+PROCESS_TIMEOUT = 40.0  # no cachelog command may take longer than this; the slowest response is 1.5 s
+MAX_KEY_BYTES = 511  # LMDB's default maximum key size
+CRASH_MARKERS = ("Fatal error", "Program crashed", "Backtrac", "Segmentation fault", "Illegal instruction")
+
+HEADER = struct.Struct(">BBBBdddHII")  # Format.md, "Event records": the first 38 bytes
+PUT, DELETE, EXPIRE = 1, 2, 3
+KIND_NAMES = {PUT: "put", DELETE: "delete", EXPIRE: "expire"}
+REASONS = {1: "replaced", 2: "explicit", 3: "retrieval-error"}
+
+UTC = datetime.timezone.utc
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=UTC)
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def iso(seconds):
+    """`2026-12-01T10:00:00Z` (milliseconds only when there are some), proleptic Gregorian."""
+    total = int(round(seconds * 1000))
+    whole, millis = divmod(total, 1000)
+    text = (EPOCH + datetime.timedelta(seconds=whole)).strftime("%Y-%m-%dT%H:%M:%S")
+    text = text.rjust(19, "0")
+    return text + (".%03dZ" % millis if millis else "Z")
+
+
+def parse_iso(text):
+    """Seconds since 1970 of an ISO 8601 date as the binary prints them; None when unparseable."""
+    try:
+        value = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (ValueError, AttributeError, TypeError):
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    delta = value - EPOCH
+    return delta.days * 86400 + delta.seconds + delta.microseconds / 1e6
+
+
+def u64(raw, offset=0):
+    return struct.unpack_from(">Q", raw, offset)[0]
+
+
+def f64_bits(value):
+    return struct.pack(">d", value)
+
+
+def same_json(a, b):
+    """Strict JSON equality: booleans are not numbers, numbers compare exactly (int vs float too)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        if isinstance(a, float) and math.isnan(a):
+            return isinstance(b, float) and math.isnan(b)
+        return a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    return False
+
+
+def short(value, limit=160):
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def lossy(key_bytes):
+    """A key as a String-keyed engine gives it back: bytes that are not UTF-8 become U+FFFD."""
+    return key_bytes.decode("utf-8", "replace").encode("utf-8")
+
+
+def key_args(name):
+    """`--key NAME`, or `--key=NAME` for a name that looks like an option."""
+    return ["--key=" + name] if name.startswith("-") else ["--key", name]
+
+
+def closed_port():
+    """A loopback port nothing listens on: the 'unreachable' remote."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --------------------------------------------------------------------------------------------
+# The loopback feed server: one route per request the harness plans
+
+
+class Route:
+    __slots__ = ("status", "body", "delay", "hits")
+
+    def __init__(self, status, body, delay):
+        self.status, self.body, self.delay, self.hits = status, body, delay, 0
+
+
+class FeedServer:
+    """http.server on 127.0.0.1, port 0, in daemon threads. Each load gets its own path, so
+    concurrent loads get their own responses and the harness can count each one's requests."""
+
+    def __init__(self):
+        self.routes = {}
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.counter = 0
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            timeout = 10  # a client that stalls cannot hold a handler thread for long
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                with server.lock:
+                    route = server.routes.get(self.path.split("?")[0])
+                    if route is not None:
+                        route.hits += 1
+                if route is None:
+                    status, body, delay = 404, b"not found", 0.0
+                else:
+                    status, body, delay = route.status, route.body, route.delay
+                if delay:
+                    server.stopping.wait(min(delay, 2.0))
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError, socket.timeout, OSError):
+                    pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+
+    def add(self, status, body, delay=0.0, name="feed.json"):
+        with self.lock:
+            self.counter += 1
+            path = "/%d/%s" % (self.counter, name)
+            self.routes[path] = Route(status, body, delay)
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def hits(self, url):
+        path = url.split(str(self.port), 1)[-1]
+        with self.lock:
+            route = self.routes.get(path)
+            return route.hits if route else 0
+
+    def stop(self):
+        self.stopping.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+# --------------------------------------------------------------------------------------------
+# Running the binary
+
+
+class Cmd:
+    """One cachelog command line: arguments, extra environment, an optional file size limit."""
+
+    def __init__(self, args, env=None, fsize=None, label=None):
+        self.args = [str(a) for a in args]
+        self.env = dict(env or {})
+        self.fsize = fsize
+        self.label = label or (self.args[0] if self.args else "")
+        self.sub = next((a for a in self.args if a in SUBCOMMANDS), "")
+        self.fmt = None
+        for i, a in enumerate(self.args):
+            if a == "--format" and i + 1 < len(self.args):
+                self.fmt = self.args[i + 1]
+
+    def shell(self, binary):
+        parts = ["%s=%s" % (k, shlex.quote(v)) for k, v in self.env.items()]
+        if self.fsize is not None:
+            parts += ["python3", "-c", shlex.quote(FSIZE_WRAPPER), str(self.fsize)]
+        parts.append(shlex.quote(binary))
+        parts += [shlex.quote(a) for a in self.args]
+        return " ".join(parts)
+
+
+SUBCOMMANDS = {"load", "replay", "state", "audit", "validate", "stats", "verify", "compact", "demo", "rebuild", "help"}
+
+# A full disk, for any user on any machine: RLIMIT_FSIZE at the database's size, SIGXFSZ ignored
+# (as a full disk sends no signal), so the first write past the end fails with EFBIG.
+FSIZE_WRAPPER = (
+    "import os,resource,signal,sys; n=int(sys.argv[1]); signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+    "resource.setrlimit(resource.RLIMIT_FSIZE, (n, n)); os.execv(sys.argv[2], sys.argv[2:])"
+)
+
+
+class Outcome:
+    def __init__(self, cmd, rc, out, err, seconds, timed_out=False, killed=False):
+        self.cmd, self.rc, self.out, self.err = cmd, rc, out, err
+        self.seconds, self.timed_out, self.killed = seconds, timed_out, killed
+        self.json = None  # the parsed document (json) or list of documents (jsonl)
+
+    @property
+    def signal_name(self):
+        if self.rc is not None and self.rc < 0:
+            try:
+                return signal.Signals(-self.rc).name
+            except ValueError:
+                return "signal %d" % -self.rc
+        return None
+
+
+class Running:
+    def __init__(self, cmd, popen, out, err, started):
+        self.cmd, self.popen, self.out, self.err, self.started = cmd, popen, out, err, started
+        self.killed = False
+
+
+class Runner:
+    def __init__(self, binary, display, home):
+        self.binary, self.display, self.home = binary, display, home
+        self.base_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "LANG": "C.UTF-8", "TZ": "UTC"}
+        self.invocations = 0
+
+    def launch(self, cmd, cwd):
+        env = dict(self.base_env)
+        env.update(cmd.env)
+        argv = [self.binary] + cmd.args
+        if cmd.fsize is not None:
+            argv = [sys.executable, "-c", FSIZE_WRAPPER, str(cmd.fsize)] + argv
+        # Output goes to files, so that no pipe fills while several processes run; under a file
+        # size limit to pipes, which the limit does not cut short.
+        if cmd.fsize is not None:
+            out = err = subprocess.PIPE
+        else:
+            out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+        self.invocations += 1
+        popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=cwd,
+                                 start_new_session=True)
+        return Running(cmd, popen, out, err, time.monotonic())
+
+    def kill(self, running, sig=signal.SIGKILL):
+        if running.popen.poll() is None:
+            running.killed = True
+            try:
+                running.popen.send_signal(sig)
+            except ProcessLookupError:
+                pass
+
+    def finish(self, running, timeout=PROCESS_TIMEOUT):
+        timed_out = False
+        remaining = max(0.1, timeout - (time.monotonic() - running.started))
+        if running.out is subprocess.PIPE:
+            try:
+                streams = running.popen.communicate(timeout=remaining)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                running.popen.kill()
+                streams = running.popen.communicate()
+            rc = running.popen.returncode
+            texts = [b.decode("utf-8", "replace") for b in streams]
+            return Outcome(running.cmd, rc, texts[0], texts[1], time.monotonic() - running.started, timed_out, running.killed)
+        try:
+            rc = running.popen.wait(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            running.popen.kill()
+            rc = running.popen.wait()
+        seconds = time.monotonic() - running.started
+        texts = []
+        for f in (running.out, running.err):
+            f.seek(0)
+            texts.append(f.read().decode("utf-8", "replace"))
+            f.close()
+        return Outcome(running.cmd, rc, texts[0], texts[1], seconds, timed_out, running.killed)
+
+
+# --------------------------------------------------------------------------------------------
+# The oracle: the database read with Python's lmdb and zlib, from Format.md alone
+
+
+class Rec:
+    """One event record, decoded the way Format.md describes it."""
+
+    def __init__(self, seq, raw):
+        self.seq, self.raw = seq, raw
+        self.frame_err = None
+        self.crc_ok = len(raw) >= 4 and zlib.crc32(raw[:-4]) == struct.unpack(">I", raw[-4:])[0]
+        self.kind = self.flags = self.reason = self.version = 0
+        self.recorded_at = self.ts = self.max_age = float("nan")
+        self.key, self.body, self.payload_len, self.ref = b"", b"", 0, None
+        self.header_ok = len(raw) >= 42
+        if not self.header_ok:
+            self.frame_err = "shorter than a header"
+            return
+        (self.version, self.kind, self.flags, self.reason, self.recorded_at, self.ts, self.max_age,
+         key_len, self.payload_len, body_len) = HEADER.unpack_from(raw)
+        self.ts_bits = raw[12:20]
+        self.key = raw[38:38 + key_len]
+        self.body = raw[38 + key_len:38 + key_len + body_len]
+        if 42 + key_len + body_len != len(raw):
+            self.frame_err = "length"
+        elif self.version != 1:
+            self.frame_err = "version"
+        elif self.kind not in KIND_NAMES:
+            self.frame_err = "kind"
+        elif self.kind == DELETE and self.reason not in REASONS:
+            self.frame_err = "reason"
+        elif self.kind == PUT and self.flags & 2:
+            # The fold needs the reference of a put: an earlier seq, 8 bytes.
+            if body_len != 8 or u64(self.body) >= seq:
+                self.frame_err = "reference"
+            else:
+                self.ref = u64(self.body)
+
+    @property
+    def framing_ok(self):
+        return self.frame_err is None
+
+    @property
+    def intact(self):
+        return self.frame_err is None and self.crc_ok
+
+    def own_payload(self):
+        """The payload this record holds itself, or None when its body does not give it."""
+        if self.flags & 1:
+            try:
+                d = zlib.decompressobj()
+                out = d.decompress(self.body)
+                if not d.eof:
+                    return None
+            except zlib.error:
+                return None
+        else:
+            out = self.body
+        return out if len(out) == self.payload_len else None
+
+    def key_text(self):
+        return self.key.decode("utf-8", "replace")
+
+
+def decode_entry(raw):
+    """A 28-byte state row or checkpoint entry: (seq, timestamp bits, payload bytes, payload seq)."""
+    if len(raw) != 28:
+        return None
+    seq, = struct.unpack_from(">Q", raw, 0)
+    size, = struct.unpack_from(">I", raw, 16)
+    pseq, = struct.unpack_from(">Q", raw, 20)
+    return (seq, bytes(raw[8:16]), size, pseq)
+
+
+def entry_ts(entry):
+    return struct.unpack(">d", entry[1])[0]
+
+
+def decode_checkpoint(raw):
+    """Format.md, "Checkpoints": {key bytes: entry}, or None when it fails its checks."""
+    if len(raw) < 8 or zlib.crc32(raw[:-4]) != struct.unpack(">I", raw[-4:])[0]:
+        return None
+    length, = struct.unpack_from(">I", raw, 0)
+    try:
+        d = zlib.decompressobj()
+        snap = d.decompress(raw[4:-4])
+        if not d.eof or len(snap) != length:
+            return None
+        count, = struct.unpack_from(">I", snap, 0)
+        pos, entries = 4, {}
+        for _ in range(count):
+            key_len, = struct.unpack_from(">H", snap, pos)
+            key = snap[pos + 2:pos + 2 + key_len]
+            pos += 2 + key_len
+            entry = decode_entry(snap[pos:pos + 28])
+            if entry is None:
+                return None
+            entries[bytes(key)] = entry
+            pos += 28
+        return entries if pos == len(snap) else None
+    except (struct.error, zlib.error):
+        return None
+
+
+class OracleError(Exception):
+    def __init__(self, seq, why):
+        super().__init__("seq %s: %s" % (seq, why))
+        self.seq, self.why = seq, why
+
+
+class Snap:
+    """Everything in the database, read once with no cachelog process running."""
+
+    def __init__(self, db, stash):
+        self.events, self.state, self.checkpoints, self.meta = {}, {}, {}, {}
+        self.exists = os.path.exists(os.path.join(db, "data.mdb"))
+        if self.exists:
+            env = lmdb.open(db, readonly=True, lock=False, max_dbs=8, subdir=True)
+            try:
+                names = {}
+                with env.begin() as txn:
+                    for name, _ in txn.cursor():
+                        names[bytes(name)] = True
+                for table in (b"events", b"state", b"checkpoints", b"meta"):
+                    if table not in names:
+                        continue
+                    handle = env.open_db(table, create=False)
+                    with env.begin(db=handle) as txn:
+                        rows = {bytes(k): bytes(v) for k, v in txn.cursor()}
+                    if table == b"events":
+                        self.events = {u64(k): Rec(u64(k), v) for k, v in rows.items() if len(k) == 8}
+                    elif table == b"state":
+                        self.state = rows
+                    elif table == b"checkpoints":
+                        self.checkpoints = {u64(k): v for k, v in rows.items() if len(k) == 8}
+                    else:
+                        self.meta = rows
+            finally:
+                env.close()
+        self.seqs = sorted(self.events)
+        self.last = u64(self.meta[b"lastSeq"]) if len(self.meta.get(b"lastSeq", b"")) == 8 else 0
+        self.base = u64(self.meta[b"baseSeq"]) if len(self.meta.get(b"baseSeq", b"")) == 8 else 0
+        self.stored = {}
+        self.malformed = set()
+        for key, raw in self.state.items():
+            entry = decode_entry(raw)
+            if entry is None:
+                self.malformed.add(key)
+            else:
+                self.stored[key] = entry
+        self.decoded_checkpoints = {}
+        for seq, raw in self.checkpoints.items():
+            decoded = decode_checkpoint(raw)
+            self.decoded_checkpoints[seq] = decoded
+            if decoded is not None:
+                stash[seq] = decoded  # the latest good copy: what a planted flip destroyed
+        self.stash = stash
+
+    def base_state(self):
+        """The state right after baseSeq: empty without a compaction, else the base checkpoint (or
+        the copy the harness kept of it before damaging it)."""
+        if self.base == 0:
+            return {}
+        decoded = self.decoded_checkpoints.get(self.base)
+        if decoded is not None:
+            return decoded
+        return self.stash.get(self.base)
+
+    @property
+    def base_checkpoint_damaged(self):
+        return self.base > 0 and self.decoded_checkpoints.get(self.base) is None
+
+    def fold(self, upto=None, start=None):
+        """Format.md, "Folding the log into the state": headers and keys only; framing, not CRC."""
+        live = dict(self.base_state() if start is None else start)
+        for seq in self.seqs:
+            if seq <= self.base:
+                continue
+            if upto is not None and seq > upto:
+                break
+            r = self.events[seq]
+            if not r.framing_ok:
+                continue
+            if r.kind == PUT:
+                live[r.key] = (seq, r.ts_bits, r.payload_len, r.ref if r.ref is not None else seq)
+            elif r.kind == DELETE:
+                live.pop(r.key, None)
+            elif r.key in live and live[r.key][1] == r.ts_bits:
+                del live[r.key]
+        return live
+
+    def payload(self, seq, key=None):
+        """The payload of the put at seq (following its reference), or OracleError."""
+        r = self.events.get(seq)
+        if r is None:
+            raise OracleError(seq, "missing")
+        if not r.intact:
+            raise OracleError(seq, "corrupt (%s)" % (r.frame_err or "checksum"))
+        if r.kind != PUT:
+            raise OracleError(seq, "not a put")
+        if key is not None and r.key != key:
+            raise OracleError(seq, "a put of another key")
+        if r.ref is None:
+            out = r.own_payload()
+            if out is None:
+                raise OracleError(seq, "body does not inflate")
+            return out
+        t = self.events.get(r.ref)
+        if t is None:
+            raise OracleError(seq, "references missing seq %d" % r.ref)
+        if not t.intact:
+            raise OracleError(t.seq, "referenced record corrupt")
+        if t.kind != PUT or t.ref is not None or t.payload_len != r.payload_len or t.key != r.key:
+            raise OracleError(seq, "reference to seq %d does not match" % t.seq)
+        out = t.own_payload()
+        if out is None:
+            raise OracleError(t.seq, "referenced body does not inflate")
+        return out
+
+    def live_value(self, key):
+        """What retrieving `key` must give: (items, timestamp seconds, seq) or OracleError / None."""
+        if key in self.malformed:
+            raise OracleError(None, "damaged state row")
+        entry = self.stored.get(key)
+        if entry is None:
+            return None
+        payload = self.payload(entry[0], key)
+        try:
+            items = json.loads(payload)
+        except ValueError:
+            raise OracleError(entry[0], "payload is not JSON")
+        return items, self.events[entry[0]].ts, entry[0]
+
+    def resolve_date(self, seconds, upper):
+        """Format/README: --as-of/--to date = last event recorded at or before it; --from/--before
+        date = first event recorded at or after it."""
+        chosen = None
+        for seq in self.seqs:
+            r = self.events[seq]
+            if upper and r.recorded_at <= seconds:
+                chosen = seq
+            if not upper and r.recorded_at >= seconds:
+                return seq
+        return chosen if upper else None
+
+
+class Expect:
+    """What `verify` must report: requirements (each matched by a problem) and tolerances
+    (consequences of a planted fault that it may also report)."""
+
+    def __init__(self):
+        self.required = []  # (label, predicate)
+        self.tolerated = []  # predicate
+
+    def need(self, label, pred):
+        self.required.append((label, pred))
+
+    def allow(self, pred):
+        self.tolerated.append(pred)
+
+
+def by_seq(*seqs):
+    wanted = set(seqs)
+    return lambda p: p.get("seq") in wanted
+
+
+def mentions(key_bytes):
+    text = key_bytes.decode("utf-8", "replace")
+    return lambda p: text in str(p.get("message", ""))
+
+
+def covers(seq):
+    """A problem that names seq inside a range ("seq 17 through 18")."""
+    def pred(p):
+        for lo, hi in re.findall(r"seq (\d+) through (?:seq )?(\d+)", str(p.get("message", ""))):
+            if int(lo) <= seq <= int(hi):
+                return True
+        return False
+    return pred
+
+
+def either(*preds):
+    return lambda p: any(f(p) for f in preds)
+
+
+def expected_problems(snap):
+    """The oracle's own `verify`, from Format.md: what must and what may be reported."""
+    e = Expect()
+    prev_time = -math.inf
+    for seq in snap.seqs:
+        r = snap.events[seq]
+        if seq > snap.last:
+            e.need("record seq %d beyond meta lastSeq %d" % (seq, snap.last), by_seq(seq))
+        if not r.intact:
+            e.need("corrupt record at seq %d" % seq, by_seq(seq))
+        elif r.kind == PUT:
+            if r.ref is None:
+                if r.own_payload() is None:
+                    e.need("seq %d body does not inflate" % seq, by_seq(seq))
+            else:
+                t = snap.events.get(r.ref)
+                if t is None:
+                    e.need("seq %d references missing seq %d" % (seq, r.ref), either(by_seq(seq, r.ref), covers(r.ref)))
+                elif not t.intact or (t.kind == PUT and t.ref is None and t.own_payload() is None):
+                    e.allow(by_seq(seq))  # reported at the target (required there) or here
+                elif t.kind != PUT or t.ref is not None or t.payload_len != r.payload_len or t.key != r.key:
+                    e.need("seq %d reference to seq %d does not match" % (seq, r.ref), by_seq(seq))
+        if r.header_ok:
+            if r.recorded_at < prev_time or math.isnan(r.recorded_at):
+                e.allow(by_seq(seq))
+            if not math.isnan(r.recorded_at):
+                prev_time = max(prev_time, r.recorded_at) if r.framing_ok else prev_time
+            if not r.framing_ok:
+                e.allow(by_seq(seq + 1))
+    present = [s for s in snap.seqs if s > snap.base]
+    top = max([snap.last] + present)
+    have = set(present)
+    for m in range(snap.base + 1, top + 1):
+        if m not in have:
+            later = [s for s in present if s > m]
+            ok = {m, snap.last} | ({later[0]} if later else set())
+            e.need("seq %d is missing" % m, either(by_seq(*ok), covers(m)))
+    # The state table and the checkpoints against the fold.
+    base_state = snap.base_state()
+    if base_state is None:
+        e.allow(by_seq(snap.base))
+    if snap.base_checkpoint_damaged:
+        # Without the base checkpoint the engine's fold starts from nothing: every key live at
+        # the base may be reported as differing from the log.
+        for key, entry in (base_state or {}).items():
+            e.allow(either(mentions(key), by_seq(entry[0])))
+        for key, entry in snap.stored.items():
+            e.allow(either(mentions(key), by_seq(entry[0])))
+    folded = snap.fold() if base_state is not None else None
+    for key in snap.malformed:
+        e.need("damaged state row %r" % key, mentions(key))
+    if folded is not None:
+        for key in set(snap.stored) | set(folded):
+            if key in snap.malformed:
+                continue
+            have_e, want_e = snap.stored.get(key), folded.get(key)
+            if have_e != want_e and snap.base_checkpoint_damaged:
+                # The engine cannot fold from a base it cannot read.
+                e.allow(either(mentions(key), by_seq(*[x[0] for x in (have_e, want_e) if x])))
+            elif have_e != want_e:
+                seqs = [x[0] for x in (have_e, want_e) if x]
+                e.need("state row %r is %s, the log says %s" % (key, have_e and have_e[0], want_e and want_e[0]),
+                       either(mentions(key), by_seq(*seqs)))
+    else:
+        for key, entry in snap.stored.items():
+            e.allow(either(mentions(key), by_seq(entry[0])))
+    for seq, decoded in snap.decoded_checkpoints.items():
+        if decoded is None:
+            e.need("damaged checkpoint at seq %d" % seq, by_seq(seq))
+        elif seq > snap.base and folded is not None and decoded != snap.fold(seq):
+            e.allow(by_seq(seq))
+    # Stored rows whose live record is gone (after a compaction nothing else says so).
+    for key, entry in snap.stored.items():
+        if entry[0] not in snap.events and entry[0] <= snap.base:
+            e.need("live record seq %d of %r is missing" % (entry[0], key), either(by_seq(entry[0]), mentions(key)))
+    return e
+
+
+# --------------------------------------------------------------------------------------------
+# Payloads
+
+
+TEXT_PIECES = ["a", "b", "k", "z", "Q", " ", "  ", "é", "e\u0301", "ß", "漢字", "🎬", "\"", "\\", "/", "\n", "\t",
+               "Ω", "\u2028", "ü", "0", "9", "<", "&", "'"]
+
+
+def rand_text(rng, low=0, high=16):
+    return "".join(rng.choice(TEXT_PIECES) for _ in range(rng.randint(low, high)))
+
+
+def rand_uuid(rng):
+    h = "%032x" % rng.getrandbits(128)
+    return "%s-%s-%s-%s-%s" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:])
+
+
+def rand_json(rng, depth=0, big_numbers=False):
+    roll = rng.random()
+    if depth >= 3 or roll < 0.55:
+        kind = rng.choice(["int", "int", "float", "str", "str", "bool", "null"])
+        if kind == "int":
+            if big_numbers and rng.random() < 0.5:
+                return rng.choice([2 ** 53 + 1, 12345678901234567890, -(2 ** 63), 2 ** 63 - 1, 10 ** 30])
+            return rng.randint(-10 ** 6, 10 ** 6)
+        if kind == "float":
+            return rng.choice([0.5, -1.25, 3.141592653589793, 1e300, -2.5e-8, 0.1, 123456.789])
+        if kind == "str":
+            return rand_text(rng)
+        if kind == "bool":
+            return rng.random() < 0.5
+        return None
+    if roll < 0.8:
+        return [rand_json(rng, depth + 1, big_numbers) for _ in range(rng.randint(0, 4))]
+    return {rand_text(rng, 1, 6): rand_json(rng, depth + 1, big_numbers) for _ in range(rng.randint(0, 4))}
+
+
+def make_feed(rng, contract, big_numbers=False):
+    """A valid body for `contract` and the items the binary must deliver and cache for it."""
+    if contract == "films":
+        films = []
+        for _ in range(rng.randint(0, 5)):
+            fid = rand_uuid(rng)
+            films.append({"id": fid, "title": rand_text(rng, 1), "description": rand_text(rng),
+                          "image": "https://img.example.com/%x.png" % rng.getrandbits(32),
+                          "url": "https://ghibli.example.com/films/" + fid})
+        body = [dict(f, release_date="1986") if rng.random() < 0.3 else f for f in films]
+        return json.dumps(body, ensure_ascii=rng.random() < 0.5).encode(), films
+    if contract == "genres":
+        genres = [{"id": rng.choice([rng.randint(0, 999), rng.randint(0, 2 ** 63 - 1)]), "name": rand_text(rng, 1)}
+                  for _ in range(rng.randint(0, 6))]
+        body = {"genres": genres}
+        if rng.random() < 0.3:
+            body["total"] = len(genres)
+        return json.dumps(body, ensure_ascii=rng.random() < 0.5).encode(), genres
+    value = rand_json(rng, big_numbers=big_numbers)
+    if rng.random() < 0.75:
+        value = [rand_json(rng, 1, big_numbers) for _ in range(rng.randint(0, 5))]
+    items = value if isinstance(value, list) else [value]
+    return json.dumps(value, ensure_ascii=rng.random() < 0.5).encode(), items
+
+
+def make_garbage(rng, contract):
+    choices = [b"", b"<html><body>502 Bad Gateway</body></html>", bytes(rng.getrandbits(8) for _ in range(64)),
+               b'{"items": [', b"\xff\xfe\x00garbage"]
+    if contract in ("films", "genres"):
+        other = "genres" if contract == "films" else "films"
+        body, _ = make_feed(rng, other)
+        if contract == "genres" or body != b"[]":
+            choices.append(body if contract == "genres" else b'{"genres": []}')
+    return rng.choice(choices)
+
+
+def bulky_feed(rng, total):
+    """A json-contract body that hardly compresses (for the full disk)."""
+    chunks, size = [], 0
+    while size < total:
+        text = base64.b64encode(rng.getrandbits(8 * 3000).to_bytes(3000, "big")).decode()
+        chunks.append(text)
+        size += len(text)
+    return json.dumps(chunks).encode(), chunks
+
+
+# --------------------------------------------------------------------------------------------
+# Failures and the summary
+
+
+class Ledger:
+    def __init__(self, seed, display, max_print):
+        self.seed, self.display, self.max_print = seed, display, max_print
+        self.checks = 0
+        self.failed = 0
+        self.classes = {}  # class -> [count, first message, first command]
+        self.context = ("-", "-", "-")
+
+    def check(self, ok, cls, message, outcome=None, cmd=None):
+        self.checks += 1
+        if ok:
+            return True
+        self.failed += 1
+        cmd = cmd or (outcome.cmd if outcome is not None else None)
+        line = cmd.shell(self.display) if cmd is not None else None
+        run, step, kind = self.context
+        entry = self.classes.setdefault(cls, [0, message, line, step])
+        entry[0] += 1
+        if entry[0] <= self.max_print:
+            print("soak: FAIL [%s] seed=%s run=%s step=%s (%s): %s" % (cls, self.seed, run, step, kind, message), flush=True)
+            if line:
+                print("  $ " + line, flush=True)
+            if outcome is not None:
+                detail = "rc=%s%s" % (outcome.rc, " (%s)" % outcome.signal_name if outcome.signal_name else "")
+                if outcome.err.strip():
+                    detail += "; stderr: " + short(outcome.err.strip().replace("\n", " | "), 300)
+                print("    " + detail, flush=True)
+            print("  replay: CACHELOG_SOAK_SEED=%s CACHELOG_SOAK_STEPS=%s /usr/bin/python3 Tests/Soak/soak.py"
+                  % (self.seed, step), flush=True)
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# One database and its model
+
+
+class Key:
+    def __init__(self, name, contract):
+        self.name, self.contract = name, contract
+        self.bytes = name.encode("utf-8")
+        self.last_body = None
+        self.last_items = None
+
+
+class Save:
+    """A load that reported its feed cached: it must be in the log as a put of these items."""
+
+    def __init__(self, key, ts, items, cmd, step):
+        self.key, self.ts, self.items, self.cmd, self.step = key, ts, items, cmd, step
+        self.seq = None
+
+
+class Fault:
+    def __init__(self, kind, step, seq=None, key=None, detail="", last_at_plant=0):
+        self.kind, self.step, self.seq, self.key, self.detail = kind, step, seq, key, detail
+        self.last_at_plant = last_at_plant
+
+
+KEY_POOL = [("films", "films"), ("genres", "genres"), ("feed", "json"), ("search:totoro", "films"),
+            ("image:https://example.com/a.png", "json"), ("podcasts:news", "genres"), ("verses:love", "json"),
+            ("people:page=2", "json")]
+MAX_AGES = [("90s", 90), ("15m", 900), ("12h", 43200), ("7d", 604800), ("30d", 2592000)]
+HUGE_SECONDS = "9223372036854775807s"
+HUGE_DAYS = "9223372036854775807d"
+
+
+class Run:
+    def __init__(self, soak, index, rng):
+        self.soak, self.index, self.rng = soak, index, rng
+        self.ledger, self.runner, self.server = soak.ledger, soak.runner, soak.server
+        self.dir = tempfile.mkdtemp(prefix="run%d-" % index, dir=soak.tmp)
+        self.db = os.path.join(self.dir, "db")
+        self.now = int((datetime.datetime(2026, 1, 1, tzinfo=UTC) - EPOCH).total_seconds()) + rng.randint(0, 300) * 86400
+        self.max_age_text, self.max_age = rng.choice(MAX_AGES)
+        self.keys = [Key(n, c) for n, c in rng.sample(KEY_POOL, rng.randint(3, 6))]
+        self.pending = []  # Save, resolved after the step
+        self.saves = []  # resolved Save: must stay in the log (until compaction may drop them)
+        self.expect_live = {}  # key bytes -> seq (or None) where the model is certain
+        self.uncertain = set()  # keys a concurrent or killed writer touched this step
+        self.damaged = set()  # key bytes excused from the live model until healed
+        self.faults = []
+        self.state_faults = set()  # keys whose state row the harness damaged
+        self.absurd = set()  # keys saved under an absurd max age or clock
+        self.checked_last = 0
+        self.stash = {}
+        self.unreachable = "http://127.0.0.1:%d/feed.json" % closed_port()
+        self.truncated = False
+        self.snap = None
+        self.step_kind = "-"
+
+    # ---- plumbing
+
+    def fail(self, ok, cls, message, outcome=None, cmd=None):
+        return self.ledger.check(ok, cls, message, outcome, cmd)
+
+    def cmd(self, sub, *args, now=None, fsize=None):
+        """A command line with the database and the clock, as flags or as environment variables,
+        before or after the command name."""
+        now = self.now if now is None else now
+        now_text = now if isinstance(now, str) else iso(now)
+        roll = self.rng.random()
+        if roll < 0.15:
+            return Cmd([sub] + list(args), env={"CACHELOG_DB": self.db, "CACHELOG_NOW": now_text}, fsize=fsize)
+        if roll < 0.4:
+            return Cmd(["--db", self.db, "--now", now_text, sub] + list(args), fsize=fsize)
+        return Cmd([sub] + list(args) + ["--db", self.db, "--now", now_text], fsize=fsize)
+
+    def run(self, cmd, timeout=PROCESS_TIMEOUT):
+        if self.soak.verbose:
+            print("    $ " + cmd.shell(self.soak.display), flush=True)
+        outcome = self.runner.finish(self.runner.launch(cmd, self.dir), timeout)
+        self.basic(outcome)
+        return outcome
+
+    def basic(self, o):
+        """What every command must do: finish, not die of a signal, exit with a documented code,
+        print no crash report, and print JSON that parses when asked for JSON."""
+        if self.soak.verbose and (o.rc != 0 or o.err.strip()):
+            print("      rc=%s %s" % (o.rc, short(o.err.strip().replace("\n", " | "), 200)), flush=True)
+        self.fail(not o.timed_out, "hang", "no exit within %.0fs" % PROCESS_TIMEOUT, o)
+        if o.killed:
+            return
+        self.fail(o.rc is not None and o.rc >= 0, "signal-death", "died of %s" % o.signal_name, o)
+        if o.rc is None or o.rc < 0:
+            return
+        self.fail(o.rc in DOCUMENTED_EXIT_CODES, "undocumented-exit", "exit code %s" % o.rc, o)
+        if o.rc == 3:
+            self.fail(o.cmd.sub == "load", "undocumented-exit", "exit code 3 from %s (documented for load only)" % o.cmd.sub, o)
+        crash = [m for m in CRASH_MARKERS if m in o.err]
+        self.fail(not crash, "crash-report", "stderr carries a crash report (%s)" % ", ".join(crash), o)
+        if o.rc in (1, 3) and o.cmd.sub not in ("verify",):
+            self.fail(any(line.startswith("cachelog: ") for line in o.err.splitlines()) or o.out.strip() != "",
+                      "silent-failure", "exit %d with no 'cachelog: …' line on stderr" % o.rc, o)
+        if o.cmd.fmt == "json" and o.out.strip():
+            try:
+                o.json = json.loads(o.out)
+                self.fail(True, "bad-json", "")
+            except ValueError as error:
+                self.fail(False, "bad-json", "stdout is not one JSON document (%s): %s" % (error, short(o.out)), o)
+        elif o.cmd.fmt == "jsonl" and o.out.strip():
+            docs = []
+            for line in o.out.split("\n"):  # not splitlines(): U+2028 may stand raw in a JSON string
+                if not line.strip():
+                    continue
+                try:
+                    docs.append(json.loads(line))
+                except ValueError as error:
+                    self.fail(False, "bad-json", "a JSON line does not parse (%s): %s" % (error, short(line)), o)
+                    docs = None
+                    break
+            if docs is not None:
+                self.fail(True, "bad-json", "")
+                o.json = docs
+
+    def read(self):
+        self.snap = Snap(self.db, self.stash)
+        return self.snap
+
+    def unknowable(self, snap):
+        """The live state cannot be told: a state row disagrees with the log (or is damaged) and
+        the base checkpoint the log's fold starts from is damaged too. Refusing is then honest."""
+        if not snap.base_checkpoint_damaged:
+            return False
+        folded = snap.fold() if snap.base_state() is not None else None
+        return bool(snap.malformed or self.state_faults or folded is None or folded != snap.stored)
+
+    def tick(self):
+        roll = self.rng.random()
+        if roll < 0.2:
+            return
+        if roll < 0.6:
+            self.now += self.rng.randint(1, 300)
+        elif roll < 0.8:
+            self.now += self.rng.randint(300, max(301, self.max_age // 2))
+        elif roll < 0.9 and self.snap is not None and self.snap.stored:
+            # Right at a cache's max age (a cache exactly max-age old is expired), or a second before.
+            entry = self.rng.choice(list(self.snap.stored.values()))
+            ts = entry_ts(entry)
+            if math.isfinite(ts) and ts == int(ts) and self.now <= ts + self.max_age <= self.now + 40 * 86400:
+                self.now = int(ts) + self.max_age - self.rng.choice([0, 0, 1])
+            else:
+                self.now += self.max_age
+        else:
+            self.now += self.rng.randint(self.max_age, 3 * self.max_age)
+
+    def key_for(self, contract=None):
+        choices = [k for k in self.keys if contract is None or k.contract == contract]
+        return self.rng.choice(choices or self.keys)
+
+    def feed_for(self, key, same=None):
+        """A feed for `key`: sometimes the very same body as last time (the engine then stores a
+        reference to the earlier put), else a new one."""
+        if same is None:
+            same = key.last_body is not None and self.rng.random() < 0.4
+        if same and key.last_body is not None:
+            return key.last_body, key.last_items
+        return make_feed(self.rng, key.contract, big_numbers=self.rng.random() < 0.08)
+
+    # ---- loads
+
+    def plan_load(self, key, mode, same=None, retries=0, max_age=None, now=None, body_items=None):
+        """Registers the response and builds the command line; returns (cmd, plan)."""
+        if body_items is not None:
+            body, items = body_items
+        else:
+            body, items = self.feed_for(key, same)
+        if mode == "ok":
+            url = self.server.add(200, body)
+        elif mode == "slow":
+            url = self.server.add(200, body, delay=self.rng.uniform(0.2, 1.5))
+        elif mode == "500":
+            url = self.server.add(500, body)
+        elif mode == "garbage":
+            url = self.server.add(200, make_garbage(self.rng, key.contract))
+        else:
+            url = self.unreachable
+        args = [url] + key_args(key.name) + ["--contract", key.contract, "--format", "json"]
+        args += ["--max-age", max_age or self.max_age_text]
+        if retries:
+            args += ["--retries", str(retries)]
+        cmd = self.cmd("load", *args, now=now)
+        plan = {"key": key, "mode": mode, "items": items, "body": body, "url": url, "retries": retries,
+                "now": self.now if now is None else now, "max_age": max_age}
+        return cmd, plan
+
+    def max_age_seconds(self, text):
+        if text is None:
+            return self.max_age
+        unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}[text[-1]]
+        return int(text[:-1]) * unit
+
+    def expect_fallback(self, snap, key, now, max_age):
+        """What a load whose remote fails must deliver from `snap`: ("cache", items, ts) or ("none", why)."""
+        try:
+            value = snap.live_value(key.bytes)
+        except OracleError as error:
+            return ("none", "cache unreadable (%s)" % error)
+        if value is None:
+            return ("none", "no cache")
+        items, ts, _ = value
+        if not (now - ts < max_age):
+            return ("none", "cache expired")
+        return ("cache", items, ts)
+
+    def judge_load(self, o, plan, snap, candidates=None):
+        """Checks one load against the model; queues a reported save for the log check."""
+        key, mode, now = plan["key"], plan["mode"], plan["now"]
+        max_age = self.max_age_seconds(plan["max_age"])
+        if o.killed or o.rc is None or o.rc < 0 or o.timed_out:
+            if mode in ("ok", "slow"):
+                self.uncertain.add(key.bytes)
+            return
+        report = o.json if isinstance(o.json, dict) else None
+        if o.rc == 0:
+            if not self.fail(report is not None, "load-output", "exit 0 but stdout is no JSON object: %s" % short(o.out), o):
+                return
+            self.fail(report.get("key") == key.name, "load-output",
+                      "reported key %r, asked for %r" % (short(report.get("key")), short(key.name)), o)
+        remote_ok = mode in ("ok", "slow")
+        fits = len(key.bytes) <= MAX_KEY_BYTES
+        if remote_ok:
+            hits = self.server.hits(plan["url"])
+            self.fail(hits == 1, "load-requests", "an answered request was sent %d times" % hits, o)
+            if o.rc == 0 and report is not None:
+                self.fail(report.get("source") == "remote", "load-outcome",
+                          "remote answered 200 with a valid feed, source is %r" % report.get("source"), o)
+                self.fail(same_json(report.get("items"), plan["items"]), "payload-altered",
+                          "items printed differ from the feed served: %s vs %s" % (short(report.get("items")), short(plan["items"])), o)
+                ts = parse_iso(str(report.get("timestamp")))
+                if isinstance(plan["now"], (int, float)) and -6e10 < plan["now"] < 2.5e11:
+                    self.fail(ts is not None and abs(ts - plan["now"]) < 0.001, "load-output",
+                              "timestamp %r is not the clock %s" % (report.get("timestamp"), iso(plan["now"])), o)
+                cached = report.get("cached", True)
+                self.fail(isinstance(cached, bool), "load-output", "'cached' is %r, not a boolean" % (cached,), o)
+                if cached is True:
+                    ts_value = plan["now"] if isinstance(plan["now"], (int, float)) else parse_iso(plan["now"])
+                    self.pending.append(Save(key, ts_value, plan["items"], o.cmd, self.soak.step))
+                    self.fail(fits, "unsaved-reported-cached",
+                              "a %d-byte key (over LMDB's %d) cannot be saved, yet load says it cached it (exit 0%s)"
+                              % (len(key.bytes), MAX_KEY_BYTES, "" if "cached" in report else ", no 'cached' field"), o)
+                else:
+                    self.fail(False, "load-outcome", "exit 0 although the feed was not cached", o)
+            elif o.rc != 0:
+                # Not cached: the honest answer is exit 1 ("cached": false when JSON is printed), or
+                # 64 for a key no database can hold; and only when the save could not be made.
+                if report is not None:
+                    self.fail(report.get("cached") is False, "load-output", "exit %d with JSON that does not say cached:false" % o.rc, o)
+                self.fail(o.rc == 1 or o.rc == 64 and not fits, "load-outcome",
+                          "remote answered 200 with a valid feed: exit %d" % o.rc, o)
+                self.fail(not fits or self.disk_limited, "load-outcome",
+                          "a valid feed under a %d-byte key on a disk with room was not cached: exit %d" % (len(key.bytes), o.rc), o)
+            return
+        # The remote failed: the cache when it is fresh and readable, else exit 3.
+        if mode in ("500", "garbage"):
+            hits = self.server.hits(plan["url"])
+            self.fail(hits == 1 + plan["retries"], "load-requests",
+                      "invalid data with --retries %d: %d requests, expected %d" % (plan["retries"], hits, 1 + plan["retries"]), o)
+        if candidates is not None:
+            # Concurrent writers of the key: any of their payloads, or exit 3.
+            if o.rc == 0 and report is not None:
+                self.fail(report.get("source") == "cache", "load-outcome", "remote failed, source %r" % report.get("source"), o)
+                self.fail(any(same_json(report.get("items"), c) for c in candidates), "load-outcome",
+                          "fallback items match no version of the key: %s" % short(report.get("items")), o)
+            else:
+                self.fail(o.rc in (1, 3), "load-outcome", "remote failed: exit %d" % o.rc, o)
+            return
+        want = self.expect_fallback(snap, key, now if isinstance(now, (int, float)) else parse_iso(now), max_age)
+        if want[0] == "cache":
+            if self.fail(o.rc == 0, "load-fallback", "remote %s, fresh readable cache (cached %s): exit %d, expected 0 from cache"
+                         % (mode, iso(want[2]) if math.isfinite(want[2]) else want[2], o.rc), o) and report is not None:
+                self.fail(report.get("source") == "cache", "load-fallback", "source %r, expected cache" % report.get("source"), o)
+                self.fail(same_json(report.get("items"), want[1]), "load-fallback",
+                          "cache served %s, the log holds %s" % (short(report.get("items")), short(want[1])), o)
+                ts = parse_iso(str(report.get("timestamp")))
+                if -6e10 < want[2] < 2.5e11:
+                    self.fail(ts is not None and abs(ts - want[2]) < 0.001, "load-output",
+                              "timestamp %r, the cache was saved at %s" % (report.get("timestamp"), iso(want[2])), o)
+        else:
+            self.fail(o.rc == 3, "load-fallback", "remote %s and %s: exit %d, expected 3%s" % (
+                mode, want[1], o.rc, (" (served %s)" % short(report.get("items"))) if report else ""), o)
+
+    def step_load(self, key=None, mode=None, same=None, retries=None):
+        key = key or self.key_for()
+        if mode is None:
+            mode = self.rng.choices(["ok", "slow", "500", "garbage", "unreachable"], [50, 8, 14, 14, 14])[0]
+        if retries is None:
+            retries = self.rng.choice([0, 0, 0, 1, 2])
+        snap = self.snap
+        cmd, plan = self.plan_load(key, mode, same, retries)
+        last_before = snap.last
+        o = self.run(cmd)
+        self.judge_load(o, plan, snap)
+        self.after_serial_load(o, plan, last_before)
+        return o, plan
+
+    def after_serial_load(self, o, plan, last_before):
+        key = plan["key"]
+        if self.pending and self.pending[-1].cmd is o.cmd:
+            self.expect_live[key.bytes] = "pending"
+            if key.bytes in self.damaged:
+                self.damaged.discard(key.bytes)
+            plan["key"].last_body, plan["key"].last_items = plan["body"], plan["items"]
+        else:
+            # Nothing reported as cached: nothing may have been appended.
+            snap = self.read()
+            self.fail(snap.last == last_before, "unreported-write",
+                      "load did not report a save (exit %s) but the log grew from seq %d to %d" % (o.rc, last_before, snap.last), o)
+
+    # ---- steps
+
+    def step_burst(self):
+        """Several processes at once: loads on distinct and equal keys, readers, maybe a writer of
+        maintenance, and maybe SIGKILL of one of them."""
+        snap = self.snap
+        clean = not expected_problems(snap).required
+        n = self.rng.randint(2, 5)
+        shared = self.key_for()
+        jobs = []
+        for _ in range(n):
+            roll = self.rng.random()
+            if roll < 0.6:
+                key = shared if self.rng.random() < 0.5 else self.key_for()
+                mode = self.rng.choices(["ok", "slow", "500", "unreachable"], [60, 15, 15, 10])[0]
+                cmd, plan = self.plan_load(key, mode, retries=0)
+                jobs.append(("load", cmd, plan))
+            else:
+                what = self.rng.choice(["verify", "state", "replay", "stats", "audit", "validate", "compact", "rebuild", "follow"])
+                if what == "rebuild" and not self.soak.has_rebuild:
+                    what = "verify"
+                if what == "verify":
+                    cmd = self.cmd("verify", "--format", "json")
+                elif what == "state":
+                    cmd = self.cmd("state", "--format", "json")
+                elif what == "replay":
+                    cmd = self.cmd("replay", "--format", "jsonl")
+                elif what == "stats":
+                    cmd = self.cmd("stats", "--format", "json")
+                elif what == "audit":
+                    cmd = self.cmd("audit", "--format", "json", "--max-age", self.max_age_text)
+                elif what == "validate":
+                    cmd = self.cmd("validate", "--max-age", self.max_age_text, "--format", "json")
+                elif what == "compact":
+                    cut = self.rng.randint(snap.base + 1, snap.last + 1) if snap.last else 1
+                    cmd = self.cmd("compact", "--before", str(cut))
+                elif what == "rebuild":
+                    cmd = self.cmd("rebuild")
+                else:
+                    cmd = self.cmd("replay", "--follow", "--format", "jsonl")
+                jobs.append((what, cmd, None))
+        victim = self.rng.randrange(len(jobs)) if self.rng.random() < 0.35 else None
+        delay = self.rng.uniform(0.0, 0.4)
+        if self.soak.verbose:
+            for _, cmd, _ in jobs:
+                print("    & " + cmd.shell(self.soak.display), flush=True)
+        running = [self.runner.launch(cmd, self.dir) for _, cmd, _ in jobs]
+        follow = [r for (what, _, _), r in zip(jobs, running) if what == "follow"]
+        if victim is not None:
+            time.sleep(delay)
+            self.runner.kill(running[victim])
+        for r, (what, _, _) in zip(running, jobs):
+            if what != "follow":
+                try:
+                    r.popen.wait(timeout=PROCESS_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    pass
+        for r in follow:
+            self.runner.kill(r, signal.SIGINT)
+        outcomes = [self.runner.finish(r) for r in running]
+        writers = {}
+        for (what, _, plan), o in zip(jobs, outcomes):
+            if what == "load" and plan["mode"] in ("ok", "slow"):
+                writers.setdefault(plan["key"].bytes, []).append(plan["items"])
+        for (what, cmd, plan), o in zip(jobs, outcomes):
+            self.basic(o)
+            if what == "load":
+                k = plan["key"].bytes
+                cands = None
+                if k in writers:
+                    cands = list(writers[k])
+                    try:
+                        value = snap.live_value(k)
+                        if value is not None:
+                            cands.append(value[0])
+                    except OracleError:
+                        pass
+                self.judge_load(o, plan, snap, candidates=cands)
+                if plan["mode"] in ("ok", "slow"):
+                    self.uncertain.add(k)
+                    if not o.killed:
+                        plan["key"].last_body, plan["key"].last_items = plan["body"], plan["items"]
+            elif o.killed or o.rc is None or o.rc < 0:
+                if what in ("validate", "compact", "rebuild"):
+                    self.uncertain.update(self.expect_live)
+            elif what == "verify" and clean and o.json is not None and not any(
+                    what2 in ("compact", "rebuild", "validate") and r.killed for (what2, _, _), r in zip(jobs, running)):
+                self.fail(o.rc == 0 and o.json.get("clean") is True and not o.json.get("problems"), "verify-false-alarm",
+                          "verify during concurrent appends to a clean log reports %s" % short(o.json.get("problems")), o)
+            elif what in ("validate", "compact", "rebuild"):
+                # Without its base checkpoint the log before the cut is unknown: refusing is honest.
+                self.fail(o.rc == 0 or (what != "validate" and snap.base_checkpoint_damaged) or self.unknowable(snap), "maintenance-failed",
+                          "%s alongside loads: exit %d" % (what, o.rc), o)
+                self.uncertain.update(self.expect_live)
+            elif what == "follow" and isinstance(o.json, list):
+                seqs = [d.get("seq") for d in o.json]
+                self.fail(seqs == sorted(seqs) and len(set(seqs)) == len(seqs), "replay-mismatch",
+                          "replay --follow printed seqs out of order: %s" % short(seqs), o)
+            if what == "replay" and isinstance(o.json, list) and clean and o.rc == 0 and "compact" not in [j[0] for j in jobs]:
+                seqs = [d.get("seq") for d in o.json]
+                base = snap.base
+                tail = [s for s in seqs if isinstance(s, int) and s > base]
+                self.fail(tail == list(range(base + 1, base + 1 + len(tail))), "replay-mismatch",
+                          "replay during appends is not a dense prefix of the log: %s" % short(tail), o)
+        self.saw_kill = victim is not None
+
+    def step_first_open(self):
+        """The very first open of a brand-new database by several processes at once."""
+        if self.rng.random() < 0.5:
+            os.makedirs(self.db)
+        n = self.rng.randint(3, 6)
+        jobs = []
+        for i in range(n):
+            key = self.keys[i % len(self.keys)]
+            cmd, plan = self.plan_load(key, "ok", same=False)
+            jobs.append((cmd, plan))
+        for _ in range(self.rng.randint(0, 3)):
+            jobs.append((self.cmd(self.rng.choice(["state", "verify", "stats"]), "--format", "json"), None))
+        if self.soak.verbose:
+            for cmd, _ in jobs:
+                print("    & " + cmd.shell(self.soak.display), flush=True)
+        running = [self.runner.launch(cmd, self.dir) for cmd, _ in jobs]
+        outcomes = [self.runner.finish(r) for r in running]
+        empty = Snap(self.db + ".none", {})
+        for (cmd, plan), o in zip(jobs, outcomes):
+            self.basic(o)
+            if plan is None:
+                # A reader may come before there is any database: "no CacheLog database", exit 1.
+                self.fail(o.rc == 0 or o.rc == 1 and "no CacheLog database" in o.err, "concurrent-first-open",
+                          "a reader while %d processes create the database: exit %d" % (n, o.rc), o)
+                continue
+            if not self.fail(o.rc == 0, "concurrent-first-open",
+                             "%d processes creating one database at once: exit %d" % (n, o.rc), o):
+                continue
+            self.judge_load(o, plan, empty, candidates=[plan["items"]])
+            plan["key"].last_body, plan["key"].last_items = plan["body"], plan["items"]
+            self.uncertain.add(plan["key"].bytes)
+
+    def step_validate(self, key=None, max_age_text=None, now=None):
+        snap = self.snap
+        now = self.now if now is None else now
+        max_age_text = max_age_text or self.max_age_text
+        max_age = self.max_age_seconds(max_age_text)
+        keys = [key.bytes] if key else sorted(set(snap.stored) | snap.malformed)
+        expected = {}
+        for k in keys:
+            if k in snap.malformed or k in self.state_faults:
+                expected[k] = None  # a damaged row: any outcome (or none), but the others go on
+                continue
+            entry = snap.stored.get(k)
+            if entry is None:
+                expected[k] = "empty"
+                continue
+            try:
+                snap.payload(entry[0], None)
+                ts = snap.events[entry[0]].ts
+                expected[k] = "expired" if not (now - ts < max_age) else "fresh"
+                if k in self.absurd:
+                    expected[k] = None
+            except OracleError:
+                expected[k] = "deleted"
+        dry = None
+        if self.soak.has_dry_run and self.rng.random() < 0.4:
+            args = ["validate", "--dry-run", "--max-age", max_age_text, "--format", "json"] + (key_args(key.name) if key else [])
+            dry = self.run(self.cmd(*args, now=now))
+            after = self.read()
+            self.fail(after.last == snap.last, "dry-run-wrote", "validate --dry-run appended seqs %d..%d" % (snap.last + 1, after.last), dry)
+        args = ["validate", "--max-age", max_age_text, "--format", "json"] + (key_args(key.name) if key else [])
+        o = self.run(self.cmd(*args, now=now))
+        after = self.read()
+        new = [after.events[s] for s in after.seqs if s > snap.last]
+        if o.rc == 64 and max_age_text in (HUGE_DAYS, HUGE_SECONDS):
+            self.fail(not new, "unreported-write", "validate refused its --max-age yet appended", o)
+            return o  # refusing an absurd max age as a usage error is fine
+        hopeless = self.unknowable(snap)
+        if not self.fail(o.rc == 0 or hopeless, "validate-failed", "validate exit %d%s" % (
+                o.rc, " (a damaged state row must not stop it)" if snap.malformed else ""), o) or o.rc != 0:
+            # Even when it fails it must not have stopped the other keys… only checkable when it reports.
+            return o
+        reported = {}
+        if isinstance(o.json, list):
+            for item in o.json:
+                if isinstance(item, dict):
+                    reported[str(item.get("key")).encode("utf-8", "surrogatepass")] = item.get("outcome")
+        else:
+            self.fail(False, "validate-output", "validate --format json printed %s" % short(o.out), o)
+            return o
+        for k, want in expected.items():
+            got = reported.get(k)
+            if want is None:
+                continue
+            self.fail(got == want, "validate-outcome", "key %r: %s, expected %s" % (short(k.decode("utf-8", "replace")), got, want), o)
+        extra = set(reported) - set(expected) - self.state_faults
+        self.fail(not extra, "validate-outcome", "reported keys that are not live: %s" % short(sorted(extra)), o)
+        if dry is not None and isinstance(dry.json, list):
+            dry_map = {str(i.get("key")).encode(): i.get("outcome") for i in dry.json if isinstance(i, dict)}
+            self.fail(dry_map == reported, "dry-run-outcome", "validate --dry-run said %s, validate did %s" % (
+                short(dry_map), short(reported)), dry)
+        # The events appended are exactly the outcomes: delete(retrieval-error) or expire(ts, max age).
+        want_events = sorted((("delete" if reported.get(k) == "deleted" else "expire"), k) for k in reported
+                             if reported.get(k) in ("deleted", "expired"))
+        got_events = sorted((KIND_NAMES.get(r.kind, "?"), r.key) for r in new)
+        self.fail(want_events == got_events, "validate-events", "appended %s for outcomes %s" % (
+            short(got_events), short(want_events)), o)
+        for r in new:
+            if r.kind == DELETE:
+                self.fail(r.reason == 3, "validate-events", "delete of %r has reason %s, not retrieval-error" % (r.key, r.reason), o)
+            if r.kind == EXPIRE and r.key not in self.absurd:
+                self.fail(r.max_age == float(max_age), "validate-events", "expire of %r records max age %r, not %d" % (
+                    r.key, r.max_age, max_age), o)
+        for k, outcome in reported.items():
+            if outcome in ("deleted", "expired") and k in self.expect_live:
+                self.expect_live[k] = None
+        return o
+
+    def step_compact(self, cut=None):
+        snap = self.snap
+        if snap.last == 0:
+            return
+        if cut is None:
+            if self.rng.random() < 0.3 and snap.seqs:
+                when = snap.events[self.rng.choice(snap.seqs)].recorded_at
+                if math.isfinite(when) and -6e10 < when < 2.5e11:
+                    cut = iso(when)
+            if cut is None:
+                cut = str(self.rng.randint(max(1, snap.base), snap.last + 1))
+        o = self.run(self.cmd("compact", "--before", cut))
+        damaged_rows = bool(snap.malformed)
+        base_ck_bad = snap.base > 0 and snap.decoded_checkpoints.get(snap.base) is None
+        self.fail(o.rc == 0 or base_ck_bad, "compact-failed", "compact exit %d%s" % (
+            o.rc, " (with a damaged state row)" if damaged_rows else ""), o)
+        if o.rc != 0:
+            return
+        after = self.read()
+        # Exactly what Format.md says is kept: the live puts, their payload records, and every
+        # record a later put refers to.
+        cut_seq = int(cut) if cut.isdigit() else (snap.resolve_date(parse_iso(cut), upper=False) or snap.last + 1)
+        cut_seq = min(cut_seq, snap.last + 1)
+        if cut_seq <= snap.base + 1:
+            self.fail(after.base == snap.base and after.seqs == snap.seqs, "compact-result", "a cut at or before the base changed the log", o)
+            return
+        intact = not expected_problems(snap).required
+        keep = set()
+        for entry in snap.stored.values():
+            keep.update((entry[0], entry[3]))
+        for s in snap.seqs:
+            r = snap.events[s]
+            if s >= cut_seq and r.framing_ok and r.kind == PUT and r.ref is not None and r.ref < cut_seq:
+                keep.add(r.ref)
+        want = sorted(s for s in snap.seqs if s >= cut_seq or s in keep)
+        if intact:
+            self.fail(after.base == cut_seq - 1, "compact-result", "baseSeq %d after a cut at seq %d" % (after.base, cut_seq), o)
+            self.fail(after.seqs == want, "compact-result", "records kept %s, Format.md keeps %s" % (
+                short(sorted(set(after.seqs) ^ set(want))), "the live puts, their payloads and referenced records"), o)
+            ck = after.decoded_checkpoints.get(after.base)
+            self.fail(ck is not None and ck == snap.fold(after.base), "compact-result",
+                      "the checkpoint at the new base is not the state as of seq %d" % after.base, o)
+        # Reported saves dropped legitimately: before the cut and not in use.
+        self.saves = [s for s in self.saves if s.seq in after.events or s.seq >= cut_seq]
+
+    def step_rebuild(self):
+        if not self.soak.has_rebuild:
+            return
+        snap = self.snap
+        o = self.run(self.cmd("rebuild"))
+        base_ok = snap.base_state() is not None and (snap.base == 0 or snap.decoded_checkpoints.get(snap.base) is not None)
+        self.fail(o.rc == 0 or not base_ok, "rebuild-failed", "rebuild exit %d" % o.rc, o)
+        if o.rc != 0:
+            return
+        after = self.read()
+        if base_ok:
+            folded = after.fold()
+            # Keys that are not UTF-8 (only a flipped key byte makes one) come back with U+FFFD.
+            altered = {lossy(k) for k in folded if lossy(k) != k} | {k for k in folded if lossy(k) != k}
+            diff = {k.decode("utf-8", "replace"): (after.stored.get(k), folded.get(k))
+                    for k in set(folded) | set(after.stored) if after.stored.get(k) != folded.get(k) and k not in altered}
+            self.fail(not diff and not after.malformed, "rebuild-result",
+                      "after rebuild the state table is not the fold of the log: %s (table, fold)" % short(diff, 400), o)
+            for seq, decoded in after.decoded_checkpoints.items():
+                self.fail(decoded is not None and (seq <= after.base or decoded == after.fold(seq)), "rebuild-result",
+                          "after rebuild the checkpoint at seq %d is %s" % (seq, "damaged" if decoded is None else "not the fold"), o)
+        self.state_faults.clear()
+
+    def step_replay(self):
+        snap = self.snap
+        args = ["replay"]
+        fmt = self.rng.choice(["jsonl", "jsonl", "text"])
+        key = None
+        if self.rng.random() < 0.3:
+            key = self.key_for()
+            args += key_args(key.name)
+        if self.rng.random() < 0.2:
+            args += ["--type", self.rng.choice(["put", "delete", "expire"])]
+        lo = hi = None
+        if self.rng.random() < 0.3 and snap.last:
+            lo = self.rng.randint(0, snap.last + 1)
+            args += ["--from", str(lo)]
+        if self.rng.random() < 0.3 and snap.last:
+            hi = self.rng.randint(0, snap.last + 1)
+            args += ["--to", str(hi)]
+        limit = None
+        if self.rng.random() < 0.2:
+            limit = self.rng.randint(0, 5)
+            args += ["--limit", str(limit)]
+        reverse = self.rng.random() < 0.2
+        if reverse:
+            args.append("--reverse")
+        payload = self.rng.random() < 0.3
+        if payload:
+            args.append("--payload")
+        args += ["--format", fmt]
+        o = self.run(self.cmd(*args))
+        self.fail(o.rc == 0, "replay-failed", "replay exit %d" % o.rc, o)
+        if fmt != "jsonl" or o.rc != 0 or not isinstance(o.json, list) and o.out.strip():
+            return
+        docs = o.json or []
+        types = None
+        if "--type" in args:
+            types = {args[args.index("--type") + 1]}
+        want = []
+        for s in snap.seqs:
+            r = snap.events[s]
+            if lo is not None and s < lo or hi is not None and s > hi:
+                continue
+            if not r.intact:
+                want.append((s, "corrupt", None))
+                continue
+            if key is not None and r.key != key.bytes:
+                continue
+            if types and KIND_NAMES[r.kind] not in types:
+                continue
+            want.append((s, KIND_NAMES[r.kind], r))
+        if key is not None or types:
+            want = [w for w in want if w[1] != "corrupt"]
+            docs = [d for d in docs if d.get("type") != "corrupt"]
+        if reverse:
+            want.reverse()
+        if limit is not None:
+            want = want[:limit]
+        damaged = any(not snap.events[s].intact for s in snap.seqs)
+        got = [(d.get("seq"), d.get("type")) for d in docs]
+        exp = [(w[0], w[1]) for w in want]
+        if damaged and (limit is not None or key is not None or types):
+            return
+
+        def unreadable(w):
+            # With --payload, a put whose payload lives in a damaged record may print as corrupt.
+            if not payload or w[1] != "put":
+                return False
+            try:
+                snap.payload(w[0])
+                return False
+            except OracleError:
+                return True
+
+        same = len(got) == len(exp) and all(
+            g[0] == w[0] and (g[1] == w[1] or g[1] == "corrupt" and unreadable(w)) for g, w in zip(got, want))
+        diff = [(g, e) for g, e in zip(got, exp) if g != e][:4]
+        self.fail(same, "replay-mismatch", "replay printed %d events, the log holds %d; first differences %s" % (
+            len(got), len(exp), short(diff, 300)), o)
+        if not same:
+            return
+        for d, (s, kind, r) in zip(docs, want):
+            if r is None or d.get("type") == "corrupt":
+                continue
+            ok = d.get("key") == r.key.decode("utf-8", "replace")
+            if kind == "put":
+                ok = ok and d.get("bytes") == r.payload_len
+                if payload:
+                    try:
+                        ok = ok and same_json(d.get("payload"), json.loads(snap.payload(s)))
+                    except (OracleError, ValueError):
+                        pass
+            if kind == "delete":
+                ok = ok and d.get("reason") == REASONS.get(r.reason)
+            if not self.fail(ok, "replay-mismatch", "seq %d printed as %s, the record says %s %r" % (
+                    s, short(d), kind, r.key_text()), o):
+                break
+
+    def step_state_as_of(self):
+        snap = self.snap
+        use_date = self.rng.random() < 0.35 and snap.seqs
+        if use_date:
+            r = snap.events[self.rng.choice(snap.seqs)]
+            if not (math.isfinite(r.recorded_at) and -6e10 < r.recorded_at < 2.5e11):
+                return
+            when = r.recorded_at + self.rng.choice([0, 0, -1, 1])
+            position = iso(when)
+            seq = snap.resolve_date(when, upper=True) or 0
+        else:
+            seq = self.rng.randint(0, snap.last + 2)
+            position = str(seq)
+        key = self.key_for() if self.rng.random() < 0.3 else None
+        args = ["state", "--as-of", position, "--format", "json"] + (key_args(key.name) if key else [])
+        o = self.run(self.cmd(*args))
+        seq = min(seq, snap.last)
+        damaged_ck = [s for s, d in snap.decoded_checkpoints.items() if d is None]
+        if use_date and any(not snap.events[s].intact for s in snap.seqs):
+            # A damaged recordedAt breaks the order a date is searched in: any answer or a refusal.
+            self.fail(o.rc in (0, 1), "state-as-of", "state --as-of a date on a damaged log: exit %d" % o.rc, o)
+            return
+        if seq < snap.base:
+            self.fail(o.rc == 1, "state-as-of", "as of seq %d, before the compacted base %d: exit %d, expected 1 (history compacted)" % (
+                seq, snap.base, o.rc), o)
+            return
+        base_known = snap.base_state() is not None
+        if snap.base in damaged_ck and o.rc == 1:
+            return  # honest: the state at the base is only in that checkpoint
+        if not self.fail(o.rc == 0, "state-as-of", "state --as-of %s exit %d%s" % (
+                position, o.rc, " (a damaged checkpoint must fall back)" if damaged_ck else ""), o):
+            return
+        if not isinstance(o.json, dict) or not base_known:
+            return
+        want = snap.fold(seq)
+        if key is not None:
+            want = {k: v for k, v in want.items() if k == key.bytes}
+        got = {}
+        for item in o.json.get("entries", []):
+            got[str(item.get("key")).encode("utf-8", "surrogatepass")] = item.get("seq")
+        exp = {k: v[0] for k, v in want.items()}
+        # Keys that do not decode as UTF-8 come back altered; compare the rest.
+        exp = {k: v for k, v in exp.items() if k.decode("utf-8", "replace").encode() == k}
+        got = {k: v for k, v in got.items() if k in exp or "\ufffd" not in k.decode("utf-8", "replace")}
+        self.fail(got == exp, "state-as-of", "as of %s: %s, the fold of the log gives %s" % (position, short(got), short(exp)), o)
+        self.fail(o.json.get("seq") == seq, "state-as-of", "as of %s reports seq %s, expected %d" % (position, o.json.get("seq"), seq), o)
+
+    def step_inspect(self):
+        snap = self.snap
+        what = self.rng.choice(["stats", "audit", "audit-key", "audit-text", "stats-text", "replay-text"])
+        if what == "stats":
+            o = self.run(self.cmd("stats", "--format", "json"))
+            if o.rc == 0 and isinstance(o.json, dict) and not expected_problems(snap).required:
+                counts = {"put": 0, "delete": 0, "expire": 0}
+                for r in snap.events.values():
+                    counts[KIND_NAMES[r.kind]] += 1
+                ev = o.json.get("events", {})
+                self.fail(all(ev.get(k) == v for k, v in counts.items()), "stats-mismatch",
+                          "stats counts %s, the log holds %s" % (short(ev), counts), o)
+                per_key = {}
+                for r in snap.events.values():
+                    per_key[r.key] = per_key.get(r.key, 0) + 1
+                got = {str(k).encode(): v.get("total") for k, v in o.json.get("keys", {}).items() if isinstance(v, dict)}
+                self.fail(got == per_key, "stats-mismatch", "stats per key %s, the log holds %s" % (short(got), short(per_key)), o)
+            self.fail(o.rc == 0, "inspect-failed", "stats exit %d" % o.rc, o)
+        elif what.startswith("audit"):
+            args = ["audit", "--max-age", self.max_age_text]
+            key = None
+            if what == "audit-key":
+                key = self.key_for()
+                args += key_args(key.name)
+            args += ["--format", "text" if what == "audit-text" else "json"]
+            o = self.run(self.cmd(*args))
+            self.fail(o.rc == 0, "inspect-failed", "audit exit %d" % o.rc, o)
+            if key is not None and o.rc == 0 and isinstance(o.json, dict):
+                names = [k.get("key") for k in o.json.get("keys", []) if isinstance(k, dict)]
+                self.fail(all(n == key.name for n in names), "key-merged", "audit --key %r lists %s" % (key.name, short(names)), o)
+        elif what == "stats-text":
+            o = self.run(self.cmd("stats"))
+            self.fail(o.rc == 0, "inspect-failed", "stats exit %d" % o.rc, o)
+        else:
+            o = self.run(self.cmd("replay"))
+            self.fail(o.rc == 0, "inspect-failed", "replay (text) exit %d" % o.rc, o)
+
+    # ---- the hostile machine
+
+    def plant(self, mutate, kind, seq=None, key=None, detail=""):
+        """Damages the database with Python's lmdb while no cachelog process runs."""
+        info_env = lmdb.open(self.db, readonly=True, lock=False, max_dbs=8)
+        map_size = info_env.info()["map_size"]
+        info_env.close()
+        env = lmdb.open(self.db, lock=False, max_dbs=8, map_size=map_size)
+        try:
+            mutate(env)
+        finally:
+            env.sync(True)
+            env.close()
+        fault = Fault(kind, self.soak.step, seq, key, detail, self.snap.last)
+        self.faults.append(fault)
+        if self.soak.verbose:
+            print("    planted %s seq=%s key=%r %s" % (kind, seq, key, detail), flush=True)
+        return fault
+
+    def step_flip(self):
+        snap = self.snap
+        if not snap.seqs:
+            return
+        live_seqs = [e[0] for e in snap.stored.values() if e[0] in snap.events]
+        if live_seqs and self.rng.random() < 0.5:
+            seq = self.rng.choice(live_seqs)
+        else:
+            seq = self.rng.choice(snap.seqs)
+        r = snap.events[seq]
+        if any(f.seq == seq for f in self.faults):
+            return
+        k_len = len(r.key)
+        regions = {"crc": (len(r.raw) - 4, len(r.raw)), "header": (0, 38)}
+        if k_len:
+            regions["key"] = (38, 38 + k_len)
+        if len(r.body):
+            regions["body"] = (38 + k_len, 38 + k_len + len(r.body))
+        region = self.rng.choice(sorted(regions))
+        lo, hi = regions[region]
+        at = self.rng.randrange(lo, hi)
+        mask = 1 << self.rng.randrange(8) if self.rng.random() < 0.7 else self.rng.randint(1, 255)
+        raw = bytearray(r.raw)
+        raw[at] ^= mask
+
+        def mutate(env):
+            db = env.open_db(b"events", create=False)
+            with env.begin(write=True, db=db) as txn:
+                txn.put(struct.pack(">Q", seq), bytes(raw))
+
+        self.plant(mutate, "flip", seq=seq, key=r.key, detail="%s byte %d ^= 0x%02x" % (region, at, mask))
+        damaged = Rec(seq, bytes(raw))
+        self.damaged.add(r.key)
+        if damaged.header_ok:
+            self.damaged.add(damaged.key)
+        self.after_plant()
+
+    def step_delete_record(self):
+        snap = self.snap
+        above = [s for s in snap.seqs if s > snap.base]
+        if not above:
+            return
+        roll = self.rng.random()
+        if roll < 0.25:
+            seq = above[0]  # the very first record after the base (seq 1 without a compaction)
+        elif roll < 0.45:
+            seq = above[-1]
+        else:
+            seq = self.rng.choice(above)
+        if any(f.seq == seq for f in self.faults):
+            return
+        r = snap.events[seq]
+
+        def mutate(env):
+            db = env.open_db(b"events", create=False)
+            with env.begin(write=True, db=db) as txn:
+                txn.delete(struct.pack(">Q", seq))
+
+        self.plant(mutate, "delete", seq=seq, key=r.key, detail="%s of %r" % (KIND_NAMES.get(r.kind), r.key_text()))
+        self.damaged.add(r.key)
+        self.after_plant()
+
+    def step_damage_state(self):
+        snap = self.snap
+        if not snap.stored:
+            return
+        key = self.rng.choice(sorted(snap.stored))
+        entry = snap.stored[key]
+        mode = self.rng.choice(["short", "garbage", "drop", "stale", "ghost"])
+        puts = [s for s in snap.seqs if snap.events[s].kind == PUT and snap.events[s].key == key and s != entry[0]
+                and snap.events[s].intact]
+        if mode == "stale" and not puts:
+            mode = "short"
+        target_key, value = key, None
+        if mode == "short":
+            value = snap.state[key][:27]
+        elif mode == "garbage":
+            value = bytes(self.rng.getrandbits(8) for _ in range(28))
+        elif mode == "stale":
+            old = snap.events[self.rng.choice(puts)]
+            value = struct.pack(">Q", old.seq) + old.ts_bits + struct.pack(">IQ", old.payload_len, old.ref or old.seq)
+        elif mode == "ghost":
+            target_key = b"ghost:%d" % self.rng.randint(0, 999)
+            value = struct.pack(">Q", 0xFFFFFFF0) + f64_bits(self.now) + struct.pack(">IQ", 10, 0xFFFFFFF0)
+
+        def mutate(env):
+            db = env.open_db(b"state", create=False)
+            with env.begin(write=True, db=db) as txn:
+                if mode == "drop":
+                    txn.delete(key)
+                else:
+                    txn.put(target_key, value)
+
+        self.plant(mutate, "state-" + mode, key=target_key, detail=mode)
+        self.state_faults.add(target_key)
+        self.damaged.add(target_key)
+        self.after_plant()
+
+    def step_damage_checkpoint(self):
+        snap = self.snap
+        if not snap.checkpoints:
+            if snap.last < 3:
+                return
+            self.step_compact(cut=str(self.rng.randint(2, snap.last)))
+            self.check()
+            snap = self.snap
+            if not snap.checkpoints:
+                return
+        seq = self.rng.choice(sorted(snap.checkpoints))
+        raw = bytearray(snap.checkpoints[seq])
+        if snap.decoded_checkpoints.get(seq) is None:
+            return
+        at = self.rng.randrange(len(raw))
+        raw[at] ^= 1 << self.rng.randrange(8)
+
+        def mutate(env):
+            db = env.open_db(b"checkpoints", create=False)
+            with env.begin(write=True, db=db) as txn:
+                txn.put(struct.pack(">Q", seq), bytes(raw))
+
+        self.plant(mutate, "checkpoint", seq=seq, detail="byte %d of %d" % (at, len(raw)))
+        self.after_plant()
+        # The state as of points after it still answers (from an earlier checkpoint or the log).
+        for _ in range(2):
+            self.step_state_as_of()
+
+    def after_plant(self):
+        """Right after planting: verify must exit 1 and report the fault, and nothing else (check())."""
+        self.check(planted=True)
+
+    def step_heal(self, key=None):
+        """`validate` then `load` (remote ok) must bring a damaged key back to a readable, fresh cache."""
+        candidates = [k for k in self.keys if k.bytes in self.damaged]
+        key = key or (self.rng.choice(candidates) if candidates else self.key_for())
+        if key.last_body is not None and self.rng.random() < 0.35:
+            # A save of the very same feed, without validating first: it may be stored as a
+            # reference to the earlier put only if that put passes its checksum (DESIGN.md), so it
+            # reads back too.
+            o, plan = self.step_load(key=key, mode="ok", same=True, retries=0)
+            self.check()
+            if o.rc == 0:
+                p = self.run(self.plan_load(key, "500")[0])
+                ok = p.rc == 0 and isinstance(p.json, dict) and same_json(p.json.get("items"), plan["items"])
+                why = ""
+                try:
+                    self.snap.live_value(key.bytes)
+                except OracleError as error:
+                    why = " (the log: %s)" % error
+                self.fail(ok, "heal-failed", "a fresh save of the same feed of %r does not read back: exit %d%s" % (
+                    key.name, p.rc, why), p)
+                self.check()
+        if self.rng.random() < 0.3:
+            self.step_validate()
+        else:
+            self.step_validate(key=key)
+        self.check()
+        same = key.last_body is not None and self.rng.random() < 0.6
+        o, plan = self.step_load(key=key, mode="ok", same=same, retries=0)
+        self.check()
+        if o.rc != 0:
+            self.fail(False, "heal-failed", "validate then load of %r: the load exit %d" % (key.name, o.rc), o)
+            return
+        probe_cmd, probe = self.plan_load(key, "500")
+        p = self.run(probe_cmd)
+        ok = p.rc == 0 and isinstance(p.json, dict) and p.json.get("source") == "cache" and same_json(p.json.get("items"), plan["items"])
+        snap = self.snap
+        why = ""
+        try:
+            snap.live_value(key.bytes)
+        except OracleError as error:
+            why = " (the log: %s)" % error
+        if self.fail(ok, "heal-failed", "after validate and a load of %s, the cache of %r does not read back: exit %d%s" % (
+                "the same feed" if same else "a new feed", key.name, p.rc, why), p):
+            self.damaged.discard(key.bytes)
+            self.state_faults.discard(key.bytes)
+
+    def step_full_disk(self):
+        key = self.key_for("json")
+        if key.contract != "json":
+            key = Key("bulk:%d" % self.rng.randint(0, 9), "json")
+            if all(k.name != key.name for k in self.keys):
+                self.keys.append(key)
+        body, items = bulky_feed(self.rng, self.rng.choice([200_000, 600_000]))
+        size = os.path.getsize(os.path.join(self.db, "data.mdb"))
+        snap = self.snap
+        url = self.server.add(200, body)
+        args = [url] + key_args(key.name) + ["--contract", "json", "--format", "json", "--max-age", self.max_age_text]
+        cmd = self.cmd("load", *args, fsize=size)
+        self.disk_limited = True
+        try:
+            o = self.run(cmd)
+            plan = {"key": key, "mode": "ok", "items": items, "body": body, "url": url, "retries": 0, "now": self.now, "max_age": None}
+            self.judge_load(o, plan, snap)
+            if not (self.pending and self.pending[-1].cmd is o.cmd):
+                after = self.read()
+                self.fail(after.last == snap.last, "full-disk", "a save that failed (exit %d) still appended seqs %d..%d" % (
+                    o.rc, snap.last + 1, after.last), o)
+                self.fail(o.rc == 1, "full-disk", "a save on a full disk: exit %d, expected 1 (not cached)" % o.rc, o)
+            else:
+                self.expect_live[key.bytes] = "pending"
+            # Readers are unaffected by a full disk.
+            v = self.run(self.cmd("verify", "--format", "json", fsize=size))
+            self.fail(v.rc in (0, 1), "full-disk", "verify on a full disk: exit %d" % v.rc, v)
+        finally:
+            self.disk_limited = False
+        self.check()
+        # With room again the same save works.
+        o2, _ = self.step_load(key=key, mode="ok", same=False)
+        self.fail(o2.rc == 0, "full-disk", "after the disk has room again a save: exit %d" % o2.rc, o2)
+
+    def step_hostile_key(self):
+        roll = self.rng.random()
+        if roll < 0.35:
+            name = self.rng.choice([
+                "L" * MAX_KEY_BYTES, "é" * 255 + "x", "k:" + "🎬" * 127 + "x",  # 511 bytes
+                "L" * (MAX_KEY_BYTES + 1), "é" * 256, "k:" + "🎬" * 127 + "xy"])  # 512 bytes
+            key = Key(name, "genres")
+            self.keys.append(key) if len(key.bytes) <= MAX_KEY_BYTES else None
+            o, plan = self.step_load(key=key, mode="ok")
+            if len(key.bytes) > MAX_KEY_BYTES:
+                self.fail(o.rc != 0, "unsaved-reported-cached", "a %d-byte key: load exit 0" % len(key.bytes), o)
+            else:
+                self.fail(o.rc == 0, "load-outcome", "a %d-byte key (LMDB's limit): exit %d" % (len(key.bytes), o.rc), o)
+                self.check()
+                s = self.run(self.cmd("state", *key_args(key.name), "--format", "json"))
+                if isinstance(s.json, dict):
+                    keys = [e.get("key") for e in s.json.get("entries", [])]
+                    self.fail(keys == [key.name], "key-merged", "state --key with a 511-byte key lists %s" % short(keys), s)
+            return
+        if roll < 0.75:
+            prefix = self.rng.choice(["", "search:", "image:https://example.com/"])
+            nfc = prefix + unicodedata.normalize("NFC", "café crème")
+            nfd = prefix + unicodedata.normalize("NFD", "café crème")
+            pair = []
+            for name in (nfc, nfd):
+                key = next((k for k in self.keys if k.name == name), None)
+                if key is None:
+                    key = Key(name, "json")
+                    self.keys.append(key)
+                pair.append(key)
+            for key in pair:
+                self.step_load(key=key, mode="ok", same=False)
+            self.check()
+            snap = self.snap
+            for key in pair:
+                s = self.run(self.cmd("state", *key_args(key.name), "--format", "json"))
+                if isinstance(s.json, dict):
+                    keys = [e.get("key") for e in s.json.get("entries", [])]
+                    want = [key.name] if key.bytes in snap.stored else []
+                    self.fail(keys == want, "key-merged", "state --key %s lists %s (NFC and NFD are distinct keys)" % (
+                        ascii(key.name), ascii(keys)), s)
+                r = self.run(self.cmd("replay", *key_args(key.name), "--format", "jsonl"))
+                if isinstance(r.json, list):
+                    names = {d.get("key") for d in r.json if d.get("type") != "corrupt"}
+                    self.fail(names <= {key.name}, "key-merged", "replay --key %s prints events of %s" % (ascii(key.name), ascii(sorted(names))), r)
+                a = self.run(self.cmd("audit", *key_args(key.name), "--format", "json", "--max-age", self.max_age_text))
+                if isinstance(a.json, dict):
+                    names = [k.get("key") for k in a.json.get("keys", []) if isinstance(k, dict)]
+                    self.fail(all(n == key.name for n in names), "key-merged", "audit --key %s lists %s" % (ascii(key.name), ascii(names)), a)
+            st = self.run(self.cmd("stats", "--format", "json"))
+            if isinstance(st.json, dict):
+                keys = st.json.get("keys", {})
+                self.fail(nfc in keys and nfd in keys, "key-merged", "stats keys hold %s for NFC and NFD" % ascii(
+                    [k for k in keys if "caf" in k]), st)
+            return
+        name = self.rng.choice(['"quoted\\key"', "tab\tkey", "line\nbreak", "emoji🎬key", "\u2028sep", "-dash",
+                                "  spaced  ", "ctl\x01key", "x" * 100 + "\u00e9"])
+        key = next((k for k in self.keys if k.name == name), None) or Key(name, "json")
+        if key not in self.keys:
+            self.keys.append(key)
+        self.step_load(key=key, mode="ok")
+        self.check()
+        s = self.run(self.cmd("state", "--key=" + name, "--format", "json"))
+        if isinstance(s.json, dict):
+            keys = [e.get("key") for e in s.json.get("entries", [])]
+            self.fail(keys == [name], "key-merged", "state --key %s lists %s" % (ascii(name), ascii(keys)), s)
+
+    def step_absurd(self):
+        case = self.rng.choice(["huge-max-age", "huge-validate", "usage", "usage", "far-clock-read", "edges",
+                                "big-numbers", "far-clock-write"])
+        if case == "huge-max-age":
+            key = next((k for k in self.keys if k.name == "absurd:maxage"), None) or Key("absurd:maxage", "genres")
+            if key not in self.keys:
+                self.keys.append(key)
+            self.absurd.add(key.bytes)
+            text = self.rng.choice([HUGE_SECONDS, HUGE_DAYS, "106751991167300d"])
+            cmd, plan = self.plan_load(key, "ok", max_age=text)
+            last = self.snap.last
+            o = self.run(cmd)
+            if o.rc == 64:
+                return
+            self.judge_load(o, plan, self.snap)
+            self.after_serial_load(o, plan, last)
+            self.check()
+            # A cache 0 s old under an enormous max age is fresh.
+            cmd, plan = self.plan_load(key, "500", max_age=text)
+            o = self.run(cmd)
+            self.judge_load(o, plan, self.snap)
+        elif case == "huge-validate":
+            self.step_validate(max_age_text=self.rng.choice([HUGE_DAYS, HUGE_SECONDS]))
+            # Whatever durations are now stored, every reader still reads them.
+            for args in (["replay"], ["replay", "--format", "jsonl"], ["audit"], ["audit", "--format", "json"],
+                         ["state", "--format", "json"], ["stats", "--format", "json"]):
+                o = self.run(self.cmd(*args))
+                self.fail(o.rc == 0, "absurd-number", "%s after a validate with --max-age huge: exit %d" % (" ".join(args), o.rc), o)
+        elif case == "usage":
+            args = self.rng.choice([
+                ["load", self.unreachable, "--key", "k", "--max-age", "1e309d"],
+                ["load", self.unreachable, "--key", "k", "--max-age", "0s"],
+                ["load", self.unreachable, "--key", "k", "--max-age", "-1d"],
+                ["load", self.unreachable, "--key", "k", "--max-age", "99999999999999999999999d"],
+                ["load", self.unreachable, "--key", "k", "--retries", "11"],
+                ["load", self.unreachable, "--key", "k", "--retries", "-1"],
+                ["load", self.unreachable, "--key", ""],
+                ["load", "ftp://example.com/x", "--key", "k"],
+                ["replay", "--limit", "-1"],
+                ["replay", "--limit", "99999999999999999999"],
+                ["state", "--as-of", "99999999999999999999"],
+                ["compact", "--before", "-1"],
+                ["validate", "--max-age", "NaNd"],
+                ["audit", "--max-age", "infd"],
+                ["replay", "--format", "xml"],
+                ["replay", "--follow", "--reverse"],
+                ["state", "--as-of", "2026-13-45T99:99:99Z"],
+            ])
+            o = self.run(self.cmd(*args))
+            self.fail(o.rc == 64, "usage-exit", "a bad command line: exit %d, expected 64 (usage)" % o.rc, o)
+            self.fail(o.out.strip() == "", "usage-exit", "a usage error printed on stdout: %s" % short(o.out), o)
+        elif case == "far-clock-read":
+            now = self.rng.choice(["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z"])
+            sub = self.rng.choice([["state", "--format", "json"], ["audit", "--format", "json"], ["replay", "--format", "jsonl"],
+                                   ["stats", "--format", "json"], ["audit"], ["state"]])
+            o = self.run(self.cmd(*sub, now=now))
+            self.fail(o.rc == 0, "absurd-clock", "%s with --now %s: exit %d" % (sub[0], now, o.rc), o)
+        elif case == "edges":
+            snap = self.snap
+            choice = self.rng.choice(["limit0", "from-max", "as-of-max", "as-of-0", "before-0"])
+            if choice == "limit0":
+                o = self.run(self.cmd("replay", "--limit", "0", "--format", "jsonl"))
+                self.fail(o.rc == 0 and not o.out.strip(), "absurd-number", "replay --limit 0 printed %s" % short(o.out), o)
+            elif choice == "from-max":
+                o = self.run(self.cmd("replay", "--from", "18446744073709551615", "--format", "jsonl"))
+                self.fail(o.rc == 0 and not o.out.strip(), "absurd-number", "replay --from u64.max: exit %d %s" % (o.rc, short(o.out)), o)
+            elif choice == "as-of-max":
+                o = self.run(self.cmd("state", "--as-of", "18446744073709551615", "--format", "json"))
+                if o.rc == 1 and snap.base_checkpoint_damaged:
+                    return  # honest: the state at the base is only in that checkpoint
+                self.fail(o.rc == 0 and isinstance(o.json, dict) and o.json.get("seq") == snap.last, "absurd-number",
+                          "state --as-of u64.max: exit %d, %s (expected the state as of seq %d)" % (o.rc, short(o.out), snap.last), o)
+            elif choice == "as-of-0":
+                o = self.run(self.cmd("state", "--as-of", "0", "--format", "json"))
+                if snap.base == 0:
+                    self.fail(o.rc == 0 and isinstance(o.json, dict) and o.json.get("entries") == [], "absurd-number",
+                              "state --as-of 0: exit %d %s" % (o.rc, short(o.out)), o)
+                else:
+                    self.fail(o.rc == 1, "absurd-number", "state --as-of 0 after a compaction: exit %d, expected 1" % o.rc, o)
+            else:
+                before = snap.seqs
+                o = self.run(self.cmd("compact", "--before", "0"))
+                self.fail(o.rc == 0 and self.read().seqs == before, "absurd-number", "compact --before 0 changed the log", o)
+        elif case == "big-numbers":
+            key = next((k for k in self.keys if k.name == "absurd:numbers"), None) or Key("absurd:numbers", "json")
+            if key not in self.keys:
+                self.keys.append(key)
+            values = [2 ** 53 + 1, 12345678901234567890, -(2 ** 63), 2 ** 64, 10 ** 30, 0.1, 1e308]
+            self.rng.shuffle(values)
+            body = json.dumps(values[:self.rng.randint(1, len(values))]).encode()
+            cmd, plan = self.plan_load(key, "ok", body_items=(body, json.loads(body)))
+            last = self.snap.last
+            o = self.run(cmd)
+            self.judge_load(o, plan, self.snap)
+            self.after_serial_load(o, plan, last)
+        else:
+            key = next((k for k in self.keys if k.name == "absurd:clock"), None) or Key("absurd:clock", "genres")
+            if key not in self.keys:
+                self.keys.append(key)
+            self.absurd.add(key.bytes)
+            now = self.rng.choice(["0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z"])
+            cmd, plan = self.plan_load(key, "ok", now=now)
+            last = self.snap.last
+            o = self.run(cmd)
+            self.judge_load(o, plan, self.snap)
+            self.after_serial_load(o, plan, last)
+
+    def step_kill_write(self):
+        """SIGKILL of a writer at a random moment: a load (slow or not), a validate, a compaction."""
+        snap = self.snap
+        what = self.rng.choice(["load", "load", "validate", "compact", "rebuild"])
+        if what == "rebuild" and not self.soak.has_rebuild:
+            what = "load"
+        if what == "load":
+            key = self.key_for()
+            cmd, plan = self.plan_load(key, self.rng.choice(["ok", "slow"]))
+        elif what == "validate":
+            cmd = self.cmd("validate", "--max-age", self.max_age_text)
+        elif what == "compact":
+            cmd = self.cmd("compact", "--before", str(self.rng.randint(1, snap.last + 1)))
+        else:
+            cmd = self.cmd("rebuild")
+        if self.soak.verbose:
+            print("    ! " + cmd.shell(self.soak.display), flush=True)
+        r = self.runner.launch(cmd, self.dir)
+        time.sleep(self.rng.uniform(0.0, 0.25))
+        self.runner.kill(r)
+        o = self.runner.finish(r)
+        self.basic(o)
+        if what == "load":
+            self.judge_load(o, plan, snap, candidates=[plan["items"]])
+            self.uncertain.add(plan["key"].bytes)
+            if o.rc == 0:
+                plan["key"].last_body, plan["key"].last_items = plan["body"], plan["items"]
+        else:
+            self.uncertain.update(self.expect_live)
+
+    def step_truncate(self):
+        """The last step of a run: data.mdb cut short. Every command refuses with one line and
+        exit 1; none dies of SIGBUS. (The harness never reads the file again.)"""
+        path = os.path.join(self.db, "data.mdb")
+        size = os.path.getsize(path)
+        if size <= 8192:
+            return
+        new = self.rng.choice([4096, 8192, (size // 2) // 4096 * 4096, size - 4096, size - 1, size // 3])
+        new = max(1, min(new, size - 1))
+        os.truncate(path, new)
+        self.truncated = True
+        self.faults.append(Fault("truncate", self.soak.step, detail="%d of %d bytes" % (new, size)))
+        key = self.key_for()
+        cmds = [self.cmd("verify", "--format", "json"), self.cmd("state", "--format", "json"),
+                self.cmd("replay", "--format", "jsonl"), self.cmd("stats"), self.cmd("audit"),
+                self.cmd("validate", "--max-age", self.max_age_text), self.plan_load(key, "ok")[0],
+                self.cmd("compact", "--before", "2")]
+        if self.soak.has_rebuild:
+            cmds.append(self.cmd("rebuild"))
+        self.rng.shuffle(cmds)
+        for cmd in cmds:
+            o = self.run(cmd)
+            if o.rc is None or o.rc < 0:
+                continue
+            if cmd.sub == "verify":
+                self.fail(o.rc == 1, "truncation-missed", "verify of a data.mdb cut from %d to %d bytes: exit %d" % (size, new, o.rc), o)
+            elif cmd.sub == "load":
+                report = o.json if isinstance(o.json, dict) else {}
+                self.fail(o.rc != 0 or report.get("cached") is False, "truncation-missed",
+                          "load on a data.mdb cut from %d to %d bytes reports it cached (exit 0)" % (size, new), o)
+            else:
+                self.fail(o.rc == 1, "truncation-missed", "%s on a data.mdb cut from %d to %d bytes: exit %d" % (cmd.sub, size, new, o.rc), o)
+            if o.rc == 1:
+                lines = [line for line in o.err.splitlines() if line.strip()]
+                self.fail(len(lines) <= 2, "truncation-missed", "%s refuses with %d lines on stderr" % (cmd.sub, len(lines)), o)
+
+    # ---- the check after every step
+
+    def check(self, planted=False):
+        if self.truncated:
+            return
+        snap = self.read()
+        # 1. Every save reported since the last check is in the log as a put of the items served.
+        new_puts = [snap.events[s] for s in snap.seqs if s > self.checked_last and snap.events[s].framing_ok
+                    and snap.events[s].kind == PUT]
+        taken = set()
+        for save in self.pending:
+            found = None
+            near = []  # (rank, put, why): a put of the key that differs in its clock or its payload
+            for r in new_puts:
+                if r.seq in taken or r.key != save.key.bytes:
+                    continue
+                same_clock = isinstance(save.ts, (int, float)) and abs(r.ts - save.ts) < 0.001
+                try:
+                    items = json.loads(snap.payload(r.seq, r.key))
+                except (OracleError, ValueError) as error:
+                    near.append((0, r, "saved-unreadable", "is unreadable: %s" % error))
+                    continue
+                if same_json(items, save.items):
+                    if same_clock:
+                        found = r
+                        break
+                    near.append((1, r, "clock-altered", "is stamped %r (%s), the clock was %s" % (
+                        r.ts, iso(r.ts) if -6e10 < r.ts < 2.5e11 else "?", iso(save.ts))))
+                elif same_clock:
+                    near.append((2, r, "payload-altered", "holds %s, not the %s served" % (short(items), short(save.items))))
+            if found is None and near:
+                _, r, cls, why = sorted(near, key=lambda n: (n[0], -n[1].seq))[0]
+                self.fail(False, cls, "the save of %r reported at step %d is seq %d, which %s" % (
+                    short(save.key.name), save.step, r.seq, why), cmd=save.cmd)
+                found = r
+            ok = self.fail(found is not None, "saved-missing",
+                           "load reported %r cached at %s; no put of it is in the log" % (short(save.key.name), save.ts), cmd=save.cmd)
+            if found is not None:
+                taken.add(found.seq)
+                save.seq = found.seq
+                self.saves.append(save)
+                if self.expect_live.get(save.key.bytes) == "pending":
+                    self.expect_live[save.key.bytes] = found.seq
+            elif not ok and self.expect_live.get(save.key.bytes) == "pending":
+                self.expect_live.pop(save.key.bytes, None)
+        self.pending = []
+        for k, v in list(self.expect_live.items()):
+            if v == "pending":
+                self.uncertain.add(k)
+        # 2. …and stays there (compaction drops only what is not in use).
+        for save in self.saves:
+            if save.seq in snap.events or save.seq <= snap.base and save.seq not in [e[0] for e in snap.stored.values()]:
+                continue
+            if any(f.kind == "delete" and f.seq == save.seq for f in self.faults):
+                continue
+            self.fail(False, "saved-missing", "the put of %r at seq %d (reported cached at step %d) is gone from the log" % (
+                short(save.key.name), save.seq, save.step), cmd=save.cmd)
+        self.saves = [s for s in self.saves if s.seq in snap.events]
+        # 3. The live entries the model is sure of.
+        for k in self.uncertain:
+            entry = snap.stored.get(k)
+            self.expect_live[k] = entry[0] if entry else None
+        self.uncertain = set()
+        for k, seq in self.expect_live.items():
+            if k in self.damaged or k in snap.malformed:
+                continue
+            entry = snap.stored.get(k)
+            self.fail((entry[0] if entry else None) == seq, "live-entry-lost",
+                      "the live entry of %r is %s, the model expects %s" % (
+                          short(k.decode("utf-8", "replace")), entry and "seq %d" % entry[0], seq and "seq %d" % seq))
+        # 4. The log is what Format.md says, except where the harness damaged it.
+        expect = expected_problems(snap)
+        explained = self.explain(snap, expect)
+        for label in explained:
+            self.fail(False, "log-invariant", label)
+        # 5. verify: exit 1 and report each fault, nothing else; exit 0 on a clean log.
+        v = self.run(self.cmd("verify", "--format", "json"))
+        if v.rc in (0, 1) and isinstance(v.json, dict):
+            problems = [p for p in v.json.get("problems", []) if isinstance(p, dict)]
+            self.fail(v.json.get("clean") is (not problems) and (v.rc == 0) is (not problems), "verify-output",
+                      "clean=%s, %d problems, exit %d" % (v.json.get("clean"), len(problems), v.rc), v)
+            for label, pred in expect.required:
+                self.fail(any(pred(p) for p in problems), "verify-missed-fault",
+                          "verify does not report: %s (it reports %s)" % (label, short([(p.get("seq"), p.get("message")) for p in problems], 300)), v)
+            for p in problems:
+                ok = any(pred(p) for _, pred in expect.required) or any(pred(p) for pred in expect.tolerated)
+                self.fail(ok, "verify-false-alarm", "verify reports %r at seq %s, which the log does not show" % (
+                    p.get("message"), p.get("seq")), v)
+        elif v.rc in (0, 1):
+            self.fail(False, "verify-output", "verify --format json printed no JSON object: %s" % short(v.out), v)
+        else:
+            self.fail(False, "verify-failed", "verify exit %d" % v.rc, v)
+        # 6. state --format json lists the state table.
+        s = self.run(self.cmd("state", "--format", "json"))
+        # With a damaged row and no base checkpoint either, nothing tells the live state: refusing is honest.
+        hopeless = self.unknowable(snap)
+        if self.fail(s.rc == 0 or hopeless, "state-failed", "state exit %d%s" % (
+                s.rc, " (a damaged state row must not block it)" if snap.malformed else ""), s) and s.rc == 0 \
+                and isinstance(s.json, dict):
+            got = {}
+            for e in s.json.get("entries", []):
+                got[str(e.get("key")).encode("utf-8", "surrogatepass")] = (e.get("seq"), e.get("bytes"), parse_iso(str(e.get("timestamp"))))
+            # Each key as the state table holds it, or, where the table disagrees with the log
+            # (a damaged row), as the fold of the log gives it.
+            folded = snap.fold() if snap.base_state() is not None else {}
+            options = {}
+            for source in (snap.stored, folded):
+                for k, entry in source.items():
+                    ts = entry_ts(entry)
+                    options.setdefault(k, []).append((entry[0], entry[2], ts if -6e10 < ts < 2.5e11 else None))
+            must = {k for k, e in snap.stored.items() if folded.get(k) == e or k not in self.damaged}
+            for k, opts in options.items():
+                if k.decode("utf-8", "replace").encode() != k:
+                    continue  # a key that is not UTF-8 comes back altered
+                g = got.get(k)
+                if g is None:
+                    self.fail(k not in must, "state-mismatch", "state omits %r, which the state table holds as %s" % (
+                        short(k.decode()), opts[0]), s)
+                    continue
+                same = any(g[0] == w[0] and g[1] == w[1] and (w[2] is None or (g[2] is not None and abs(g[2] - w[2]) < 0.001))
+                           for w in opts)
+                self.fail(same, "state-mismatch", "state lists %r as %s, the state table (or the log) holds %s" % (
+                    short(k.decode()), g, opts), s)
+            extra = [k for k in got if k not in options and "\ufffd" not in k.decode("utf-8", "replace")]
+            self.fail(not extra, "state-mismatch", "state lists keys neither the state table nor the log has: %s" % short(extra), s)
+            self.fail(s.json.get("seq") == snap.last, "state-mismatch", "state says seq %s, meta lastSeq is %d" % (s.json.get("seq"), snap.last), s)
+        self.checked_last = snap.last
+
+    def explain(self, snap, expect):
+        """Oracle findings the planted faults do not explain: each is a bug of the engine."""
+        unexplained = []
+        flips = {f.seq: f for f in self.faults if f.kind == "flip"}
+        deletes = {f.seq: f for f in self.faults if f.kind == "delete"}
+        ckpts = {f.seq for f in self.faults if f.kind == "checkpoint"}
+        fault_keys = set(self.damaged) | self.state_faults
+        for f in self.faults:
+            if f.key is not None:
+                fault_keys.add(f.key)
+        # A flipped key byte may leave a key that is not UTF-8; the engine keeps such a key as a
+        # string, with U+FFFD for the bad bytes, in the checkpoints and rows it writes.
+        fault_keys |= {lossy(k) for k in fault_keys}
+        for seq in snap.seqs:
+            r = snap.events[seq]
+            if not r.intact and seq not in flips:
+                unexplained.append("seq %d is corrupt (%s) but was never damaged" % (seq, r.frame_err or "checksum"))
+            elif r.intact and r.kind == PUT and r.ref is not None:
+                t = snap.events.get(r.ref)
+                bad = t is None or not t.intact
+                cause = flips.get(r.ref) or deletes.get(r.ref)
+                if bad and (cause is None or seq > cause.last_at_plant):
+                    unexplained.append("seq %d (a put of %r written after seq %d was damaged) stores its payload as a reference to it" % (
+                        seq, r.key_text(), r.ref) if cause else "seq %d references seq %d, which is %s" % (
+                        seq, r.ref, "missing" if t is None else "corrupt"))
+            elif r.intact and r.kind == PUT and r.ref is None and r.own_payload() is None:
+                unexplained.append("seq %d: the body does not inflate to its payload length" % seq)
+        have = set(s for s in snap.seqs if s > snap.base)
+        for m in range(snap.base + 1, snap.last + 1):
+            if m not in have and m not in deletes:
+                unexplained.append("seq %d is missing but was never deleted" % m)
+        for s in snap.seqs:
+            if s > snap.last:
+                unexplained.append("seq %d is beyond meta lastSeq %d" % (s, snap.last))
+        # A planted fault changes the fold only for the keys it touched (the damaged record's key,
+        # and the key a flipped key byte made of it): every other key must agree.
+        base_state = snap.base_state()
+
+        def differing(a, b):
+            return sorted(k for k in set(a) | set(b) if k not in fault_keys and a.get(k) != b.get(k))
+
+        if base_state is not None:
+            folded = snap.fold()
+            for k in differing(folded, {k: v for k, v in snap.stored.items() if k not in snap.malformed}):
+                unexplained.append("the state row of %r is %s, the fold of the log gives %s" % (
+                    k.decode("utf-8", "replace"), snap.stored.get(k), folded.get(k)))
+        for seq, decoded in snap.decoded_checkpoints.items():
+            if decoded is None and seq not in ckpts:
+                unexplained.append("checkpoint %d is damaged but was never touched" % seq)
+            elif decoded is not None and seq > snap.base and base_state is not None and differing(decoded, snap.fold(seq)):
+                unexplained.append("checkpoint %d is not the fold of the log (keys %s)" % (
+                    seq, short(differing(decoded, snap.fold(seq)))))
+        prev = -math.inf
+        for seq in snap.seqs:
+            r = snap.events[seq]
+            if not r.intact:
+                continue
+            if r.recorded_at < prev:
+                unexplained.append("seq %d was recorded before the record preceding it" % seq)
+            prev = max(prev, r.recorded_at)
+        return unexplained
+
+    # ---- the run
+
+    def execute(self, steps):
+        self.disk_limited = False
+        self.soak.begin_step(self, "first-open")
+        self.snap = Snap(self.db, self.stash)
+        self.step_first_open()
+        self.check()
+        for i in range(steps):
+            if self.soak.out_of_time():
+                break
+            self.tick()
+            weights = {
+                "load": 24, "burst": 14, "validate": 6, "compact": 3, "rebuild": 2 if self.soak.has_rebuild else 0,
+                "replay": 5, "state_as_of": 5, "inspect": 4, "flip": 4, "delete_record": 2, "damage_state": 2,
+                "damage_checkpoint": 2, "full_disk": 1.5, "hostile_key": 3, "absurd": 4, "kill_write": 3,
+                "heal": 8 if self.damaged & {k.bytes for k in self.keys} else 0,
+                "truncate": 1 if i > steps * 0.7 else 0,
+            }
+            if len([f for f in self.faults if f.kind in ("flip", "delete")]) >= 4:
+                weights.update(flip=0, delete_record=0)
+            names = sorted(weights)
+            kind = self.rng.choices(names, [weights[n] for n in names])[0]
+            self.soak.begin_step(self, kind)
+            getattr(self, "step_" + kind)()
+            if self.truncated:
+                break
+            self.check()
+
+    def close(self, keep):
+        if not keep:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------------------------
+# The driver
+
+
+class Soak:
+    def __init__(self, args):
+        self.seed = args.seed
+        self.steps = args.steps
+        self.verbose = args.verbose
+        self.keep = args.keep
+        self.max_seconds = args.max_seconds
+        self.started = time.monotonic()
+        self.tmp = tempfile.mkdtemp(prefix="cachelog-soak-")
+        self.display = args.binary
+        # A private copy: others may rebuild the binary while the soak runs.
+        copy = os.path.join(self.tmp, "cachelog")
+        shutil.copy2(args.binary, copy)
+        home = os.path.join(self.tmp, "home")
+        os.makedirs(home)
+        self.runner = Runner(copy, args.binary, home)
+        self.ledger = Ledger(self.seed, args.binary, args.max_print)
+        self.server = FeedServer()
+        self.step = 0
+        help_text = subprocess.run([copy, "--help"], capture_output=True, text=True, timeout=30, env=self.runner.base_env).stdout
+        subcommands = help_text.split("SUBCOMMANDS:", 1)[-1]
+        self.has_rebuild = any(line.split()[:1] == ["rebuild"] for line in subcommands.splitlines())
+        validate_help = subprocess.run([copy, "validate", "--help"], capture_output=True, text=True, timeout=30,
+                                       env=self.runner.base_env).stdout
+        self.has_dry_run = "--dry-run" in validate_help
+        digest = hashlib.sha256(open(copy, "rb").read()).hexdigest()[:12]
+        print("soak: seed %d, %d steps, binary %s (sha256 %s); rebuild %s, validate --dry-run %s" % (
+            self.seed, self.steps, args.binary, digest, "yes" if self.has_rebuild else "not yet",
+            "yes" if self.has_dry_run else "not yet"), flush=True)
+
+    def out_of_time(self):
+        return self.max_seconds and time.monotonic() - self.started > self.max_seconds
+
+    def begin_step(self, run, kind):
+        self.step += 1
+        run.step_kind = kind
+        self.ledger.context = (run.index, self.step, kind)
+        if self.verbose:
+            print("  step %d (run %d): %s" % (self.step, run.index, kind), flush=True)
+
+    def main(self):
+        rng = random.Random(self.seed)
+        index = 0
+        stopped_early = False
+        try:
+            while self.step < self.steps:
+                if self.out_of_time():
+                    stopped_early = True
+                    break
+                index += 1
+                run = Run(self, index, random.Random(rng.getrandbits(64)))
+                length = rng.randint(25, 70)
+                remaining = self.steps - self.step - 1
+                failed_before = self.ledger.failed
+                try:
+                    run.execute(min(length, max(0, remaining)))
+                except Exception as error:  # a harness bug must not pass as a green run
+                    import traceback
+                    traceback.print_exc()
+                    self.ledger.check(False, "harness-error", "%s: %s" % (type(error).__name__, error))
+                keep = self.keep and self.ledger.failed > failed_before
+                if keep:
+                    print("soak: kept run %d at %s" % (index, run.dir), flush=True)
+                run.close(keep)
+        finally:
+            self.server.stop()
+            if not self.keep:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+        seconds = time.monotonic() - self.started
+        if stopped_early:
+            print("soak: stopped at the %ds time cap after %d of %d steps" % (self.max_seconds, self.step, self.steps), flush=True)
+        if self.ledger.classes:
+            print("soak: failure classes (seed %d):" % self.seed)
+            for cls, (count, message, line, step) in sorted(self.ledger.classes.items()):
+                print("  %-26s %4d× first at step %s: %s" % (cls, count, step, short(message, 200)))
+                if line:
+                    print("  %-26s       $ %s" % ("", short(line, 400)))
+        passed = self.ledger.checks - self.ledger.failed
+        print("soak: %d runs, %d commands, %.0fs" % (index, self.runner.invocations, seconds))
+        print("soak: %d steps, %d checks: %d passed, %d failed" % (self.step, self.ledger.checks, passed, self.ledger.failed), flush=True)
+        return 0 if self.ledger.failed == 0 else 1
+
+
+def default_binary():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=root, capture_output=True, text=True,
+                              timeout=120).stdout.strip()
+        if path and os.path.exists(os.path.join(path, "cachelog")):
+            return os.path.join(path, "cachelog")
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    return os.path.join(root, ".build", "debug", "cachelog")
+
+
+def main():
+    env_seed = os.environ.get("CACHELOG_SOAK_SEED")
+    env_steps = os.environ.get("CACHELOG_SOAK_STEPS")
+    parser = argparse.ArgumentParser(description="Seeded, model-based soak test for the cachelog binary.")
+    parser.add_argument("--binary", help="the cachelog binary (default: swift build --show-bin-path)/cachelog")
+    parser.add_argument("--seed", type=int, default=int(env_seed) if env_seed else DEFAULT_SEED)
+    parser.add_argument("--steps", type=int, default=int(env_steps) if env_steps else DEFAULT_STEPS)
+    parser.add_argument("--max-seconds", type=float, default=None,
+                        help="stop taking steps after this long (default: %ds for the default run, none otherwise)" % DEFAULT_MAX_SECONDS)
+    parser.add_argument("--max-print", type=int, default=3, help="details printed per failure class (default 3)")
+    parser.add_argument("--keep", action="store_true", help="keep the databases of runs that failed")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every step and command")
+    args = parser.parse_args()
+    if args.max_seconds is None:
+        args.max_seconds = DEFAULT_MAX_SECONDS if not (env_steps or env_seed) else 0
+    args.binary = os.path.abspath(args.binary or default_binary())
+    if not os.access(args.binary, os.X_OK):
+        print("soak: no cachelog binary at %s (run swift build --product cachelog, or pass --binary)" % args.binary)
+        return 2
+    # A watchdog: whatever happens, the soak ends, and says which seed to replay.
+    limit = (args.max_seconds or args.steps * 5) + 600
+
+    def expire():
+        print("soak: watchdog: no end after %ds; seed %d" % (limit, args.seed), flush=True)
+        os._exit(3)
+
+    timer = threading.Timer(limit, expire)
+    timer.daemon = True
+    timer.start()
+    return Soak(args).main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
