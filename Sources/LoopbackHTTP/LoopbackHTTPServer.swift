@@ -92,7 +92,9 @@ public final class LoopbackHTTPServer: Sendable {
     /// Waits until at least `count` requests have arrived, polling so that no thread is blocked.
     ///
     /// - Returns: `true` when they arrived, `false` after `timeout` or if the task is cancelled.
-    public func waitForRequests(count: Int, timeout: Duration = .seconds(5)) async -> Bool {
+    ///   It returns as soon as they arrive, so the generous default only matters on a machine
+    ///   whose two cores are busy with a whole test suite running in parallel (seen: 15 s).
+    public func waitForRequests(count: Int, timeout: Duration = .seconds(60)) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while requestCount < count {

@@ -99,13 +99,13 @@ struct URLSessionHTTPClientEndToEndTests {
             task.cancel()
             let error = await caughtError { try await task.value }
             #expect(error is CancellationError)
-            #expect(clock.now - cancelledAt < .seconds(10))
+            #expect(clock.now - cancelledAt < .seconds(30))
         }
     }
 
     @Test
     func get_withATimeout_givesUpOnASlowResponseAtTheDeadline_asATimedOutTransportError() async throws {
-        try await withServer({ _ in HTTPResponse.json("[]").delayed(by: .seconds(30)) }) { _, baseURL in
+        try await withServer({ _ in HTTPResponse.json("[]").delayed(by: .seconds(120)) }) { _, baseURL in
             let client = URLSessionHTTPClient(timeout: .seconds(1))
             let clock = ContinuousClock()
             let started = clock.now
@@ -115,7 +115,8 @@ struct URLSessionHTTPClientEndToEndTests {
                 return
             }
             #expect(code == .timedOut)
-            #expect(clock.now - started < .seconds(10))
+            // Far below the server's delay; generous, since a busy machine may run the timer late.
+            #expect(clock.now - started < .seconds(60))
         }
     }
 
