@@ -64,8 +64,7 @@ struct LogTables {
             restored.append("lastSeq")
         }
         if !Double(bitPattern: try u64(txn, MetaKey.lastRecordedAt)).isFinite {
-            let header = try txn.get(dbs.events, SeqKey.bytes(inLog)).flatMap { try? EventCodec.decodeHeader($0, seq: inLog, verifyChecksum: false) }
-            let time = header.map(\.recordedAt).flatMap { $0.isFinite ? $0 : nil } ?? 0
+            let time = try txn.get(dbs.events, SeqKey.bytes(inLog)).flatMap(EventCodec.recordedAt).flatMap { $0.isFinite ? $0 : nil } ?? 0
             try setU64(txn, MetaKey.lastRecordedAt, time.bitPattern)
             restored.append("lastRecordedAt")
         }
@@ -218,7 +217,7 @@ struct LogTables {
         let (entries, malformed) = try storedEntries(txn)
         guard !malformed.isEmpty else { return entries }
         onDamaged(malformed)
-        var projection = try projection(txn, asOf: try lastSeq(txn))
+        var projection = try foldedProjection(txn)
         return projection.ordered()
     }
 
