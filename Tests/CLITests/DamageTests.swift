@@ -184,6 +184,34 @@ struct DamageTests {
         #expect(try await verifyProblems(sandbox).status == ExitCode.ok, "the damaged checkpoint was compacted away")
     }
 
+    @Test
+    func rebuild_afterCompaction_keepsALongKeyThatDamageMadeNonUTF8_asTheLogHoldsIt() async throws {
+        let sandbox = try Sandbox()
+        // 511 bytes, LMDB's longest key: any byte that a String would replace grows it past the limit.
+        let key = "k" + String(repeating: "x", count: 510)
+        try #require(try await load(sandbox, at: Day.dec1, key: key).status == ExitCode.ok)
+        try #require(try await load(sandbox, at: Day.dec2, key: "genres", contract: "genres").status == ExitCode.ok)
+        // The put at seq 2 gets a key byte that is not UTF-8 (0x78 ^ 0xFF = 0x87, a lone continuation byte).
+        let planting = Planting(db: sandbox.db)
+        try await planting.python("""
+            record = bytearray(txn.get(seq(2), db=events))
+            record[38 + 100] ^= 0xFF
+            txn.put(seq(2), bytes(record), db=events)
+            """)
+        // The compaction base's checkpoint holds the fold, damaged key included.
+        let compacted = try await sandbox.cachelog("compact", "--before", "4")
+        #expect(compacted.status == ExitCode.ok, "\(compacted)")
+
+        let rebuilt = try await sandbox.cachelog("rebuild", "--format", "json")
+        #expect(rebuilt.status == ExitCode.ok, "\(rebuilt)")
+        #expect(!looksLikeACrash(rebuilt.stderr))
+        let longest = try await planting.python("print(max(len(key) for key, _ in txn.cursor(db=state)))")
+        #expect(longest == "511\n", "the state table's keys are the log's bytes: \(longest)")
+        let (status, problems) = try await verifyProblems(sandbox)
+        #expect(status == ExitCode.failure)
+        #expect(problems.compactMap { $0.int("seq") } == [2], "only the damaged record: \(problems)")
+    }
+
     // MARK: damaged counters: never a trap, and rebuild restores them from the log
 
     @Test(arguments: [UInt64.max, UInt64.max - 1, UInt64(1) << 62 + 1])

@@ -255,7 +255,7 @@ extension CacheLog {
                             ? gap >= UInt64(tables.checkpointInterval) && gap >= UInt64(current.count)
                             : positions.contains(seq)
                         if due {
-                            let encoded = try CheckpointCodec.encode(current.ordered())
+                            let encoded = try CheckpointCodec.encode(current.orderedRows())
                             if try txn.get(tables.dbs.checkpoints, SeqKey.bytes(seq)).map({ !$0.elementsEqual(encoded) }) ?? true {
                                 try txn.put(tables.dbs.checkpoints, SeqKey.bytes(seq), encoded)
                                 rewritten += 1
@@ -327,7 +327,7 @@ extension CacheLog {
                 let newBase = cut - 1
                 // The state right before the cut stands in for everything removed.
                 var baseState = try tables.projection(txn, asOf: newBase)
-                try tables.writeCheckpoint(txn, seq: newBase, entries: baseState.ordered())
+                try tables.writeCheckpoint(txn, seq: newBase, rows: baseState.orderedRows())
 
                 // Keep the live puts, the records holding their payloads, and every record before
                 // the cut that a put after it refers to for its (unchanged) payload.

@@ -118,7 +118,7 @@ struct LogTables {
             ranges.append(first...seq)
             if try checkpointDue(txn, seq: seq, last: checkpointSeq) {
                 // Rows that do not decode are left out: a damaged row must not block every append.
-                try writeCheckpoint(txn, seq: seq, entries: try storedEntries(txn).entries)
+                try writeCheckpoint(txn, seq: seq, rows: try storedRows(txn).rows)
                 checkpointSeq = seq
             }
         }
@@ -176,8 +176,8 @@ struct LogTables {
         return gap >= UInt64(try txn.entryCount(dbs.state))
     }
 
-    func writeCheckpoint(_ txn: Transaction, seq: UInt64, entries: [LiveEntry]) throws {
-        try txn.put(dbs.checkpoints, SeqKey.bytes(seq), try CheckpointCodec.encode(entries))
+    func writeCheckpoint(_ txn: Transaction, seq: UInt64, rows: [Projection.Row]) throws {
+        try txn.put(dbs.checkpoints, SeqKey.bytes(seq), try CheckpointCodec.encode(rows))
     }
 
     // MARK: payloads
@@ -223,20 +223,26 @@ struct LogTables {
 
     /// Every row of the stored projection that decodes, and the keys of those that do not.
     func storedEntries(_ txn: Transaction) throws -> (entries: [LiveEntry], malformed: [String]) {
+        let (rows, malformed) = try storedRows(txn)
+        return (rows.map(\.entry), malformed)
+    }
+
+    /// ``storedEntries(_:)`` with each key's bytes as the `state` table holds them.
+    func storedRows(_ txn: Transaction) throws -> (rows: [Projection.Row], malformed: [String]) {
         try txn.withCursor(dbs.state) { cursor in
-            var entries: [LiveEntry] = []
+            var rows: [Projection.Row] = []
             var malformed: [String] = []
             var next = try cursor.move(MDB_FIRST)
             while let row = next {
                 let key = String(decoding: row.key, as: UTF8.self)
                 if let entry = ProjectionEntryCodec.decode(key: key, row.value) {
-                    entries.append(entry)
+                    rows.append((Array(row.key), entry))
                 } else {
                     malformed.append(key)
                 }
                 next = try cursor.move(MDB_NEXT)
             }
-            return (entries, malformed)
+            return (rows, malformed)
         }
     }
 

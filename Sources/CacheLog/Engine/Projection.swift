@@ -56,10 +56,10 @@ struct Projection: Equatable {
         key.withUnsafeBytes { find($0) }.flatMap { live[$0]?.timestamp.bitPattern }
     }
 
-    /// Makes `entry` the live entry of its key (checkpoint decoding).
-    mutating func set(_ entry: LiveEntry) {
-        var key = entry.key
-        let index = key.withUTF8 { bytes in findOrInsert(UnsafeRawBufferPointer(bytes)) }
+    /// Makes `entry` the live entry of the key with exactly these bytes (checkpoint decoding).
+    /// `entry.key` is not used: a key damaged into bytes that are not UTF-8 has lost them there.
+    mutating func set(_ entry: LiveEntry, keyBytes: UnsafeRawBufferPointer) {
+        let index = findOrInsert(keyBytes)
         if live[index] == nil { count += 1 }
         live[index] = Live(seq: entry.seq, timestamp: entry.timestamp.storedSeconds, bytes: entry.bytes, payloadSeq: entry.payloadSeq)
     }
@@ -187,9 +187,12 @@ struct Projection: Equatable {
         return order.compactMap { entry(Int($0)) }
     }
 
+    /// A live entry with its key's bytes as the log holds them.
+    typealias Row = (key: [UInt8], entry: LiveEntry)
+
     /// ``ordered()`` with each key's bytes as the log holds them: a key damaged into bytes that
     /// are not UTF-8 keeps them here, where its String has replacement characters instead.
-    mutating func orderedRows() -> [(key: [UInt8], entry: LiveEntry)] {
+    mutating func orderedRows() -> [Row] {
         _ = ordered()
         return order.compactMap { index in entry(Int(index)).map { (Array(arena[spans[Int(index)]]), $0) } }
     }
@@ -229,12 +232,20 @@ enum ProjectionEntryCodec {
 ///     snapshot: u32 entry count, then per entry (sorted by key):
 ///               u16 key length, key, u64 seq, f64 timestamp, u32 payload bytes, u64 payload seq
 enum CheckpointCodec {
-    static func encode(_ entries: [LiveEntry]) throws -> [UInt8] {
-        var snapshot = ByteWriter(capacity: 4 + entries.count * 40)
-        snapshot.u32(UInt32(entries.count))
-        for entry in entries {
-            let key = Array(entry.key.utf8)
-            snapshot.u16(UInt16(key.count))
+    /// `rows` carry each key's bytes as the log holds them, so a key that is not valid UTF-8
+    /// round-trips unchanged (its String would grow by replacement characters past LMDB's limit).
+    static func encode(_ rows: [Projection.Row]) throws -> [UInt8] {
+        var snapshot = ByteWriter(capacity: 4 + rows.count * 40)
+        guard let count = UInt32(exactly: rows.count) else {
+            throw CacheLogError.corruptCheckpoint(seq: 0, detail: "more than 2^32 live keys")
+        }
+        snapshot.u32(count)
+        for (key, entry) in rows {
+            // LMDB keys are at most 511 bytes, so every key fits its u16 length.
+            guard let length = UInt16(exactly: key.count) else {
+                throw CacheLogError.corruptCheckpoint(seq: entry.seq, detail: "a key of \(key.count) bytes")
+            }
+            snapshot.u16(length)
             snapshot.append(key)
             snapshot.u64(entry.seq)
             snapshot.f64(entry.timestamp.storedSeconds)
@@ -270,8 +281,9 @@ enum CheckpointCodec {
                       let payloadSeq = reader.u64()
                 else { throw corrupt("truncated entry") }
                 let name = String(decoding: key, as: UTF8.self)
-                projection.set(LiveEntry(
-                    key: name, seq: entrySeq, timestamp: Date(storedSeconds: timestamp), bytes: Int(bytes), payloadSeq: payloadSeq))
+                projection.set(
+                    LiveEntry(key: name, seq: entrySeq, timestamp: Date(storedSeconds: timestamp), bytes: Int(bytes), payloadSeq: payloadSeq),
+                    keyBytes: key)
             }
             return projection
         }
