@@ -8,10 +8,13 @@ public struct CachedFeed: Sendable, Equatable {
     public let feed: Data
     /// When the feed was saved, according to the clock of the loader that saved it.
     public let timestamp: Date
+    /// The policy it was saved under, or `nil` when the saver recorded none.
+    public let policy: RecordedPolicy?
 
-    /// Creates a cached feed from its payload and the moment it was saved.
-    public init(feed: Data, timestamp: Date) {
+    /// Creates a cached feed from its payload, the moment it was saved and its policy, if recorded.
+    public init(feed: Data, timestamp: Date, policy: RecordedPolicy? = nil) {
         self.feed = feed
         self.timestamp = timestamp
+        self.policy = policy
     }
 }

@@ -18,17 +18,17 @@ public protocol FeedStore: Sendable {
     /// - Parameter reason: why the cache is being removed, recorded by stores that keep history.
     func deleteCachedFeed(reason: DeletionReason) async throws
 
-    /// Stores `feed` saved at `timestamp`, overriding any feed stored before.
+    /// Stores `feed` saved at `timestamp` under `policy`, overriding any feed stored before.
     ///
-    /// Event: `put(feed, timestamp)`.
-    func insert(_ feed: Data, timestamp: Date) async throws
+    /// Event: `put(feed, timestamp, policy)`. ``retrieve()`` delivers `policy` with the feed.
+    func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws
 
     /// Deletes the old cache and inserts the new one **atomically**: no reader ever sees the
     /// store empty in between, and if the operation fails the old cache is still there.
     ///
     /// This is what ``LocalFeedLoader/save(_:)`` uses. A store backed by an event log
-    /// writes it as one atomic append of `delete(reason: replaced)` + `put(feed, timestamp)`.
-    func replace(with feed: Data, timestamp: Date) async throws
+    /// writes it as one atomic append of `delete(reason: replaced)` + `put(feed, timestamp, policy)`.
+    func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws
 
     /// Removes the cached feed because it is too old.
     ///
@@ -50,5 +50,15 @@ extension FeedStore {
     /// Removes the cached feed, if any, for an ``DeletionReason/explicit`` reason.
     public func deleteCachedFeed() async throws {
         try await deleteCachedFeed(reason: .explicit)
+    }
+
+    /// Stores `feed` saved at `timestamp`, with no recorded policy.
+    public func insert(_ feed: Data, timestamp: Date) async throws {
+        try await insert(feed, timestamp: timestamp, policy: nil)
+    }
+
+    /// Replaces the cache with `feed` saved at `timestamp`, with no recorded policy.
+    public func replace(with feed: Data, timestamp: Date) async throws {
+        try await replace(with: feed, timestamp: timestamp, policy: nil)
     }
 }

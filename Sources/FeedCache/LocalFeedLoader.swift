@@ -6,11 +6,17 @@ import Logging
 /// Items are cached as the payload their ``FeedPayloadCoder`` writes: for `Codable` items, JSON
 /// with sorted keys (so equal feeds give equal payloads). Ages are judged by a ``CachePolicy``
 /// against the injected clock. Errors from the store are rethrown unchanged.
+///
+/// Every save records the loader's policy with the cache (``RecordedPolicy``: its max age and
+/// the name of its contract), so that a reader who does not know this app can judge the cache
+/// alone; a loader made with ``PolicyChoice/recorded`` is such a reader.
 public struct LocalFeedLoader<Item: Sendable>: Sendable {
     private let store: any FeedStore
     private let currentDate: @Sendable () -> Date
     private let policy: CachePolicy
     private let coder: FeedPayloadCoder<Item>
+    private let contract: String?
+    private let policyChoice: PolicyChoice
     private let logger: Logger?
 
     /// Creates a loader over `store` whose items are cached as `coder` writes them.
@@ -19,18 +25,25 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     ///   - currentDate: the clock; timestamps saves and judges ages.
     ///   - policy: how old a cache may get; ``CachePolicy/feeds`` (7 days) by default.
     ///   - coder: turns items into the stored payload and back.
+    ///   - contract: the name of the payload's contract, recorded with each save; `nil` for none.
+    ///   - judging: whose policy judges a cache's age: the loader's (the default) or the one the
+    ///     cache was saved under.
     ///   - logger: where to log what the use cases did, if anywhere.
     public init(
         store: any FeedStore,
         currentDate: @escaping @Sendable () -> Date,
         policy: CachePolicy = .feeds,
         coder: FeedPayloadCoder<Item>,
+        contract: String? = nil,
+        judging: PolicyChoice = .loaders,
         logger: Logger? = nil
     ) {
         self.store = store
         self.currentDate = currentDate
         self.policy = policy
         self.coder = coder
+        self.contract = contract
+        self.policyChoice = judging
         self.logger = logger
     }
 
@@ -39,7 +52,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// Throws if the items cannot be encoded or the store fails; the old cache is then kept.
     public func save(_ items: [Item]) async throws {
         let timestamp = currentDate()
-        try await store.replace(with: encode(items), timestamp: timestamp)
+        try await store.replace(with: encode(items), timestamp: timestamp, policy: RecordedPolicy(maxAge: policy.maxAge, contract: contract))
         logger?.debug("Saved feed to cache", metadata: ["items": "\(items.count)", "timestamp": "\(timestamp)"])
     }
 
@@ -50,16 +63,25 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// payload cannot be decoded.
     public func load() async throws -> [Item] {
         guard let cache = try await store.retrieve(),
-              policy.validate(cache.timestamp, against: currentDate())
+              policy(for: cache).validate(cache.timestamp, against: currentDate())
         else { return [] }
         return try decode(cache.feed)
     }
 
+    /// The policy that judges `cache`: see ``PolicyChoice``.
+    public func policy(for cache: CachedFeed) -> CachePolicy {
+        switch (policyChoice, cache.policy) {
+        case (.recorded, let recorded?): CachePolicy(maxAge: recorded.maxAge)
+        case (.recorded, nil), (.loaders, _): policy
+        }
+    }
+
     /// Removes a cache that cannot be read or is too old; leaves a fresh or empty cache alone.
     ///
-    /// A retrieval error deletes the cache with ``DeletionReason/retrievalError``; an expired
-    /// cache is expired with its timestamp and the policy's maximum age. The payload is not
-    /// decoded. Throws if the deletion or expiry itself fails.
+    /// A retrieval error deletes the cache with ``DeletionReason/retrievalError``, and so does a
+    /// payload that no longer decodes with the loader's coder (the cache could never be shown);
+    /// an expired cache is expired with its timestamp and the judging policy's maximum age.
+    /// Throws if the deletion or expiry itself fails.
     public func validateCache() async throws {
         let cache: CachedFeed?
         do {
@@ -69,9 +91,19 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
             try await store.deleteCachedFeed(reason: .retrievalError)
             return
         }
-        guard let cache, !policy.validate(cache.timestamp, against: currentDate()) else { return }
-        logger?.info("Expiring cache", metadata: ["timestamp": "\(cache.timestamp)", "maxAge": "\(policy.maxAge)"])
-        try await store.expireCachedFeed(timestamp: cache.timestamp, maxAge: policy.maxAge.timeInterval)
+        guard let cache else { return }
+        let policy = policy(for: cache)
+        guard policy.validate(cache.timestamp, against: currentDate()) else {
+            logger?.info("Expiring cache", metadata: ["timestamp": "\(cache.timestamp)", "maxAge": "\(policy.maxAge)"])
+            try await store.expireCachedFeed(timestamp: cache.timestamp, maxAge: policy.maxAge.timeInterval)
+            return
+        }
+        do {
+            _ = try coder.decode(cache.feed)
+        } catch {
+            logger?.warning("Deleting cache whose payload does not decode", metadata: ["error": "\(error)"])
+            try await store.deleteCachedFeed(reason: .retrievalError)
+        }
     }
 
     private func encode(_ items: [Item]) throws -> Data {
@@ -94,14 +126,20 @@ extension LocalFeedLoader where Item: Codable {
     ///   - store: where the cache lives.
     ///   - currentDate: the clock; timestamps saves and judges ages.
     ///   - policy: how old a cache may get; ``CachePolicy/feeds`` (7 days) by default.
+    ///   - contract: the name of the payload's contract, recorded with each save; `nil` for none.
+    ///   - judging: whose policy judges a cache's age (see ``PolicyChoice``).
     ///   - logger: where to log what the use cases did, if anywhere.
     public init(
         store: any FeedStore,
         currentDate: @escaping @Sendable () -> Date,
         policy: CachePolicy = .feeds,
+        contract: String? = nil,
+        judging: PolicyChoice = .loaders,
         logger: Logger? = nil
     ) {
-        self.init(store: store, currentDate: currentDate, policy: policy, coder: .json, logger: logger)
+        self.init(
+            store: store, currentDate: currentDate, policy: policy, coder: .json, contract: contract, judging: judging,
+            logger: logger)
     }
 }
 
@@ -112,6 +150,7 @@ extension LocalFeedLoader: FeedLoader {
     /// that a fallback can tell "no usable cache" from "a cached empty feed". No side effects.
     public func loadFeed() async throws -> LoadedFeed<Item> {
         guard let cache = try await store.retrieve() else { throw CacheUnavailableError.empty }
+        let policy = policy(for: cache)
         guard policy.validate(cache.timestamp, against: currentDate()) else {
             throw CacheUnavailableError.expired(timestamp: cache.timestamp, maxAge: policy.maxAge)
         }

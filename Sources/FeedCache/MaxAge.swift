@@ -40,6 +40,23 @@ public enum MaxAge: Sendable, Hashable {
     }
 }
 
+extension MaxAge {
+    /// The amount `seconds` in the largest unit that holds it exactly (`604800` is `7d`), or
+    /// `nil` when it is negative, not finite, or not a whole number. An amount past `Int`
+    /// seconds is `Int.max` seconds: both lie far beyond any date.
+    public init?(seconds: TimeInterval) {
+        guard seconds.isFinite, seconds >= 0, seconds.rounded(.towardZero) == seconds else { return nil }
+        guard let whole = Int(exactly: seconds) else {
+            self = .seconds(.max)
+            return
+        }
+        if whole % 86_400 == 0 { self = .days(whole / 86_400) }
+        else if whole % 3_600 == 0 { self = .hours(whole / 3_600) }
+        else if whole % 60 == 0 { self = .minutes(whole / 60) }
+        else { self = .seconds(whole) }
+    }
+}
+
 extension MaxAge: LosslessStringConvertible {
     /// Parses a non-negative whole number followed by one unit letter: `s`, `m`, `h` or `d`.
     ///

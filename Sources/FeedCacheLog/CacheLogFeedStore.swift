@@ -7,8 +7,11 @@ import Foundation
 ///
 /// | store operation | appended to the log |
 /// |---|---|
-/// | `replace(with:timestamp:)` | `delete(replaced)` + `put`, as one atomic batch |
-/// | `insert(_:timestamp:)` | `put` |
+/// | `replace(with:timestamp:policy:)` | `delete(replaced)` + `put`, as one atomic batch |
+///
+/// A put records its policy: the max age in the record's max-age field and the contract as the
+/// metadata entry `contract`.
+/// | `insert(_:timestamp:policy:)` | `put` |
 /// | `deleteCachedFeed(reason:)` | `delete(reason)`, only when a cache exists |
 /// | `expireCachedFeed(timestamp:maxAge:)` | `expire(timestamp, maxAge)`, only when a cache exists |
 ///
@@ -29,12 +32,28 @@ public struct CacheLogFeedStore: FeedStore {
         try await log.append(.delete(key: key, reason: reason.logReason))
     }
 
-    public func insert(_ feed: Data, timestamp: Date) async throws {
-        try await log.append(.put(key: key, payload: feed, timestamp: timestamp))
+    public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws {
+        try await log.append(put(feed, timestamp: timestamp, policy: policy))
     }
 
-    public func replace(with feed: Data, timestamp: Date) async throws {
-        try await log.append([.delete(key: key, reason: .replaced), .put(key: key, payload: feed, timestamp: timestamp)])
+    public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws {
+        try await log.append([.delete(key: key, reason: .replaced), put(feed, timestamp: timestamp, policy: policy)])
+    }
+
+    private func put(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) -> Event {
+        .put(
+            key: key, payload: feed, timestamp: timestamp, maxAge: policy?.maxAge.timeInterval,
+            metadata: policy?.contract.map { [Self.contractName: $0] } ?? [:])
+    }
+
+    /// The metadata name under which a put records its contract.
+    public static let contractName = "contract"
+
+    /// The policy a put recorded, as its live entry or stored value carries it: `nil` without a
+    /// recorded max age, or with one that is not a whole number of seconds (a damaged record).
+    public static func recordedPolicy(maxAge: TimeInterval?, metadata: [String: String]) -> RecordedPolicy? {
+        guard let maxAge, let age = MaxAge(seconds: maxAge) else { return nil }
+        return RecordedPolicy(maxAge: age, contract: metadata[contractName])
     }
 
     public func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws {
@@ -43,7 +62,9 @@ public struct CacheLogFeedStore: FeedStore {
     }
 
     public func retrieve() async throws -> CachedFeed? {
-        try log.retrieve(key).map { CachedFeed(feed: $0.payload, timestamp: $0.timestamp) }
+        try log.retrieve(key).map {
+            CachedFeed(feed: $0.payload, timestamp: $0.timestamp, policy: Self.recordedPolicy(maxAge: $0.maxAge, metadata: $0.metadata))
+        }
     }
 }
 

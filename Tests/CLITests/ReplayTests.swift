@@ -30,7 +30,9 @@ struct ReplayTests {
             case "put":
                 #expect(event.string("timestamp") == event.string("at"))
                 #expect((event.int("bytes") ?? 0) > 0)
-                #expect(event["reason"] == nil && event["maxAge"] == nil)
+                #expect(event["reason"] == nil)
+                #expect(event.int("maxAge") == 7 * 86_400, "the policy it was saved under")
+                #expect(event.string("contract") == event.string("key"), "films and genres, each saved under its own contract")
             case "delete":
                 #expect(event.string("reason") == "replaced")
                 #expect(event["timestamp"] == nil && event["maxAge"] == nil)
@@ -54,7 +56,7 @@ struct ReplayTests {
         #expect(lines.first?.contains("SEQ") == true && lines.first?.contains("TYPE") == true)
         #expect(lines[1] == "     1  2026-12-01T10:00:00Z  delete   films                 reason: replaced")
         #expect(lines[2].hasPrefix("     2  2026-12-01T10:00:00Z  put      films                 cached 2026-12-01T10:00:00Z, "))
-        #expect(lines[7] == "     7  2026-12-10T10:00:00Z  expire   films                 cached 2026-12-03T10:00:00Z was older than 7d")
+        #expect(lines[7] == "     7  2026-12-10T10:00:00Z  expire   films                 cached 2026-12-03T10:00:00Z was 7d old or more")
     }
 
     @Test

@@ -47,7 +47,7 @@ struct StoryTests {
         let validated = try await sandbox.cachelog("--now", Day.dec8, "validate", "--max-age", "7d")
         #expect(validated.status == ExitCode.ok, "\(validated)")
         #expect(validated.stdoutLines.count == 1)
-        #expect(validated.stdout.hasPrefix("films: expired (cached \(Day.dec1), 7d old; expired at seq 3)"))
+        #expect(validated.stdout.hasPrefix("films: expired (cached \(Day.dec1), 7d old, max age 7d; expired at seq 3)"))
 
         // 5. The state as of an earlier date still shows the entry; now it is gone.
         let before = try await sandbox.cachelog("state", "--as-of", "2026-12-05T00:00:00Z", "--format", "json")

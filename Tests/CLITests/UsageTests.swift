@@ -223,7 +223,7 @@ struct UsageTests {
         #expect(out.contains("films: 3 items from remote, cached 2026-12-01T10:00:00Z (age 0s)"))
         #expect(out.contains("films: 3 items from cache, cached 2026-12-01T10:00:00Z (age 2d)"))
         #expect(out.contains("(exit 3)"))
-        #expect(out.contains("films: expired (cached 2026-12-01T10:00:00Z, 8d old; expired at seq 3)"))
+        #expect(out.contains("films: expired (cached 2026-12-01T10:00:00Z, 8d old, max age 7d; expired at seq 3)"))
         #expect(out.contains("     3  2026-12-09T10:00:00Z  expire   films"))
         #expect(out.contains("as of seq 2: 1 live entry"))
         #expect(out.contains("as of seq 3: 0 live entries"))

@@ -22,6 +22,57 @@ struct CodecTests {
         }
     }
 
+    @Test func put_roundTripsItsRecordedMaxAgeAndMetadata_afterTheBody() throws {
+        let metadata = ["contract": "films", "etag": "\"v1\"", "é": ""]
+        let prepared = try EventCodec.prepare(
+            .put(key: "films", payload: payload("[1]"), timestamp: Date(timeIntervalSince1970: 5), maxAge: 604_800, metadata: metadata),
+            maxKeySize: 511)
+        let record = EventCodec.encode(prepared, recordedAt: 6)
+        try record.withUnsafeBytes { raw in
+            let header = try EventCodec.decodeHeader(raw, seq: 3)
+            #expect(header.flags == EventCodec.compressedFlag | EventCodec.maxAgeFlag | EventCodec.metadataFlag)
+            let event = try EventCodec.recordedEvent(header, in: raw, seq: 3) { try EventCodec.payload(header, in: raw, seq: 3) }
+            #expect(event.maxAge == 604_800)
+            #expect(event.metadata == metadata)
+            #expect(event.payload == payload("[1]"))
+            // The body ends where it always did; the metadata sits between it and the checksum.
+            #expect(header.body.upperBound + 2 == header.metadata.lowerBound && header.metadata.upperBound == raw.count - 4)
+        }
+    }
+
+    @Test func put_withoutAPolicy_recordsNone_asPutsAlwaysDid() throws {
+        let prepared = try EventCodec.prepare(.put(key: "films", payload: payload("[1]"), timestamp: Date()), maxKeySize: 511)
+        let record = EventCodec.encode(prepared, recordedAt: 6)
+        try record.withUnsafeBytes { raw in
+            let header = try EventCodec.decodeHeader(raw, seq: 3)
+            #expect(header.flags == EventCodec.compressedFlag)
+            #expect(raw.count == EventCodec.headerSize + 5 + header.body.count + 4)
+            let event = try EventCodec.recordedEvent(header, in: raw, seq: 3, payload: nil)
+            #expect(event.maxAge == nil && event.metadata.isEmpty)
+        }
+    }
+
+    @Test(arguments: [
+        ["": "a name of no bytes"],
+        [String(repeating: "n", count: 256): "a name over 255 bytes"],
+        ["name": String(repeating: "v", count: 65_536)],
+    ])
+    func put_withMetadataThatDoesNotFitItsFraming_isRefusedBeforeAnythingIsWritten(metadata: [String: String]) {
+        #expect(throws: CacheLogError.self) {
+            _ = try EventCodec.prepare(.put(key: "k", payload: Data(), timestamp: Date(), metadata: metadata), maxKeySize: 511)
+        }
+    }
+
+    @Test func aKeyThatIsNotUTF8_isCorruptFraming_evenWithAValidChecksum() throws {
+        let prepared = try EventCodec.prepare(.put(key: "films", payload: payload("[1]"), timestamp: Date()), maxKeySize: 511)
+        var record = EventCodec.encode(prepared, recordedAt: 1)
+        record[EventCodec.headerSize + 1] = 0xFF
+        record.replaceSubrange((record.count - 4)..., with: withUnsafeBytes(of: record.dropLast(4).withUnsafeBytes { Zlib.crc32($0) }.bigEndian) { Array($0) })
+        #expect(throws: CacheLogError.corruptRecord(seq: 9, detail: "key is not UTF-8")) {
+            _ = try record.withUnsafeBytes { try EventCodec.decodeHeader($0, seq: 9, verifyChecksum: true) }
+        }
+    }
+
     @Test func body_isZlibFormatNotRawDeflate() throws {
         let prepared = try EventCodec.prepare(.put(key: "k", payload: payload("hello"), timestamp: Date()), maxKeySize: 511)
         // RFC 1950: CMF 0x78 (deflate, 32K window), and CMF*256+FLG divisible by 31.

@@ -15,9 +15,13 @@ struct FormatDocumentationTests {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
         let cachedAt = Date(timeIntervalSince1970: 1_796_119_200)
-        try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: payload(String(repeating: "[1,2,3]", count: 50)), timestamp: cachedAt)])
+        // Saved under a policy: a max age and a contract in metadata after the body.
+        let films = Event.put(
+            key: "films", payload: payload(String(repeating: "[1,2,3]", count: 50)), timestamp: cachedAt, maxAge: 604_800,
+            metadata: ["contract": "films"])
+        try await log.append([.delete(key: "films", reason: .replaced), films])
         // An unchanged feed saved again: its put refers to the bytes of seq 2.
-        try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: payload(String(repeating: "[1,2,3]", count: 50)), timestamp: cachedAt)])
+        try await log.append([.delete(key: "films", reason: .replaced), films])
         try await log.append(.expire(key: "films", timestamp: cachedAt, maxAge: 604_800))
         try await log.append(.put(key: "image:https://example.com/a.png", payload: Data([0, 1, 2, 255]), timestamp: cachedAt + 0.5))
 

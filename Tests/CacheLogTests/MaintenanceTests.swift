@@ -209,17 +209,17 @@ struct DamageReadTests {
         #expect(try log.verify().isClean)
     }
 
-    @Test func rebuild_keepsTheBytesOfAKeyDamagedIntoInvalidUTF8() async throws {
+    @Test func rebuild_leavesOutAPutWhoseKeyDamageMadeInvalidUTF8() async throws {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
         try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: Date()))
         try RawLMDB.write(log) { txn, dbs in
             var record = try #require(RawLMDB.get(txn, dbs.events, SeqKey.bytes(1)))
-            record[EventCodec.headerSize + 1] = 0xFF // "films" -> "f\xFFlms": framing intact, checksum not
+            record[EventCodec.headerSize + 1] = 0xFF // "films" -> "f\xFFlms": no key is that
             #expect(RawLMDB.put(txn, dbs.events, SeqKey.bytes(1), record) == MDB_SUCCESS)
         }
         try await log.rebuildProjection()
-        #expect(Array(try RawLMDB.dump(log, \.state).keys) == [[0x66, 0xFF, 0x6C, 0x6D, 0x73]])
+        #expect(try RawLMDB.dump(log, \.state).isEmpty, "a key no one can name is no cache")
         #expect(try log.verify().problems.map(\.seq) == [1], "the damaged record, and nothing else")
     }
 

@@ -104,6 +104,8 @@ struct FeedLoaderWithFallbackCompositeTests {
 
         #expect(try await online.loadFeed() == LoadedFeed(items: items, source: .remote, cacheSave: .saved))
         #expect(try await offline.loadFeed() == LoadedFeed(items: items, source: .cache(timestamp: fixedCurrentDate)))
-        #expect(await store.operations == [.replace(try encoded(items), timestamp: fixedCurrentDate), .retrieve])
+        #expect(await store.operations == [
+            .replace(try encoded(items), timestamp: fixedCurrentDate, policy: RecordedPolicy(maxAge: .days(7))), .retrieve,
+        ])
     }
 }

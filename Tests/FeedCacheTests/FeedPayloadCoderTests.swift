@@ -20,7 +20,9 @@ struct FeedPayloadCoderTests {
 
         try await sut.save(["9007199254740993", "1.10"])
 
-        #expect(await store.operations == [.replace(Data("9007199254740993\n1.10".utf8), timestamp: fixedCurrentDate)])
+        #expect(await store.operations == [
+            .replace(Data("9007199254740993\n1.10".utf8), timestamp: fixedCurrentDate, policy: RecordedPolicy(maxAge: .days(7))),
+        ])
     }
 
     @Test func load_decodesThroughTheCoder() async throws {

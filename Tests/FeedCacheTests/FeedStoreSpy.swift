@@ -5,8 +5,8 @@ import Foundation
 actor FeedStoreSpy: FeedStore {
     enum Message: Equatable {
         case retrieve
-        case insert(Data, Date)
-        case replace(Data, Date)
+        case insert(Data, Date, RecordedPolicy? = nil)
+        case replace(Data, Date, RecordedPolicy? = nil)
         case delete(DeletionReason)
         case expire(Date, TimeInterval)
     }
@@ -25,13 +25,13 @@ actor FeedStoreSpy: FeedStore {
         if let writeError { throw writeError }
     }
 
-    func insert(_ feed: Data, timestamp: Date) throws {
-        messages.append(.insert(feed, timestamp))
+    func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) throws {
+        messages.append(.insert(feed, timestamp, policy))
         if let writeError { throw writeError }
     }
 
-    func replace(with feed: Data, timestamp: Date) throws {
-        messages.append(.replace(feed, timestamp))
+    func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?) throws {
+        messages.append(.replace(feed, timestamp, policy))
         if let writeError { throw writeError }
     }
 

@@ -9,8 +9,8 @@ struct InMemoryFeedStoreTests {
         let timestamp = fixedCurrentDate
 
         _ = await sut.retrieve()
-        await sut.insert(anyData("a"), timestamp: timestamp)
-        await sut.replace(with: anyData("b"), timestamp: timestamp)
+        try await sut.insert(anyData("a"), timestamp: timestamp)
+        try await sut.replace(with: anyData("b"), timestamp: timestamp)
         await sut.expireCachedFeed(timestamp: timestamp, maxAge: 60)
         try await sut.deleteCachedFeed()
         await sut.deleteCachedFeed(reason: .retrievalError)

@@ -17,7 +17,17 @@ struct SaveFeedToCacheUseCaseTests {
 
         try await sut.save(items)
 
-        #expect(await store.messages == [.replace(try encoded(items), timestamp)])
+        #expect(await store.messages == [.replace(try encoded(items), timestamp, RecordedPolicy(maxAge: .days(7)))])
+    }
+
+    @Test func save_recordsTheLoadersPolicyAndContractWithTheCache() async throws {
+        let store = FeedStoreSpy()
+        let sut = LocalFeedLoader<TestItem>(
+            store: store, currentDate: { fixedCurrentDate }, policy: .search, contract: "verses")
+
+        try await sut.save([])
+
+        #expect(await store.messages == [.replace(try encoded([]), fixedCurrentDate, RecordedPolicy(maxAge: .days(30), contract: "verses"))])
     }
 
     @Test func save_requestsReplacementEvenForAnEmptyFeed() async throws {
@@ -25,7 +35,7 @@ struct SaveFeedToCacheUseCaseTests {
 
         try await sut.save([])
 
-        #expect(await store.messages == [.replace(try encoded([]), fixedCurrentDate)])
+        #expect(await store.messages == [.replace(try encoded([]), fixedCurrentDate, RecordedPolicy(maxAge: .days(7)))])
     }
 
     @Test func save_failsOnReplacementError() async {
@@ -65,8 +75,8 @@ struct SaveFeedToCacheUseCaseTests {
 
         #expect(try await sut.load() == last)
         #expect(await store.operations == [
-            .replace(try encoded(first), timestamp: fixedCurrentDate),
-            .replace(try encoded(last), timestamp: fixedCurrentDate),
+            .replace(try encoded(first), timestamp: fixedCurrentDate, policy: RecordedPolicy(maxAge: .days(7))),
+            .replace(try encoded(last), timestamp: fixedCurrentDate, policy: RecordedPolicy(maxAge: .days(7))),
             .retrieve,
         ])
     }

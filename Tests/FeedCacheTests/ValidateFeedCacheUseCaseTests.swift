@@ -67,8 +67,49 @@ struct ValidateFeedCacheUseCaseTests {
         }
     }
 
-    @Test func validateCache_doesNotDecodeThePayload() async throws {
+    @Test func validateCache_deletesAFreshCacheWhosePayloadNoLongerDecodes_asARetrievalError() async throws {
         let (sut, store) = makeSUT(retrieving: .success(CachedFeed(feed: anyData("not json"), timestamp: fixedCurrentDate)))
+
+        try await sut.validateCache()
+
+        #expect(await store.messages == [.retrieve, .delete(.retrievalError)])
+    }
+
+    @Test func validateCache_expiresAnExpiredCacheWithoutDecodingIt() async throws {
+        let timestamp = fixedCurrentDate.adding(days: -7)
+        let (sut, store) = makeSUT(retrieving: .success(CachedFeed(feed: anyData("not json"), timestamp: timestamp)))
+
+        try await sut.validateCache()
+
+        #expect(await store.messages == [.retrieve, .expire(timestamp, 604_800)])
+    }
+
+    @Test func validateCache_judgedByTheRecordedPolicy_expiresByTheMaxAgeTheCacheWasSavedUnder() async throws {
+        let timestamp = fixedCurrentDate.adding(days: -2)
+        let cache = CachedFeed(feed: try encoded([]), timestamp: timestamp, policy: RecordedPolicy(maxAge: .days(1)))
+        let store = FeedStoreSpy(retrieving: .success(cache))
+        let sut = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }, policy: .search, judging: .recorded)
+
+        try await sut.validateCache()
+
+        #expect(await store.messages == [.retrieve, .expire(timestamp, 86_400)])
+    }
+
+    @Test func validateCache_judgedByTheRecordedPolicy_usesTheLoadersPolicyForACacheSavedWithoutOne() async throws {
+        let timestamp = fixedCurrentDate.adding(days: -8)
+        let store = FeedStoreSpy(retrieving: .success(CachedFeed(feed: try encoded([]), timestamp: timestamp)))
+        let sut = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }, policy: .search, judging: .recorded)
+
+        try await sut.validateCache()
+
+        #expect(await store.messages == [.retrieve], "30 days, the loader's policy, holds an 8-day-old cache fresh")
+    }
+
+    @Test func validateCache_judgedByTheLoadersPolicy_ignoresTheRecordedOne() async throws {
+        let timestamp = fixedCurrentDate.adding(days: -2)
+        let cache = CachedFeed(feed: try encoded([]), timestamp: timestamp, policy: RecordedPolicy(maxAge: .days(1)))
+        let store = FeedStoreSpy(retrieving: .success(cache))
+        let sut = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }, policy: .feeds)
 
         try await sut.validateCache()
 

@@ -19,7 +19,13 @@ struct HostileInputTests {
         let key = String(decoding: generator.bytes(Int.random(in: 1...24, using: &generator)).map { 0x61 + $0 % 26 }, as: UTF8.self)
         let timestamp = Date(timeIntervalSince1970: Double(Int.random(in: 0...2_000_000_000, using: &generator)))
         let event: Event = switch Int.random(in: 0..<3, using: &generator) {
-        case 0: .put(key: key, payload: Data(generator.bytes(Int.random(in: 0...300, using: &generator))), timestamp: timestamp)
+        case 0:
+            .put(
+                key: key, payload: Data(generator.bytes(Int.random(in: 0...300, using: &generator))), timestamp: timestamp,
+                maxAge: Bool.random(using: &generator) ? Double(Int.random(in: 0...5_000_000, using: &generator)) : nil,
+                metadata: Dictionary(uniqueKeysWithValues: (0..<Int.random(in: 0...3, using: &generator)).map { index in
+                    ("name\(index)", String(decoding: generator.bytes(Int.random(in: 0...40, using: &generator)).map { 0x20 + $0 % 90 }, as: UTF8.self))
+                }))
         case 1: .delete(key: key, reason: DeleteReason.allCases.randomElement(using: &generator)!)
         default: .expire(key: key, timestamp: timestamp, maxAge: 604_800)
         }
@@ -60,13 +66,14 @@ struct HostileInputTests {
     }
 
     /// Decodes `record` as the engine does; returns the decoded key and payload, or the typed error.
-    static func decode(_ record: [UInt8], seq: UInt64) -> Result<(String, Data?), CacheLogError> {
+    static func decode(_ record: [UInt8], seq: UInt64) -> Result<(String, Data?, RecordedEvent), CacheLogError> {
         record.withUnsafeBytes { raw in
             do {
                 let header = try EventCodec.decodeHeader(raw, seq: seq)
                 let key = EventCodec.key(header, in: raw)
                 let payload = header.kind == .put ? try EventCodec.payload(header, in: raw, seq: seq) : nil
-                return .success((key, payload))
+                let event = try EventCodec.recordedEvent(header, in: raw, seq: seq, payload: nil)
+                return .success((key, payload, event))
             } catch let error as CacheLogError {
                 return .failure(error)
             } catch {
@@ -87,7 +94,10 @@ struct HostileInputTests {
             // The untouched record decodes to what was encoded.
             if case .success(let decoded) = Self.decode(record, seq: seq) {
                 #expect(decoded.0 == event.key)
-                if case .put(_, let payload, _) = event { #expect(decoded.1 == payload) }
+                if case .put(_, let payload, _, let maxAge, let metadata) = event {
+                    #expect(decoded.1 == payload)
+                    #expect(decoded.2.maxAge == maxAge && decoded.2.metadata == metadata)
+                }
             } else {
                 Issue.record("a valid record failed to decode: \(event)")
             }

@@ -47,9 +47,9 @@ struct HostileNumbersCLITests {
         #expect(lines.contains { $0.contains("nan-put") && $0.contains("cached nan,") }, "\(text.stdout)")
         #expect(lines.contains { $0.contains("inf-put") && $0.contains("cached inf,") }, "\(text.stdout)")
         #expect(lines.contains { $0.contains("far-put") && $0.contains("cached @1e+300,") }, "\(text.stdout)")
-        #expect(lines.contains { $0.contains("expire") && $0.contains("cached nan was older than nan") }, "\(text.stdout)")
-        #expect(lines.contains { $0.contains("expire") && $0.contains("was older than -inf") }, "\(text.stdout)")
-        #expect(lines.contains { $0.contains("expire") && $0.contains("was older than 106751991167300d") }, "\(text.stdout)")
+        #expect(lines.contains { $0.contains("expire") && $0.contains("cached nan was nan old or more") }, "\(text.stdout)")
+        #expect(lines.contains { $0.contains("expire") && $0.contains("was -inf old or more") }, "\(text.stdout)")
+        #expect(lines.contains { $0.contains("expire") && $0.contains("was 106751991167300d old or more") }, "\(text.stdout)")
 
         let jsonl = try await runCachelog(["--db", db, "replay", "--format", "jsonl"])
         #expect(jsonl.status == 0, "\(jsonl.stderr)")

@@ -332,6 +332,14 @@ class Runner:
 # The oracle: the database read with Python's lmdb and zlib, from Format.md alone
 
 
+def is_utf8(data):
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
 class Rec:
     """One event record, decoded the way Format.md describes it."""
 
@@ -351,7 +359,11 @@ class Rec:
         self.ts_bits = raw[12:20]
         self.key = raw[38:38 + key_len]
         self.body = raw[38 + key_len:38 + key_len + body_len]
-        if 42 + key_len + body_len != len(raw):
+        # Flag bit 3: a metadata block (u16 length, then the names and values) follows the body.
+        meta_len = 0
+        if self.flags & 8 and len(raw) >= 38 + key_len + body_len + 2:
+            meta_len = 2 + struct.unpack_from(">H", raw, 38 + key_len + body_len)[0]
+        if 42 + key_len + body_len + meta_len != len(raw):
             self.frame_err = "length"
         elif self.version != 1:
             self.frame_err = "version"
@@ -359,6 +371,8 @@ class Rec:
             self.frame_err = "kind"
         elif self.kind == DELETE and self.reason not in REASONS:
             self.frame_err = "reason"
+        elif not is_utf8(self.key):
+            self.frame_err = "key"
         elif self.kind == PUT and self.flags & 2:
             # The fold needs the reference of a put: an earlier seq, 8 bytes.
             if body_len != 8 or u64(self.body) >= seq:
@@ -996,8 +1010,9 @@ class Run:
             url = self.unreachable
         args = [url] + key_args(key.name) + ["--contract", key.contract, "--format", "json"]
         args += ["--max-age", max_age or self.max_age_text]
-        if retries:
-            args += ["--retries", str(retries)]
+        # The model is remote first, with the retries asked for: the genres contract alone would
+        # default to cache first with 2 retries.
+        args += ["--strategy", "remote-first", "--retries", str(retries or 0)]
         cmd = self.cmd("load", *args, now=now)
         plan = {"key": key, "mode": mode, "items": items, "body": body, "url": url, "retries": retries,
                 "now": self.now if now is None else now, "max_age": max_age}
@@ -2395,7 +2410,11 @@ def main():
     parser.add_argument("-v", "--verbose", action="store_true", help="print every step and command")
     args = parser.parse_args()
     if args.max_seconds is None:
-        args.max_seconds = DEFAULT_MAX_SECONDS if not (env_steps or env_seed) else 0
+        args.max_seconds = DEFAULT_MAX_SECONDS if (args.seed, args.steps) == (DEFAULT_SEED, DEFAULT_STEPS) else 0
+    # A soak started in the background (`nohup … &`) inherits SIGINT ignored, and so would every
+    # command it starts: `replay --follow`, stopped with SIGINT, would then never stop. A handler
+    # (reset to the default by exec) gives the commands the SIGINT a user's terminal gives them.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     args.binary = os.path.abspath(args.binary or default_binary())
     if not os.access(args.binary, os.X_OK):
         print("soak: no cachelog binary at %s (run swift build --product cachelog, or pass --binary)" % args.binary)

@@ -178,14 +178,18 @@ public final class CacheLog: Sendable {
         let header = try EventCodec.decodeHeader(record, seq: entry.seq)
         guard header.kind == .put, EventCodec.keyBytes(header, in: record).elementsEqual(key) else { return nil }
         let payload = try tables.payload(txn, header, in: record, seq: entry.seq)
-        return StoredValue(payload: payload, timestamp: Date(storedSeconds: header.timestamp), seq: entry.seq)
+        return StoredValue(
+            payload: payload, timestamp: Date(storedSeconds: header.timestamp), seq: entry.seq,
+            maxAge: header.recordedMaxAge, metadata: try EventCodec.metadata(header, in: record, seq: entry.seq))
     }
 
     /// The live entry of `key` (its put's seq, timestamp and size) without reading the payload.
     public func entry(_ key: String) throws -> LiveEntry? {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        return try environment.read { txn in try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows) }
+        return try environment.read { txn in
+            try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows).map { try tables.withRecordedPolicy($0, txn) }
+        }
     }
 
     /// The projection now.
@@ -194,7 +198,9 @@ public final class CacheLog: Sendable {
     /// itself, and the damage is logged; ``verify()`` names it, ``rebuildProjection()`` repairs it.
     public func state() throws -> LogState {
         try environment.read { txn in
-            LogState(seq: try tables.lastSeq(txn), entries: try tables.currentEntries(txn, onDamaged: logDamagedRows))
+            LogState(
+                seq: try tables.lastSeq(txn),
+                entries: try tables.currentEntries(txn, onDamaged: logDamagedRows).map { try tables.withRecordedPolicy($0, txn) })
         }
     }
 
@@ -211,7 +217,9 @@ public final class CacheLog: Sendable {
             let last = try tables.lastSeq(txn)
             let seq = min(try tables.resolve(txn, position, upperBound: true), last)
             var projection = try tables.projection(txn, asOf: seq)
-            return projection.state(at: seq)
+            var state = projection.state(at: seq)
+            state.entries = try state.entries.map { try tables.withRecordedPolicy($0, txn) }
+            return state
         }
     }
 

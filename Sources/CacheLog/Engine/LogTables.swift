@@ -246,6 +246,19 @@ struct LogTables {
         }
     }
 
+    /// `entry` with the max age and metadata its put recorded. The projection keeps only what
+    /// folding needs; the policy stays in the put, one read away. A put that cannot be read
+    /// leaves them empty (``CacheLog/verify()`` names the damage).
+    func withRecordedPolicy(_ entry: LiveEntry, _ txn: Transaction) throws -> LiveEntry {
+        guard let record = try txn.get(dbs.events, SeqKey.bytes(entry.seq)),
+              let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false)
+        else { return entry }
+        var entry = entry
+        entry.maxAge = header.recordedMaxAge
+        entry.metadata = (try? EventCodec.metadata(header, in: record, seq: entry.seq)) ?? [:]
+        return entry
+    }
+
     /// The key's live entry for the append path, where an entry that cannot be read counts as
     /// none: the put or delete being appended replaces or removes it, instead of failing the group.
     private func liveEntryIfReadable(_ txn: Transaction, key: [UInt8]) -> LiveEntry? {

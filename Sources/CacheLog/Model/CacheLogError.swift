@@ -27,6 +27,8 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case keyTooLong(length: Int, maximum: Int)
     /// A payload over 4 GiB cannot be framed.
     case payloadTooLarge(length: Int)
+    /// A put's metadata does not fit its framing (see ``Event/put(key:payload:timestamp:maxAge:metadata:)``).
+    case invalidMetadata(detail: String)
     /// The data file is shorter than the pages LMDB's meta says it uses: it was cut short (a
     /// copy that did not finish, a truncation). Nothing in it is read; restore it from a backup.
     case truncated(path: String, size: Int, expected: Int?)
@@ -73,6 +75,8 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "key is \(length) bytes; the maximum is \(maximum)"
         case .payloadTooLarge(let length):
             return "payload is \(length) bytes; the maximum is \(UInt32.max)"
+        case .invalidMetadata(let detail):
+            return "invalid put metadata: \(detail)"
         case .truncated(let path, let size, let expected):
             let uses = expected.map { "the database uses \($0)" } ?? "LMDB's meta pages need more"
             return "\(path)/data.mdb is truncated: it has \(size) bytes, but \(uses); nothing was read (restore it from a backup)"

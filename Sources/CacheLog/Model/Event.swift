@@ -4,7 +4,12 @@ import Foundation
 /// it knows nothing about what a payload means.
 public enum Event: Sendable, Equatable {
     /// Insert `payload` as the live value of `key`, cached at `timestamp`.
-    case put(key: String, payload: Data, timestamp: Date)
+    ///
+    /// `maxAge` (seconds) records the policy the value was saved under, so that a reader that
+    /// knows nothing of the writer can judge the key alone; `nil` records none. `metadata` is a
+    /// few short named strings kept with the put (which contract the payload follows, an HTTP
+    /// validator): names of 1 to 255 UTF-8 bytes, values up to 65,535, at most 65,535 in all.
+    case put(key: String, payload: Data, timestamp: Date, maxAge: TimeInterval? = nil, metadata: [String: String] = [:])
     /// Remove the live value of `key`, for `reason`.
     case delete(key: String, reason: DeleteReason)
     /// Validation found the value of `key`, cached at `timestamp`, too old under `maxAge` and removed it.
@@ -15,7 +20,7 @@ public enum Event: Sendable, Equatable {
     /// The key the event is about.
     public var key: String {
         switch self {
-        case .put(let key, _, _), .delete(let key, _), .expire(let key, _, _): return key
+        case .put(let key, _, _, _, _), .delete(let key, _), .expire(let key, _, _): return key
         }
     }
 

@@ -12,8 +12,11 @@ public struct RecordedEvent: Sendable, Equatable {
     public var key: String
     /// `put`: when the value was cached. `expire`: the cache timestamp that was judged. `delete`: nil.
     public var timestamp: Date?
-    /// `expire` only: the maximum age, in seconds, that judged the value too old.
+    /// `expire`: the maximum age, in seconds, that judged the value too old. `put`: the maximum
+    /// age it was saved under, when it recorded one. `delete`: nil.
     public var maxAge: TimeInterval?
+    /// `put` only: the metadata it was saved with (empty when none).
+    public var metadata: [String: String] = [:]
     /// `delete` only.
     public var reason: DeleteReason?
     /// Size of the payload before compression (0 for delete and expire).
@@ -45,6 +48,10 @@ public struct StoredValue: Sendable, Equatable {
     public var timestamp: Date
     /// The sequence number of the `put` event that holds it.
     public var seq: UInt64
+    /// The maximum age, in seconds, it was saved under, when the put recorded one.
+    public var maxAge: TimeInterval?
+    /// The metadata it was saved with.
+    public var metadata: [String: String] = [:]
 }
 
 /// One entry of the projection: the key's live `put`, without its payload.
@@ -58,18 +65,24 @@ public struct LiveEntry: Sendable, Equatable, Hashable {
     /// The seq of the record holding the payload bytes: `seq` itself, or an earlier put of the
     /// same key with an identical payload (identical payloads are stored once).
     public var payloadSeq: UInt64
+    /// The maximum age, in seconds, the put was saved under, when it recorded one (filled in by
+    /// the reads that return entries: ``CacheLog/state()``, ``CacheLog/state(asOf:)``, ``CacheLog/entry(_:)``).
+    public var maxAge: TimeInterval?
+    /// The metadata the put was saved with (filled in as ``maxAge`` is).
+    public var metadata: [String: String] = [:]
 
     /// Same entries in the same order, keys compared byte for byte.
     static func sameEntries(_ a: [LiveEntry], _ b: [LiveEntry]) -> Bool {
         a.count == b.count && zip(a, b).allSatisfy { $0.key.utf8.elementsEqual($1.key.utf8) && $0 == $1 }
     }
 
-    public init(key: String, seq: UInt64, timestamp: Date, bytes: Int, payloadSeq: UInt64? = nil) {
+    public init(key: String, seq: UInt64, timestamp: Date, bytes: Int, payloadSeq: UInt64? = nil, maxAge: TimeInterval? = nil) {
         self.key = key
         self.seq = seq
         self.timestamp = timestamp
         self.bytes = bytes
         self.payloadSeq = payloadSeq ?? seq
+        self.maxAge = maxAge
     }
 }
 

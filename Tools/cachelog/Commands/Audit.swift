@@ -6,9 +6,10 @@ struct Audit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer \"why was it stale?\": each key's cache timeline.",
         discussion: """
-            For each key: when every cache version was written, when it became stale under \
-            --max-age, when it was replaced, expired or deleted and why, and the gaps with no cache. \
-            --max-age is at most 36500d. A stored date or max age that is not a finite number is \
+            For each key: when every cache version was written, when it became stale under the \
+            policy it was saved under (7d for a version saved before puts recorded a policy) or \
+            under --max-age when given, when it was replaced, expired or deleted and why, and the \
+            gaps with no cache. --max-age is at most 36500d. A stored date or max age that is not a finite number is \
             shown as nan, inf or -inf (null in JSON), and a version with such a timestamp never \
             goes stale: it never was fresh.
 
@@ -22,8 +23,8 @@ struct Audit: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("The max age that judges staleness: 90s, 15m, 12h or 7d; at most 36500d. (default: 7d)", valueName: "duration"), transform: MaxAgeArgument.parse)
-    var maxAge = MaxAgeArgument(.days(7))
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("One max age that judges staleness for every version: 90s, 15m, 12h or 7d; at most 36500d. (default: each version's recorded policy)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    var maxAge: MaxAgeArgument?
 
     @Option(help: "Output format.")
     var format: TextOrJSON = .text
@@ -43,7 +44,7 @@ struct Audit: AsyncParsableCommand {
                 }
                 return true
             }
-            let timeline = AuditTimeline(maxAge: maxAge.value)
+            let timeline = AuditTimeline(maxAge: maxAge?.value)
             let out = StandardOutput()
             let keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }
             switch format {
@@ -54,7 +55,7 @@ struct Audit: AsyncParsableCommand {
                     }
                     return "{\"key\":\(JSONText.string(String(decoding: key, as: UTF8.self))),\"timeline\":[\(entries.joined(separator: ","))]}"
                 }
-                out.line("{\"maxAge\":\(JSONText.number(maxAge.value.timeInterval)),\"corruptSeqs\":[\(corrupt.map(String.init).joined(separator: ","))],\"keys\":[\(rendered.joined(separator: ","))]}")
+                out.line("{\"maxAge\":\(maxAge.map { JSONText.number($0.value.timeInterval) } ?? "null"),\"corruptSeqs\":[\(corrupt.map(String.init).joined(separator: ","))],\"keys\":[\(rendered.joined(separator: ","))]}")
             case .text:
                 if keys.isEmpty { out.line("no events\(key.map { " for \($0)" } ?? "")") }
                 for (index, key) in keys.enumerated() {

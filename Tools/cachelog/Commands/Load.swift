@@ -5,12 +5,22 @@ import Foundation
 
 struct Load: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Load a feed: remote first, the cache when the remote fails.",
+        abstract: "Load a feed: remote first (or a fresh cache first), the other when it fails.",
         discussion: """
-            On success the cache of KEY is replaced (delete + put, one atomic append) and the items \
-            are printed. When the remote fails (no connection, a status other than 200, a body that \
-            does not match the contract, after the retries), the cached copy is printed if it is \
-            younger than --max-age; otherwise one line on stderr and exit code 3.
+            remote-first: on success the cache of KEY is replaced (delete + put, one atomic append, \
+            recording the max age and contract it was saved under) and the items are printed. When \
+            the remote fails (no connection, a status other than 200, a body that does not match the \
+            contract, after the retries), the cached copy is printed if it is younger than --max-age; \
+            otherwise one line on stderr and exit code 3.
+
+            cache-first: a cache younger than --max-age is printed with no request at all; an empty, \
+            expired or unreadable cache goes to the remote (with its retries), whose items are \
+            cached; when the remote fails too, one line on stderr and exit code 3.
+
+            Each contract brings its app's defaults; --max-age, --strategy and --retries override them:
+              contract app             age  strategy      retries
+            \(Contract.defaultsTable)
+            The people search spec names no max age: it gets 30d, as the verse search spec gives search.
 
             When the remote items cannot be saved (a key longer than the database allows, a full \
             disk), they are still printed, but not as cached: one line on stderr says why, \
@@ -39,11 +49,14 @@ struct Load: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The payload contract the body must match.", valueName: "contract"))
     var contract: Contract = .json
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cache serves: 90s, 15m, 12h or 7d; at most 36500d. (default: 7d)", valueName: "duration"), transform: MaxAgeArgument.parse)
-    var maxAge = MaxAgeArgument(.days(7))
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cache serves: 90s, 15m, 12h or 7d; at most 36500d. (default: the contract's)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    var maxAge: MaxAgeArgument?
 
-    @Option(help: ArgumentHelp("Retries when the remote sends invalid data (connection errors are not retried).", valueName: "n"))
-    var retries = 0
+    @Option(help: ArgumentHelp("remote-first or cache-first. (default: the contract's)", valueName: "strategy"))
+    var strategy: CacheStrategy?
+
+    @Option(help: ArgumentHelp("Retries when the remote sends invalid data (connection errors are not retried). (default: the contract's)", valueName: "n"))
+    var retries: Int?
 
     @Option(help: ArgumentHelp(
         "Seconds the remote may take in all, from connecting to the last byte (1 to 3600). (default: 60)",
@@ -59,7 +72,7 @@ struct Load: AsyncParsableCommand {
             throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/feed.json")
         }
         guard !key.isEmpty else { throw ValidationError("--key must not be empty") }
-        guard (0...10).contains(retries) else { throw ValidationError("--retries must be between 0 and 10") }
+        guard (0...10).contains(retries ?? 0) else { throw ValidationError("--retries must be between 0 and 10") }
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
     }
 
@@ -68,7 +81,8 @@ struct Load: AsyncParsableCommand {
             guard let feedURL = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
             let log = try global.openForWriting(create: true)
             let job = LoadJob(
-                log: log, key: key, url: feedURL, contract: contract, maxAge: maxAge.value, retries: retries,
+                log: log, key: key, url: feedURL, contract: contract, maxAge: maxAge?.value ?? contract.maxAge,
+                strategy: strategy ?? contract.strategy, retries: retries ?? contract.retries,
                 now: try global.clock(), client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
             let report = try await job.run()
             let out = StandardOutput()

@@ -8,14 +8,16 @@ import Logging
 import FoundationNetworking
 #endif
 
-/// The main job, composed from the use cases: remote first (retried on invalid data), the result
-/// cached on success; on failure the cache, if younger than the max age.
-struct LoadJob {
+/// The main job, composed from the use cases by the strategy: remote first (retried on invalid
+/// data) with the cache as the fallback, or a fresh cache first with the remote as the fallback;
+/// remote items are cached on their way.
+struct LoadJob: ContractBody {
     let log: CacheLog
     let key: String
     let url: URL
     let contract: Contract
     let maxAge: MaxAge
+    let strategy: CacheStrategy
     let retries: Int
     let now: @Sendable () -> Date
     let client: any HTTPClient
@@ -39,45 +41,31 @@ struct LoadJob {
     }
 
     func run() async throws -> Report {
-        switch contract {
-        case .images: return try await run(FeedImagesMapper.map)
-        case .films: return try await run(FilmsMapper.map)
-        case .genres: return try await run(GenresMapper.map)
-        case .verses: return try await run(VersesMapper.map)
-        case .people: return try await run { data, response in try PeoplePageMapper.map(data, from: response).results }
-        case .json:
-            return try await run(JSONItemsMapper.map, coder: .exactJSON) { String(decoding: $0.text, as: UTF8.self) }
-        }
+        try await contract.visit(self)
     }
 
-    private func run<Item: Codable & Sendable>(_ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item]) async throws -> Report {
-        let encoder = JSONText.encoder()
-        return try await run(mapper, coder: .json) { String(decoding: try encoder.encode($0), as: UTF8.self) }
-    }
-
-    private func run<Item: Sendable>(
-        _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item],
-        coder: FeedPayloadCoder<Item>,
-        render: (Item) throws -> String
+    func run<Item: Sendable>(
+        _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], coder: FeedPayloadCoder<Item>,
+        contract: Contract, render: @escaping @Sendable (Item) throws -> String
     ) async throws -> Report {
         let local = LocalFeedLoader<Item>(
             store: CacheLogFeedStore(log: log, key: key), currentDate: now, policy: CachePolicy(maxAge: maxAge),
-            coder: coder, logger: logger)
+            coder: coder, contract: contract.rawValue, logger: logger)
         let remote = RemoteLoader(url: url, client: client, mapper: mapper, logger: logger)
         let retried = FeedLoaderRetryDecorator(
             decoratee: AnyFeedLoader<Item>.remote { try await remote.load() },
             retries: retries,
             isRetryable: { ($0 as? RemoteLoaderError) == .invalidData })
-        let loader = FeedLoaderWithFallbackComposite(
-            primary: FeedLoaderCacheDecorator(decoratee: retried, cache: local, logger: logger),
-            fallback: local)
+        let loader = strategy.compose(remote: retried, cache: local, logger: logger)
 
         let loaded: LoadedFeed<Item>
         do {
             loaded = try await loader.loadFeed()
         } catch let error as NoUsableFeedError {
+            let (remoteError, cacheError) = strategy == .remoteFirst
+                ? (error.primaryError, error.fallbackError) : (error.fallbackError, error.primaryError)
             throw CLIFailure(
-                "no usable data for \(key): \(describeRemote(error.primaryError)); \(describeCache(error.fallbackError, now: now()))",
+                "no usable data for \(key): \(describeRemote(remoteError)); \(describeCache(cacheError, now: now()))",
                 code: Exit.noUsableData)
         }
         let at = now()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CacheLog
+import FeedCacheLog
 import Foundation
 
 struct Replay: AsyncParsableCommand {
@@ -7,8 +8,9 @@ struct Replay: AsyncParsableCommand {
         abstract: "Print the history: one event per line.",
         discussion: """
             Every put, delete and expire in the order they were appended. JSON lines carry seq, at \
-            (when recorded), type, key, and per type: timestamp and bytes/storedBytes (put), reason \
-            (delete), timestamp and maxAge in seconds (expire); --payload adds the payload (when it \
+            (when recorded), type, key, and per type: timestamp, bytes/storedBytes, and the policy \
+            it was saved under, maxAge in seconds and contract (put; null when the put recorded \
+            none), reason (delete), timestamp and maxAge in seconds (expire); --payload adds the payload (when it \
             is JSON, its bytes exactly as stored, numbers and escapes as written, without the \
             whitespace between tokens; else base64). A record that fails its checks is printed as \
             type "corrupt" and the replay goes on. A stored date or max age that is not a finite \
@@ -141,6 +143,10 @@ struct EventPrinter {
         case .put:
             out.append(",\"bytes\":")
             out.append(event.payloadBytes)
+            out.append(",\"maxAge\":")
+            out.write(event.maxAge.map(JSONText.number) ?? "null")
+            out.append(",\"contract\":")
+            if let contract = event.metadata[CacheLogFeedStore.contractName] { out.appendJSONString(contract) } else { out.append("null") }
         case .delete:
             out.append(",\"reason\":")
             out.appendJSONString(event.reason?.name ?? "unknown")
@@ -162,11 +168,13 @@ struct EventPrinter {
         let detail: String
         switch event.kind {
         case .put:
-            detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?"), \(event.payloadBytes) bytes (\(event.storedBytes) stored)"
+            let policy = event.maxAge.map { ", max age \(DurationText.string($0))" } ?? ""
+            let contract = event.metadata[CacheLogFeedStore.contractName].map { ", \($0)" } ?? ""
+            detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?"), \(event.payloadBytes) bytes (\(event.storedBytes) stored)\(policy)\(contract)"
         case .delete:
             detail = "reason: \(event.reason?.name ?? "unknown")"
         case .expire:
-            detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?") was older than \(DurationText.string(event.maxAge ?? 0))"
+            detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?") was \(DurationText.string(event.maxAge ?? 0)) old or more"
         }
         let colors = [EventKind.put: "32", .delete: "33", .expire: "35"]
         var line = "\(pad(String(event.seq), 6, right: true))  \(pad(DateParsing.string(event.recordedAt), 20))  \(Terminal.color(pad(event.kind.name, 7), colors[event.kind] ?? "0"))  \(pad(event.key, 20))  \(detail)"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CacheLog
+import FeedCache
 import Foundation
 
 struct State: AsyncParsableCommand {
@@ -7,7 +8,10 @@ struct State: AsyncParsableCommand {
         abstract: "Show the live cache entries, now or at a point in the past.",
         discussion: """
             The projection of the log: for each key, its live put (seq, cache timestamp, payload \
-            size). --as-of rebuilds it as it was right after a seq, or after the last event \
+            size) and the policy it was saved under: its max age (7d for a put saved before puts \
+            recorded a policy), when it expires and whether it is fresh at --now (or at the date \
+            given to --as-of), and its contract. JSON entries carry key, timestamp, seq, bytes, \
+            maxAge (seconds), expires, fresh and contract (null when none). --as-of rebuilds it as it was right after a seq, or after the last event \
             recorded by a date. A stored timestamp that is not a finite number (a damaged or \
             hand-made record) is shown as nan, inf or -inf, and as null in JSON.
 
@@ -41,16 +45,23 @@ struct State: AsyncParsableCommand {
             let out = StandardOutput()
             switch format {
             case .json:
-                let entries = state.entries.map {
-                    "{\"key\":\(JSONText.string($0.key)),\"timestamp\":\(JSONText.date($0.timestamp)),\"seq\":\($0.seq),\"bytes\":\($0.bytes)}"
+                let entries = state.entries.map { entry in
+                    let policy = KeyPolicy.of(entry)
+                    let rule = CachePolicy(maxAge: policy.maxAge)
+                    let expires = rule.expiry(of: entry.timestamp)
+                    return "{\"key\":\(JSONText.string(entry.key)),\"timestamp\":\(JSONText.date(entry.timestamp)),\"seq\":\(entry.seq),\"bytes\":\(entry.bytes),"
+                        + "\"maxAge\":\(JSONText.number(policy.maxAge.timeInterval)),\"expires\":\(expires.map(JSONText.date) ?? "null"),"
+                        + "\"fresh\":\(rule.validate(entry.timestamp, against: now)),\"contract\":\(policy.contract.map(JSONText.string) ?? "null")}"
                 }
                 out.line("{\"seq\":\(state.seq),\"entries\":[\(entries.joined(separator: ","))]}")
             case .text:
                 out.line("as of seq \(state.seq): \(state.entries.count) live \(state.entries.count == 1 ? "entry" : "entries")")
                 guard !state.entries.isEmpty else { break }
-                out.line(Terminal.color("KEY                   CACHED AT             AGE         SEQ     BYTES", "1"))
+                out.line(Terminal.color("KEY                   CACHED AT             AGE       MAX AGE  FRESH     SEQ     BYTES", "1"))
                 for entry in state.entries {
-                    out.line("\(EventPrinter.pad(entry.key, 20))  \(EventPrinter.pad(DateParsing.string(entry.timestamp), 20))  \(EventPrinter.pad(DurationText.string(now.timeIntervalSince(entry.timestamp)), 8))  \(EventPrinter.pad(String(entry.seq), 6, right: true))  \(EventPrinter.pad(String(entry.bytes), 8, right: true))")
+                    let maxAge = KeyPolicy.of(entry).maxAge
+                    let fresh = CachePolicy(maxAge: maxAge).validate(entry.timestamp, against: now) ? "yes" : "no"
+                    out.line("\(EventPrinter.pad(entry.key, 20))  \(EventPrinter.pad(DateParsing.string(entry.timestamp), 20))  \(EventPrinter.pad(DurationText.string(now.timeIntervalSince(entry.timestamp)), 8))  \(EventPrinter.pad(maxAge.description, 7))  \(EventPrinter.pad(fresh, 5))  \(EventPrinter.pad(String(entry.seq), 6, right: true))  \(EventPrinter.pad(String(entry.bytes), 8, right: true))")
                 }
             }
         }

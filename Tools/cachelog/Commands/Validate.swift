@@ -3,13 +3,21 @@ import CacheLog
 import FeedCache
 import FeedCacheLog
 import Foundation
+import Logging
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 struct Validate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the validate-cache use case over one key or every key (a cron job).",
         discussion: """
-            A cache at least --max-age old is expired (an expire event removes it); a cache that \
-            cannot be read back is deleted with reason retrieval-error; a fresh cache is left alone.
+            Each key is judged by the policy its cache was saved under (the max age and contract \
+            that load recorded; 7d and no contract for caches saved before puts recorded a policy), \
+            or by --max-age for every key when it is given. A cache that old or older is expired \
+            (an expire event removes it); a cache that cannot be read back, or whose payload no \
+            longer decodes under its contract, is deleted with reason retrieval-error; a fresh \
+            cache is left alone.
 
             --now judges ages at another moment, and the expires it writes are real: they are \
             recorded at that moment, and since recorded time never goes backward in the log, a \
@@ -21,7 +29,7 @@ struct Validate: AsyncParsableCommand {
 
             Examples:
               cachelog validate
-              cachelog validate --key films --max-age 7d
+              cachelog validate --key films --max-age 1d
               cachelog --now 2026-12-09T10:00:00Z validate --dry-run
               cachelog --now 2026-12-09T10:00:00Z validate --format json | jq '.[] | select(.outcome == "expired")'
             """)
@@ -31,8 +39,8 @@ struct Validate: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("The cache policy: 90s, 15m, 12h or 7d; at most 36500d. (default: 7d)", valueName: "duration"), transform: MaxAgeArgument.parse)
-    var maxAge = MaxAgeArgument(.days(7))
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("One max age for every key: 90s, 15m, 12h or 7d; at most 36500d. (default: each key's recorded policy)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    var maxAge: MaxAgeArgument?
 
     @Flag(name: .customLong("dry-run"), help: "Print what would be expired or deleted; write nothing.")
     var dryRun = false
@@ -82,11 +90,18 @@ struct Validate: AsyncParsableCommand {
 
     private func validate(_ key: String, in log: CacheLog, clock: @escaping @Sendable () -> Date) async throws -> Outcome {
         let before = try log.entry(key)
+        let recorded = before.map(KeyPolicy.of)
+        // What the use case will judge by, for the report: the use case reads the policy itself.
+        let policy = maxAge?.value ?? recorded?.maxAge ?? KeyPolicy.unrecorded.maxAge
+        let contract = recorded?.contract.flatMap(Contract.init(rawValue:))
         let store = RecordingFeedStore(CacheLogFeedStore(log: log, key: key), dryRun: dryRun)
-        let loader = LocalFeedLoader<JSONValue>(
-            store: store, currentDate: clock, policy: CachePolicy(maxAge: maxAge.value), logger: global.logger())
-        try await loader.validateCache()
-        let age = before.map { "cached \(DateParsing.string($0.timestamp)), \(DurationText.string(clock().timeIntervalSince($0.timestamp))) old" }
+        try await ValidationJob(
+            store: store, clock: clock, policy: CachePolicy(maxAge: maxAge?.value ?? KeyPolicy.unrecorded.maxAge),
+            judging: maxAge == nil ? .recorded : .loaders, logger: global.logger()
+        ).run(contract)
+        let age = before.map {
+            "cached \(DateParsing.string($0.timestamp)), \(DurationText.string(clock().timeIntervalSince($0.timestamp))) old, max age \(policy)"
+        }
         // Where the write landed; a dry run wrote nothing.
         func written(_ verb: String) throws -> String {
             guard !dryRun else { return "nothing written" }
@@ -95,12 +110,44 @@ struct Validate: AsyncParsableCommand {
         }
         switch await store.writes.last {
         case .delete?:
-            return Outcome(key: key, outcome: "deleted", detail: "unreadable; \(try written("deleted"))")
+            // Either the cache could not be read back, or its payload did not decode.
+            let why = (try? log.retrieve(key)) == nil ? "unreadable" : "not a valid \(contract?.rawValue ?? "") payload"
+            return Outcome(key: key, outcome: "deleted", detail: "\(why); \(try written("deleted"))")
         case .expire?:
             return Outcome(key: key, outcome: "expired", detail: "\(age ?? "no cache"); \(try written("expired"))")
         default:
             guard let age else { return Outcome(key: key, outcome: "empty", detail: "no cache") }
             return Outcome(key: key, outcome: "fresh", detail: age)
         }
+    }
+}
+
+/// The validate-cache use case over one key, its payload decoded under the contract it was saved
+/// with (or not decoded, when it recorded none).
+private struct ValidationJob: ContractBody {
+    let store: any FeedStore
+    let clock: @Sendable () -> Date
+    let policy: CachePolicy
+    let judging: PolicyChoice
+    let logger: Logger
+
+    func run(_ contract: Contract?) async throws {
+        guard let contract else {
+            return try await run(coder: FeedPayloadCoder<Data>(encode: { $0.first ?? Data() }, decode: { [$0] }))
+        }
+        try await contract.visit(self)
+    }
+
+    func run<Item: Sendable>(
+        _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], coder: FeedPayloadCoder<Item>,
+        contract: Contract, render: @escaping @Sendable (Item) throws -> String
+    ) async throws {
+        try await run(coder: coder)
+    }
+
+    private func run<Item: Sendable>(coder: FeedPayloadCoder<Item>) async throws {
+        try await LocalFeedLoader(
+            store: store, currentDate: clock, policy: policy, coder: coder, judging: judging, logger: logger
+        ).validateCache()
     }
 }

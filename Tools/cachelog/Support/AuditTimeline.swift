@@ -3,7 +3,7 @@ import FeedCache
 import Foundation
 
 /// Turns one key's events into the story of its cache: each version written, when it went stale
-/// under a max age, when and why it was replaced, expired or deleted, and the gaps with no cache.
+/// under its policy, when and why it was replaced, expired or deleted, and the gaps with no cache.
 struct AuditTimeline {
     struct Entry: Equatable {
         enum Kind: String { case written, stale, replaced, expired, deleted, ignored, gap, corrupt }
@@ -13,14 +13,20 @@ struct AuditTimeline {
         var text: String
     }
 
-    let maxAge: MaxAge
+    /// One max age for every version; `nil`: each version's recorded policy (``KeyPolicy``).
+    let maxAge: MaxAge?
 
-    init(maxAge: MaxAge) { self.maxAge = maxAge }
+    init(maxAge: MaxAge?) { self.maxAge = maxAge }
 
-    /// When a version cached at `timestamp` went stale, by the same rule the cache itself uses;
-    /// `nil` for a timestamp that is not a finite date (such a version never was fresh).
-    func staleDate(_ timestamp: Date) -> Date? {
-        CachePolicy(maxAge: maxAge).expiry(of: timestamp)
+    /// The max age that judges the version `put` wrote.
+    func maxAge(of put: RecordedEvent) -> MaxAge {
+        maxAge ?? KeyPolicy.of(put)?.maxAge ?? KeyPolicy.unrecorded.maxAge
+    }
+
+    /// When the version `put` wrote went stale, by the same rule the cache itself uses; `nil`
+    /// for a timestamp that is not a finite date (such a version never was fresh).
+    func staleDate(_ put: RecordedEvent) -> Date? {
+        put.timestamp.flatMap(CachePolicy(maxAge: maxAge(of: put)).expiry)
     }
 
     func build(_ events: [RecordedEvent], now: Date) -> [Entry] {
@@ -31,10 +37,10 @@ struct AuditTimeline {
 
         /// Reports the live version going stale, if it did before `date`.
         func staleBefore(_ date: Date) {
-            guard let current = live, let timestamp = current.timestamp, let stale = staleDate(timestamp) else { return }
+            guard let current = live, let stale = staleDate(current) else { return }
             if stale <= date {
                 entries.append(Entry(at: stale, kind: .stale, seq: current.seq,
-                                     text: "seq \(current.seq) became stale (max age \(maxAge))"))
+                                     text: "seq \(current.seq) became stale (max age \(maxAge(of: current)))"))
             }
         }
 

@@ -1,12 +1,13 @@
 import ArgumentParser
 import FeedAPI
+import FeedCache
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// The payload contracts `load --contract` knows. Each has a mapper in FeedAPI (or, for `json`,
-/// here) that accepts only bodies of that shape.
+/// here) that accepts only bodies of that shape, and brings its app's defaults.
 enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// `{"items":[{id,description,location,image}]}`
     case images
@@ -20,6 +21,67 @@ enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
     case people
     /// Any JSON: an array's elements are the items, any other value is one item.
     case json
+
+    /// The max age the app's spec gives its cache. The people search spec names none: it gets
+    /// the search caches' 30 days, as the verse search spec gives them.
+    var maxAge: MaxAge {
+        switch self {
+        case .images, .films, .genres, .json: .days(7)
+        case .verses, .people: .days(30)
+        }
+    }
+
+    /// The genres app shows a fresh cache without asking the remote; the others ask it first.
+    var strategy: CacheStrategy { self == .genres ? .cacheFirst : .remoteFirst }
+
+    /// The genres app retries invalid data 2 times; the others do not retry.
+    var retries: Int { self == .genres ? 2 : 0 }
+
+    /// The defaults table `load --help` and the README show.
+    static let defaultsTable: String = {
+        let apps: [Contract: String] = [
+            .images: "image feed", .films: "film feed", .genres: "podcast genres", .verses: "verse search",
+            .people: "people search", .json: "any JSON",
+        ]
+        return allCases.map { contract in
+            let name = contract.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+            let app = (apps[contract] ?? "").padding(toLength: 16, withPad: " ", startingAt: 0)
+            let age = contract.maxAge.description.padding(toLength: 5, withPad: " ", startingAt: 0)
+            let strategy = contract.strategy.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
+            return "  \(name)\(app)\(age)\(strategy)\(contract.retries)"
+        }.joined(separator: "\n")
+    }()
+
+    /// Calls `body` with this contract's item type: its mapper, its coder and how an item prints.
+    func visit<Body: ContractBody>(_ body: Body) async throws -> Body.Result {
+        switch self {
+        case .images: try await body.codable(FeedImagesMapper.map, contract: self)
+        case .films: try await body.codable(FilmsMapper.map, contract: self)
+        case .genres: try await body.codable(GenresMapper.map, contract: self)
+        case .verses: try await body.codable(VersesMapper.map, contract: self)
+        case .people: try await body.codable({ data, response in try PeoplePageMapper.map(data, from: response).results }, contract: self)
+        case .json:
+            try await body.run(JSONItemsMapper.map, coder: .exactJSON, contract: self) { String(decoding: $0.text, as: UTF8.self) }
+        }
+    }
+}
+
+/// Work that depends on a contract's item type (see ``Contract/visit(_:)``).
+protocol ContractBody {
+    associatedtype Result
+    func run<Item: Sendable>(
+        _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], coder: FeedPayloadCoder<Item>,
+        contract: Contract, render: @escaping @Sendable (Item) throws -> String
+    ) async throws -> Result
+}
+
+extension ContractBody {
+    /// `run` for `Codable` items: cached as sorted-key JSON, printed as compact JSON.
+    func codable<Item: Codable & Sendable>(
+        _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], contract: Contract
+    ) async throws -> Result {
+        try await run(mapper, coder: .json, contract: contract) { String(decoding: try JSONText.encoder().encode($0), as: UTF8.self) }
+    }
 }
 
 /// The `json` contract's mapper: a 200 whose body is JSON. The items keep the server's bytes
@@ -33,3 +95,5 @@ enum JSONItemsMapper {
         return items
     }
 }
+
+extension CacheStrategy: ExpressibleByArgument {}

@@ -1,0 +1,30 @@
+import Logging
+
+/// How a remote loader and its cache are composed: which one is asked first.
+///
+/// Both save what the remote delivers (``FeedLoaderCacheDecorator``) and fall back to the other
+/// side when the first fails (``FeedLoaderWithFallbackComposite``); both deliver a cached feed
+/// only while its policy holds it fresh.
+public enum CacheStrategy: String, Sendable, Hashable, CaseIterable {
+    /// The remote first; the cache when the remote fails (the feed apps: "Given the customer
+    /// doesn't have connectivity … the app should display the latest saved feed").
+    case remoteFirst = "remote-first"
+    /// A fresh cache first, with no request at all; the remote when the cache is empty, expired
+    /// or unreadable (the genres app: "Given the client has connectivity and there's a cached
+    /// version … less than 7 days old … the app should display the latest cached genres list").
+    case cacheFirst = "cache-first"
+
+    /// `remote` and `cache` composed by this strategy.
+    ///
+    /// When both sides fail, the error is a ``NoUsableFeedError`` whose primary error is the
+    /// side asked first: the remote's for ``remoteFirst``, the cache's for ``cacheFirst``.
+    public func compose<Item: Sendable>(
+        remote: any FeedLoader<Item>, cache: LocalFeedLoader<Item>, logger: Logger? = nil
+    ) -> any FeedLoader<Item> {
+        let remoteThenSave = FeedLoaderCacheDecorator(decoratee: remote, cache: cache, logger: logger)
+        return switch self {
+        case .remoteFirst: FeedLoaderWithFallbackComposite(primary: remoteThenSave, fallback: cache)
+        case .cacheFirst: FeedLoaderWithFallbackComposite(primary: cache, fallback: remoteThenSave)
+        }
+    }
+}
