@@ -72,7 +72,10 @@ let package = Package(
             name: "AcceptanceTests",
             dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "TestSupport"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "LoopbackHTTP", "TestSupport"]),
+        .testTarget(
+            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "LoopbackHTTP", "TestSupport"],
+            // Read by path (see CompatibilityTests), not bundled.
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["CacheLog", "CLMDB", "FeedAPI", "FeedCache", "FeedCacheLog", "TestSupport", "cachelog", "cachelog-writer"]

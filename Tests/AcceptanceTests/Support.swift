@@ -130,19 +130,21 @@ enum LoggedEvent: Equatable, CustomStringConvertible {
 func days(_ days: Int) -> TimeInterval { TimeInterval(days * 86_400) }
 
 /// Expects `error` to be the fallback composite's ``NoUsableFeedError``, the remote having failed
-/// with `remoteError` and the cache with `cacheError`.
+/// with `remoteError` and the cache with `cacheError`; `strategy` says which was asked first.
 func expectNoUsableFeed(
     _ error: (any Error)?,
     remote remoteError: RemoteLoaderError,
     cache cacheError: CacheUnavailableError,
+    strategy: CacheStrategy = .remoteFirst,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     guard let error = error as? NoUsableFeedError else {
         Issue.record("expected NoUsableFeedError, got \(String(describing: error))", sourceLocation: sourceLocation)
         return
     }
-    #expect(error.primaryError as? RemoteLoaderError == remoteError, sourceLocation: sourceLocation)
-    #expect(error.fallbackError as? CacheUnavailableError == cacheError, sourceLocation: sourceLocation)
+    let (remote, cache) = strategy == .remoteFirst ? (error.primaryError, error.fallbackError) : (error.fallbackError, error.primaryError)
+    #expect(remote as? RemoteLoaderError == remoteError, sourceLocation: sourceLocation)
+    #expect(cache as? CacheUnavailableError == cacheError, sourceLocation: sourceLocation)
 }
 
 /// Serves `routes` by path (query ignored), 404 elsewhere.

@@ -80,6 +80,26 @@ struct Planting {
             """).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// Appends a put of `payload` under `key` the way the engine would (record, `state` row,
+    /// `meta` counters), recording `maxAge` and `contract`: a save no `cachelog` command can make,
+    /// such as a payload that does not follow the contract it names.
+    func appendPut(key: String, payload: String, timestamp: Double, maxAge: Double, contract: String) async throws {
+        try await python("""
+            key, payload, contract = \(pythonBytes(key)), \(pythonBytes(payload)), \(pythonBytes(contract))
+            last = struct.unpack(">Q", txn.get(b"lastSeq", db=meta))[0]
+            at = struct.unpack(">d", txn.get(b"lastRecordedAt", db=meta))[0]
+            body = zlib.compress(payload)
+            entries = bytes([8]) + b"contract" + struct.pack(">H", len(contract)) + contract
+            metadata = struct.pack(">H", len(entries)) + entries
+            record = struct.pack(">BBBBdddHII", 1, 1, 1 | 4 | 8, 0, at, \(timestamp), \(maxAge), len(key), len(payload), len(body))
+            record += key + body + metadata
+            record += struct.pack(">I", zlib.crc32(record))
+            txn.put(seq(last + 1), record, db=events)
+            txn.put(key, struct.pack(">QdIQ", last + 1, \(timestamp), len(payload), last + 1), db=state)
+            txn.put(b"lastSeq", seq(last + 1), db=meta)
+            """)
+    }
+
     private func pythonBytes(_ text: String) -> String {
         "bytes([" + text.utf8.map(String.init).joined(separator: ",") + "])"
     }

@@ -94,6 +94,9 @@ struct Validate: AsyncParsableCommand {
         // What the use case will judge by, for the report: the use case reads the policy itself.
         let policy = maxAge?.value ?? recorded?.maxAge ?? KeyPolicy.unrecorded.maxAge
         let contract = recorded?.contract.flatMap(Contract.init(rawValue:))
+        // Read before validation may delete it: a deletion then says whether the cache could not
+        // be read back or its payload did not decode.
+        let readable = (try? log.retrieve(key)) != nil
         let store = RecordingFeedStore(CacheLogFeedStore(log: log, key: key), dryRun: dryRun)
         try await ValidationJob(
             store: store, clock: clock, policy: CachePolicy(maxAge: maxAge?.value ?? KeyPolicy.unrecorded.maxAge),
@@ -110,8 +113,7 @@ struct Validate: AsyncParsableCommand {
         }
         switch await store.writes.last {
         case .delete?:
-            // Either the cache could not be read back, or its payload did not decode.
-            let why = (try? log.retrieve(key)) == nil ? "unreadable" : "not a valid \(contract?.rawValue ?? "") payload"
+            let why = readable ? "not a valid \(contract?.rawValue ?? "") payload" : "unreadable"
             return Outcome(key: key, outcome: "deleted", detail: "\(why); \(try written("deleted"))")
         case .expire?:
             return Outcome(key: key, outcome: "expired", detail: "\(age ?? "no cache"); \(try written("expired"))")
