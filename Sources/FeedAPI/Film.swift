@@ -5,7 +5,8 @@ import FoundationNetworking
 
 /// One film of the (Studio Ghibli) film feed: `{"id", "title", "description", "image", "url"}`.
 public struct Film: Codable, Sendable, Equatable, Hashable {
-    /// The film's identity as the API spells it (a UUID string, kept verbatim).
+    /// The film's identity as the API spells it: a UUID (``FilmsMapper`` accepts nothing else),
+    /// kept verbatim, so its case survives a round trip through the cache.
     public let id: String
     /// The title.
     public let title: String
@@ -30,9 +31,12 @@ public struct Film: Codable, Sendable, Equatable, Hashable {
 public enum FilmsMapper {
     /// Maps a 200 response whose body matches the contract to its films.
     ///
-    /// - Throws: ``RemoteLoaderError/invalidData`` for any other status or body.
+    /// - Throws: ``RemoteLoaderError/invalidData`` for any other status or body, including a film
+    ///   whose `id` is not a UUID (the film model's spec).
     @Sendable
     public static func map(_ data: Data, from response: HTTPURLResponse) throws -> [Film] {
-        try JSONContract.decode([Film].self, from: data, response: response)
+        let films = try JSONContract.decode([Film].self, from: data, response: response)
+        guard films.allSatisfy({ UUID(uuidString: $0.id) != nil }) else { throw RemoteLoaderError.invalidData }
+        return films
     }
 }

@@ -315,8 +315,8 @@ func looksLikeACrash(_ text: String) -> Bool {
 /// Sample payloads, one per contract the tool knows.
 enum Feeds {
     static let films = """
-        [{"id":"2baf70d1","title":"Castle in the Sky","description":"Sheeta and Pazu","image":"https://example.com/laputa.jpg","url":"https://example.com/films/2baf70d1"},\
-        {"id":"58611129","title":"My Neighbor Totoro","description":"Two sisters","image":"https://example.com/totoro.jpg","url":"https://example.com/films/58611129"}]
+        [{"id":"2baf70d1-42bb-4437-b551-e5fed5a87abe","title":"Castle in the Sky","description":"Sheeta and Pazu","image":"https://example.com/laputa.jpg","url":"https://example.com/films/2baf70d1"},\
+        {"id":"58611129-2dbc-4a81-a72f-77ddfc1b1b49","title":"My Neighbor Totoro","description":"Two sisters","image":"https://example.com/totoro.jpg","url":"https://example.com/films/58611129"}]
         """
     static let genres = #"{"genres":[{"id":1,"name":"Rock"},{"id":2,"name":"Jazz"},{"id":3,"name":"Folk"}]}"#
     static let images = """
@@ -326,7 +326,7 @@ enum Feeds {
     static let people = #"{"count":2,"next":null,"previous":null,"results":[{"name":"Luke Skywalker"},{"name":"Leia Organa"}]}"#
     static let anyJSON = #"{"hello":"world","n":[1,2,3]}"#
     /// The film feed a day later: one more film.
-    static let newerFilms = String(films.dropLast()) + #",{"id":"0440483e","title":"Princess Mononoke","description":"Ashitaka","image":"https://example.com/mononoke.jpg","url":"https://example.com/films/0440483e"}]"#
+    static let newerFilms = String(films.dropLast()) + #",{"id":"0440483e-ca0e-4120-8c50-4c8cd9b965d6","title":"Princess Mononoke","description":"Ashitaka","image":"https://example.com/mononoke.jpg","url":"https://example.com/films/0440483e"}]"#
 
     static let routes: [String: HTTPResponse] = [
         "/films.json": .json(films),

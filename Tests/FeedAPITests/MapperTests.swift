@@ -70,6 +70,14 @@ struct FilmsMapperTests {
         }
     }
 
+    @Test(arguments: ["1", "2baf70d1", "", "2baf70d1-42bb-4437-b551-e5fed5a87abz"])
+    func map_throwsInvalidDataOnAFilmWhoseIdIsNotAUUID(id: String) throws {
+        let body = #"[{"id":"\#(id)","title":"t","description":"d","image":"http://x.test/i","url":"http://x.test/f"}]"#
+        #expect(throws: RemoteLoaderError.invalidData) {
+            try FilmsMapper.map(json(body), from: try response(200))
+        }
+    }
+
     @Test
     func map_deliversNoFilmsOn200HTTPResponseWithEmptyJSONArray() throws {
         #expect(try FilmsMapper.map(json("[]"), from: try response(200)) == [])

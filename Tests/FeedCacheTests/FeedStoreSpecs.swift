@@ -208,10 +208,13 @@ enum FeedStoreSpecs {
         }
     }
 
-    /// `sut` fails to retrieve (for example it holds a corrupt record).
+    /// `sut` fails to retrieve (for example it holds a corrupt record): twice, with the same
+    /// error ("error twice returns the same error", the verse search store's requirements).
     static func retrieve_hasNoSideEffectsOnFailure(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) { try await sut.retrieve() }
-        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) { try await sut.retrieve() }
+        let first = await #expect(throws: (any Error).self, sourceLocation: sourceLocation) { try await sut.retrieve() }
+        let second = await #expect(throws: (any Error).self, sourceLocation: sourceLocation) { try await sut.retrieve() }
+        #expect(first.map { type(of: $0) } == second.map { type(of: $0) }, sourceLocation: sourceLocation)
+        #expect(first.map { String(reflecting: $0) } == second.map { String(reflecting: $0) }, sourceLocation: sourceLocation)
     }
 
     /// `sut` refuses writes (for example a read-only database).

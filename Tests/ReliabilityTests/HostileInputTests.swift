@@ -248,7 +248,7 @@ struct HostileInputTests {
     /// A valid body of each contract, to mutate.
     static let validBodies = [
         #"{"items":[{"id":"73A7F70C-75DA-4C2E-B5A3-EED40DC53AA6","description":"a","location":"b","image":"https://a.example/1.png"}]}"#,
-        #"[{"id":"1","title":"Totoro","description":"d","image":"https://a.example/t.png","url":"https://a.example/t"}]"#,
+        #"[{"id":"58611129-2dbc-4a81-a72f-77ddfc1b1b49","title":"Totoro","description":"d","image":"https://a.example/t.png","url":"https://a.example/t"}]"#,
         #"{"genres":[{"id":1,"name":"Comedy"},{"id":2,"name":"News"}]}"#,
         #"[{"scripture":"John 3:16","distance":0.25,"text":"For God so loved"}]"#,
         #"{"count":82,"next":"https://a.example/?page=2","previous":null,"results":[{"name":"Luke","height":"172"}]}"#,
