@@ -6,7 +6,8 @@ import Logging
 /// the cache would give stale items a fresh timestamp. A failing save does not fail the load (the
 /// items are still worth showing), but the delivered feed says so in
 /// ``LoadedFeed/cacheSave`` (``CacheSaveOutcome/failed(_:)``), so that no caller reports
-/// unsaved items as cached; a successful save is ``CacheSaveOutcome/saved``.
+/// unsaved items as cached; a successful save is ``CacheSaveOutcome/saved``. A task cancelled
+/// while the decoratee loaded saves nothing and throws `CancellationError`.
 public struct FeedLoaderCacheDecorator<Item: Sendable>: FeedLoader {
     private let decoratee: any FeedLoader<Item>
     private let cache: any FeedCaching<Item>
@@ -22,6 +23,7 @@ public struct FeedLoaderCacheDecorator<Item: Sendable>: FeedLoader {
     public func loadFeed() async throws -> LoadedFeed<Item> {
         let feed = try await decoratee.loadFeed()
         guard feed.source == .remote else { return feed }
+        try Task.checkCancellation()
         do {
             try await cache.save(feed.items)
             return LoadedFeed(items: feed.items, source: feed.source, cacheSave: .saved)

@@ -5,7 +5,7 @@
 ///   ``FeedSource``), so the caller can tell a remote feed from a cached one.
 /// - If both throw, ``NoUsableFeedError`` carries both errors.
 /// - Cancellation is not a failure: a `CancellationError` from the primary, or a cancelled
-///   task, is rethrown without trying the fallback.
+///   task, is rethrown without trying the fallback; one from the fallback is rethrown as is.
 public struct FeedLoaderWithFallbackComposite<Item: Sendable>: FeedLoader {
     private let primary: any FeedLoader<Item>
     private let fallback: any FeedLoader<Item>
@@ -27,6 +27,8 @@ public struct FeedLoaderWithFallbackComposite<Item: Sendable>: FeedLoader {
         try Task.checkCancellation()
         do {
             return try await fallback.loadFeed()
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
             throw NoUsableFeedError(primaryError: primaryError, fallbackError: error)
         }

@@ -32,3 +32,11 @@ extension FeedPayloadCoder where Item: Codable {
             decode: { payload in try JSONDecoder().decode([Item].self, from: payload) })
     }
 }
+
+extension FeedPayloadCoder where Item == Data {
+    /// One item, the payload's bytes as they are: image data, or a payload whose contract is
+    /// unknown and must be kept (and checked) as it is. An empty list is stored as no bytes.
+    public static var bytes: Self {
+        Self(encode: { $0.first ?? Data() }, decode: { [$0] })
+    }
+}

@@ -7,10 +7,12 @@ import TestSupport
 import Testing
 
 /// The Studio Ghibli film app, composed as the app composes it: remote films, saved into the
-/// `films` cache when they arrive, with the cache (7 days) as the fallback.
+/// `films` cache when they arrive, with the cache (7 days) as the fallback; and each film's
+/// poster (image data) from the local cache first, then from the server, cached under `image:<url>`.
 private struct FilmApp {
     let feed: any FeedLoader<Film>
     let cache: LocalFeedLoader<Film>
+    let posters: any ImageDataLoader
 
     init(_ env: AppEnvironment) {
         let remote = RemoteLoader(url: env.url("/films"), client: env.client, mapper: FilmsMapper.map)
@@ -19,6 +21,13 @@ private struct FilmApp {
         feed = FeedLoaderWithFallbackComposite(
             primary: FeedLoaderCacheDecorator(decoratee: AnyFeedLoader.remote { try await remote.load() }, cache: cache),
             fallback: cache)
+
+        let remotePosters = RemoteImageDataLoader(client: env.client)
+        let localPosters = LocalImageDataLoader(store: CacheLogImageDataStore(log: env.log, currentDate: env.clock.function))
+        posters = ImageDataLoaderWithFallbackComposite(
+            primary: localPosters,
+            fallback: ImageDataLoaderCacheDecorator(
+                decoratee: AnyImageDataLoader { try await remotePosters.loadImageData(from: $0) }, cache: localPosters))
     }
 }
 
@@ -122,6 +131,63 @@ struct FilmFeedAcceptanceTests {
         #expect(try env.loggedEvents() == LoggedEvent.save("films", at: TestClock.start))
     }
 
+    // MARK: - Image data (posters)
+
+    @Test
+    func poster_firstLoad_deliversServerDataAndCachesItUnderTheImageURLKey() async throws {
+        let env = try AppEnvironment(serving: routes(["/posters/totoro.jpg": HTTPResponse(status: 200, body: totoroJPEG)]))
+        let app = FilmApp(env)
+        let url = env.url("/posters/totoro.jpg")
+
+        let data = try await app.posters.loadImageData(from: url)
+
+        #expect(data == totoroJPEG)
+        #expect(env.server.requestCount == 1)
+        #expect(try env.log.retrieve("image:\(url.absoluteString)")?.payload == totoroJPEG)
+    }
+
+    @Test
+    func poster_secondLoad_isServedFromTheCacheWithoutARequest_evenOffline() async throws {
+        let env = try AppEnvironment(serving: routes(["/posters/totoro.jpg": HTTPResponse(status: 200, body: totoroJPEG)]))
+        let app = FilmApp(env)
+        let url = env.url("/posters/totoro.jpg")
+        _ = try await app.posters.loadImageData(from: url)
+        env.goOffline()
+
+        let data = try await app.posters.loadImageData(from: url)
+
+        #expect(data == totoroJPEG)
+        #expect(env.server.requestCount == 1)
+        #expect(try env.loggedEvents() == [.put("image:\(url.absoluteString)", timestamp: TestClock.start)])
+    }
+
+    @Test(arguments: [Offline.serverError, .connectionRefused])
+    func poster_notCachedAndNoServer_deliversAnError_andCachesNothing(offline: Offline) async throws {
+        let env = try AppEnvironment(serving: routes(["/posters/totoro.jpg": HTTPResponse(status: 200, body: totoroJPEG)]))
+        let app = FilmApp(env)
+        env.goOffline(offline)
+
+        let error = await caughtError { try await app.posters.loadImageData(from: env.url("/posters/totoro.jpg")) }
+
+        #expect(error is RemoteLoaderError)
+        #expect(try env.loggedEvents() == [])
+    }
+
+    @Test
+    func poster_cancelledLoad_deliversNeitherDataNorError_andCachesNothing() async throws {
+        let slow = HTTPResponse(status: 200, body: totoroJPEG).delayed(by: .seconds(30))
+        let env = try AppEnvironment(serving: routes(["/posters/totoro.jpg": slow]))
+        let app = FilmApp(env)
+
+        let load = Task { try await app.posters.loadImageData(from: env.url("/posters/totoro.jpg")) }
+        #expect(await env.server.waitForRequests(count: 1))
+        load.cancel()
+        let error = await caughtError { try await load.value }
+
+        #expect(error is CancellationError)
+        #expect(try env.loggedEvents() == [])
+    }
+
     // MARK: - Helpers
 
     /// The app, after an online load at ``TestClock/start`` that cached `cached`.
@@ -134,6 +200,9 @@ struct FilmFeedAcceptanceTests {
 }
 
 // MARK: - Sample payloads (contract: a top-level array of {id, title, description, image, url})
+
+/// A poster's bytes: a JPEG header and some noise.
+private let totoroJPEG = Data([0xFF, 0xD8, 0xFF, 0xE0] + (0..<512).map { UInt8(truncatingIfNeeded: $0 &* 37) })
 
 private let castleInTheSky = Film(
     id: "2baf70d1-42bb-4437-b551-e5fed5a87abe", title: "Castle in the Sky",

@@ -253,9 +253,13 @@ private enum PTY {
     #endif
 }
 
-/// Runs `cachelog arguments` with stdout on a pseudo-terminal, the way a person at a terminal
-/// sees it, and returns what it printed there (the terminal turns "\n" into "\r\n").
-func runOnTerminal(_ sandbox: Sandbox, _ arguments: [String], environment extra: [String: String] = [:]) async throws -> String {
+/// Runs `cachelog arguments` with stdout (and with `stderrToo`, stderr) on a pseudo-terminal, the
+/// way a person at a terminal sees it, and returns what it printed there (the terminal turns "\n"
+/// into "\r\n"). Expects exit status `status`.
+func runOnTerminal(
+    _ sandbox: Sandbox, _ arguments: [String], environment extra: [String: String] = [:], stderrToo: Bool = false,
+    status expected: Int32 = 0
+) async throws -> String {
     let master = PTY.openPrimary()
     try #require(master >= 0, "posix_openpt failed")
     defer { close(master) }
@@ -270,7 +274,7 @@ func runOnTerminal(_ sandbox: Sandbox, _ arguments: [String], environment extra:
     process.environment = sandbox.environment(extra)
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = terminal
-    process.standardError = FileHandle.nullDevice
+    process.standardError = stderrToo ? terminal : FileHandle.nullDevice
     try process.run()
     try terminal.close()
 
@@ -291,7 +295,7 @@ func runOnTerminal(_ sandbox: Sandbox, _ arguments: [String], environment extra:
         }
     }
     let finished = await waitForExit(process, timeout: .seconds(5))
-    #expect(finished && process.terminationStatus == 0, "cachelog \(arguments.joined(separator: " ")) on a terminal: exit \(process.terminationStatus)")
+    #expect(finished && process.terminationStatus == expected, "cachelog \(arguments.joined(separator: " ")) on a terminal: exit \(process.terminationStatus)")
     return String(decoding: output, as: UTF8.self)
 }
 

@@ -6,7 +6,7 @@ import Testing
 /// environment, colours, and the demo.
 @Suite("cachelog usage", .timeLimit(.minutes(2)))
 struct UsageTests {
-    static let commands = ["load", "replay", "state", "audit", "validate", "stats", "verify", "compact", "demo"]
+    static let commands = ["load", "image", "replay", "state", "audit", "validate", "stats", "verify", "compact", "demo"]
     static let readOnlyCommands = ["replay", "state", "stats", "verify", "audit"]
 
     // MARK: help
@@ -25,7 +25,7 @@ struct UsageTests {
     func help_root_documentsTheExitCodesAndListsEveryCommand() async throws {
         let sandbox = try Sandbox()
         let result = try await sandbox.run(["--help"])
-        #expect(result.stdout.contains("Exit codes: 0 ok, 1 failure, 3 no usable data (load), 64 usage."))
+        #expect(result.stdout.contains("Exit codes: 0 ok, 1 failure, 3 no usable data (load, image), 64 usage, 130 or\n143 interrupted by SIGINT or SIGTERM (image)."))
         for command in Self.commands { #expect(result.stdout.contains("  \(command) ")) }
     }
 
@@ -83,6 +83,7 @@ struct UsageTests {
         var arguments = ["--db", file, command]
         switch command {
         case "load": arguments += [sandbox.url("/films.json"), "--key", "films", "--contract", "films"]
+        case "image": arguments += [sandbox.url("/films.json"), "--format", "json"]
         case "compact": arguments += ["--before", "1"]
         default: break
         }

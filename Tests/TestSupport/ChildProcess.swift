@@ -45,6 +45,11 @@ public struct ChildProcess {
         try process.run()
     }
 
+    /// Sends `signal` (SIGINT, SIGTERM) to the child.
+    public func send(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
     /// Waits for the child to end, at most `timeout` (then kills it), and returns what it printed.
     public func finish(timeout: Duration = .seconds(60)) async -> Result {
         let clock = ContinuousClock()

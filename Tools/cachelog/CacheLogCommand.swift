@@ -19,14 +19,15 @@ struct CacheLogCommand: AsyncParsableCommand {
             Durations: 90s, 15m, 12h, 7d (at most 36500d). Dates: RFC 3339 with Z or an offset (2026-12-01T10:00:00Z, 2026-12-01T11:00:00+01:00), or a bare date (2026-12-01: that day at 00:00 UTC). \
             --from, --to, --as-of and --before also take a seq.
 
-            Exit codes: 0 ok, 1 failure, 3 no usable data (load), 64 usage.
+            Exit codes: 0 ok, 1 failure, 3 no usable data (load, image), 64 usage, 130 or 143 \
+            interrupted by SIGINT or SIGTERM (image).
 
             Examples:
               cachelog demo
               cachelog --db ./feeds.db load https://example.com/films.json --key films --contract films
               cachelog --db ./feeds.db replay --key films --format jsonl
             """,
-        subcommands: [Load.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Rebuild.self, Compact.self, Demo.self])
+        subcommands: [Load.self, Image.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Rebuild.self, Compact.self, Demo.self])
 
     static func main() async {
         // Under a file-size limit (`ulimit -f`) a write past it would kill the tool with SIGXFSZ;

@@ -135,7 +135,7 @@ private struct ValidationJob: ContractBody {
 
     func run(_ contract: Contract?) async throws {
         guard let contract else {
-            return try await run(coder: FeedPayloadCoder<Data>(encode: { $0.first ?? Data() }, decode: { [$0] }))
+            return try await run(coder: FeedPayloadCoder<Data>.bytes)
         }
         try await contract.visit(self)
     }

@@ -47,6 +47,12 @@ final class StandardOutput {
         }
     }
 
+    /// Bytes as they are (image data).
+    func append(_ data: Data) {
+        buffer.append(contentsOf: data)
+        if buffer.count >= limit { flush() }
+    }
+
     func append(_ value: Int) {
         if value < 0 { buffer.append(UInt8(ascii: "-")) }
         append(UInt64(value.magnitude))

@@ -1,0 +1,114 @@
+import ArgumentParser
+import CacheLog
+import FeedAPI
+import FeedCache
+import FeedCacheLog
+import Foundation
+
+struct Image: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Image data: from the cache when it holds it, else from the remote, then cached.",
+        discussion: """
+            The film and image feed apps' image data use case. The bytes of URL are cached under the \\
+            key image:URL (one atomic delete + put, recording --max-age): while the cached copy is \\
+            younger than --max-age it is delivered with no request at all; otherwise the remote is \\
+            asked (HTTP 200 with at least one byte) and what it sends is cached. No cache and no \\
+            remote: one line on stderr and exit code 3.
+
+            The bytes go to --out FILE (written whole, or not at all), else to stdout when it is \\
+            not a terminal. --format json prints {"source", "url", "key", "bytes", "cached", \\
+            "timestamp", "age"} instead of the bytes (and still writes --out).
+
+            SIGINT or SIGTERM during the download delivers nothing and caches nothing: exit code \\
+            130 or 143.
+
+            Examples:
+              cachelog image https://example.com/totoro.jpg --out totoro.jpg
+              cachelog image https://example.com/totoro.jpg --format json | jq .source
+              cachelog image https://example.com/totoro.jpg | file -
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The image's URL (http or https).", valueName: "url"))
+    var url: String
+
+    @Option(help: ArgumentHelp("Write the bytes to this file.", valueName: "file"))
+    var out: String?
+
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cached copy serves: 90s, 15m, 12h or 7d; at most 36500d. (default: 7d)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    var maxAge = MaxAgeArgument(.days(7))
+
+    @Option(help: ArgumentHelp(
+        "Seconds the remote may take in all, from connecting to the last byte (1 to 3600). (default: 60)", valueName: "seconds"))
+    var timeout = 60
+
+    @Option(help: "Output format.")
+    var format: TextOrJSON = .text
+
+    /// The contract name image puts record: their payload is the bytes as they are.
+    static let contract = "image"
+
+    func validate() throws {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
+            throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/image.jpg")
+        }
+        guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
+        if out == nil, format == .text, Terminal.stdoutIsTerminal {
+            throw ValidationError("refusing to write image bytes to a terminal; add --out FILE, a pipe, or --format json")
+        }
+        if let out, out.isEmpty { throw ValidationError("--out must name a file") }
+    }
+
+    func run() async throws {
+        try await Self.reportingFailures {
+            guard let imageURL = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
+            let log = try global.openForWriting(create: true)
+            let now = try global.clock()
+            let key = CacheLogImageDataStore.key(for: imageURL)
+            let local = LocalFeedLoader<Data>(
+                store: CacheLogFeedStore(log: log, key: key), currentDate: now, policy: CachePolicy(maxAge: maxAge.value),
+                coder: .bytes, contract: Self.contract, logger: global.logger())
+            let remote = RemoteImageDataLoader(client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
+            let loader = CacheStrategy.cacheFirst.compose(
+                remote: AnyFeedLoader<Data>.remote { [try await remote.loadImageData(from: imageURL)] }, cache: local,
+                logger: global.logger())
+
+            let loaded: LoadedFeed<Data>
+            do {
+                loaded = try await Interruption.run { try await loader.loadFeed() }
+            } catch let error as NoUsableFeedError {
+                throw CLIFailure(
+                    "no usable data for \(key): \(describeRemote(error.fallbackError)); \(describeCache(error.primaryError, now: now()))",
+                    code: Exit.noUsableData)
+            }
+            let data = loaded.items.first ?? Data()
+            if let out { try write(data, to: out) }
+            let at = now()
+            let timestamp = loaded.cacheTimestamp ?? at
+            let saveError: (any Error)? = if case .failed(let error) = loaded.cacheSave { error } else { nil }
+            let stdout = StandardOutput()
+            switch format {
+            case .json:
+                let source = loaded.cacheTimestamp == nil ? "remote" : "cache"
+                stdout.line("{\"source\":\"\(source)\",\"url\":\(JSONText.string(url)),\"key\":\(JSONText.string(key)),\"bytes\":\(data.count),\"cached\":\(saveError == nil),\"timestamp\":\(JSONText.date(timestamp)),\"age\":\(JSONText.number(at.timeIntervalSince(timestamp).rounded()))}")
+            case .text:
+                if out == nil { stdout.append(data) }
+            }
+            stdout.flush()
+            if let saveError {
+                throw CLIFailure("the image was loaded from the remote but not cached: \(describeSave(saveError))")
+            }
+        }
+    }
+
+    /// Writes `data` to a temporary file beside `path`, then renames it over `path`: a reader
+    /// (or an interrupted run) never sees half an image.
+    private func write(_ data: Data, to path: String) throws {
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIFailure("cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}
