@@ -16,19 +16,35 @@ public struct Person: Codable, Sendable, Equatable, Hashable {
     public let birthYear: String?
     /// Gender, as sent.
     public let gender: String?
+    /// The person's own resource: where to load this person alone (the key of its object cache).
+    public let url: URL?
 
     /// Creates a person.
-    public init(name: String, height: String? = nil, mass: String? = nil, birthYear: String? = nil, gender: String? = nil) {
+    public init(
+        name: String, height: String? = nil, mass: String? = nil, birthYear: String? = nil, gender: String? = nil, url: URL? = nil
+    ) {
         self.name = name
         self.height = height
         self.mass = mass
         self.birthYear = birthYear
         self.gender = gender
+        self.url = url
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, height, mass, gender
+        case name, height, mass, gender, url
         case birthYear = "birth_year"
+    }
+}
+
+/// One person alone, as the resource at a person's ``Person/url`` answers: a ``Person`` object.
+public enum PersonMapper {
+    /// Maps a 200 response whose body is one person.
+    ///
+    /// - Throws: ``RemoteLoaderError/invalidData`` for any other status or body.
+    @Sendable
+    public static func map(_ data: Data, from response: HTTPURLResponse) throws -> Person {
+        try JSONContract.decode(Person.self, from: data, response: response)
     }
 }
 

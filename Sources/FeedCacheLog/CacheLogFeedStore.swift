@@ -20,11 +20,16 @@ import Foundation
 public struct CacheLogFeedStore: FeedStore {
     public let log: CacheLog
     public let key: String
+    private let metadata: @Sendable () -> [String: String]
 
-    /// - Parameter key: the log key of this cache, such as `films` or `search:totoro`.
-    public init(log: CacheLog, key: String) {
+    /// - Parameters:
+    ///   - key: the log key of this cache, such as `films` or `search:totoro`.
+    ///   - metadata: more named strings for each put to record beside its policy, asked for at
+    ///     the moment of the put: a paged search's cursor is known only once its page arrived.
+    public init(log: CacheLog, key: String, metadata: @escaping @Sendable () -> [String: String] = { [:] }) {
         self.log = log
         self.key = key
+        self.metadata = metadata
     }
 
     public func deleteCachedFeed(reason: DeletionReason) async throws {
@@ -41,9 +46,9 @@ public struct CacheLogFeedStore: FeedStore {
     }
 
     private func put(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) -> Event {
-        .put(
-            key: key, payload: feed, timestamp: timestamp, maxAge: policy?.maxAge.timeInterval,
-            metadata: policy?.contract.map { [Self.contractName: $0] } ?? [:])
+        var metadata = metadata()
+        if let contract = policy?.contract { metadata[Self.contractName] = contract }
+        return .put(key: key, payload: feed, timestamp: timestamp, maxAge: policy?.maxAge.timeInterval, metadata: metadata)
     }
 
     /// The metadata name under which a put records its contract.

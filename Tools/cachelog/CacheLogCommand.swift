@@ -27,7 +27,7 @@ struct CacheLogCommand: AsyncParsableCommand {
               cachelog --db ./feeds.db load https://example.com/films.json --key films --contract films
               cachelog --db ./feeds.db replay --key films --format jsonl
             """,
-        subcommands: [Load.self, Image.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Rebuild.self, Compact.self, Demo.self])
+        subcommands: [Load.self, Image.self, Searches.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Rebuild.self, Compact.self, Demo.self])
 
     static func main() async {
         // Under a file-size limit (`ulimit -f`) a write past it would kill the tool with SIGXFSZ;

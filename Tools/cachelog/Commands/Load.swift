@@ -17,6 +17,14 @@ struct Load: AsyncParsableCommand {
             expired or unreadable cache goes to the remote (with its retries), whose items are \
             cached; when the remote fails too, one line on stderr and exit code 3.
 
+            Searches (verses, people): --query TEXT fills {query} in the URL (percent-encoded) \
+            and {page} with 1; the key defaults to search:CONTRACT:TEXT; the empty query is a \
+            search too. --more loads the next page (people: the page's next URL; verses: {page} + \
+            1, until a page comes back empty) and caches the merged list under the same key; \
+            offline, --more exits 3 and leaves the cache as it was. A people search also caches \
+            each person under object:URL; load that URL with --contract person (cache first) and \
+            no request is made while it is fresh.
+
             Each contract brings its app's defaults; --max-age, --strategy and --retries override them:
               contract app             age  strategy      retries
             \(Contract.defaultsTable)
@@ -36,15 +44,26 @@ struct Load: AsyncParsableCommand {
               cachelog load https://example.com/films.json --key films --contract films
               cachelog load https://example.com/genres.json --key genres --contract genres --retries 2 --format json | jq '.items[].name'
               cachelog --now 2026-12-09T10:00:00Z load https://example.com/films.json --key films --contract films
+              cachelog load 'https://swapi.dev/api/people/?search={query}' --contract people --query sky
+              cachelog load 'https://swapi.dev/api/people/?search={query}' --contract people --query sky --more
+              cachelog load 'https://example.com/verses?q={query}&page={page}' --contract verses --query "love one another"
             """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The feed's URL (http or https).", valueName: "url"))
+    @Argument(help: ArgumentHelp("The feed's URL (http or https); a search's may hold {query} and {page}.", valueName: "url"))
     var url: String
 
-    @Option(help: ArgumentHelp("The cache key, e.g. films or search:totoro.", valueName: "name"))
-    var key: String
+    @Option(help: ArgumentHelp(
+        "The cache key, e.g. films. (default with --query: search:CONTRACT:TEXT; with --contract person: object:URL)",
+        valueName: "name"))
+    var key: String?
+
+    @Option(help: ArgumentHelp("A search's text (verses, people): fills {query} in the URL.", valueName: "text"))
+    var query: String?
+
+    @Flag(help: "Load the next page of the cached search and cache the merged list.")
+    var more = false
 
     @Option(help: ArgumentHelp("The payload contract the body must match.", valueName: "contract"))
     var contract: Contract = .json
@@ -67,10 +86,23 @@ struct Load: AsyncParsableCommand {
     @Option(help: "Output format.")
     var format: TextOrJSON = .text
 
+    /// The cache key: given, or the default of a search or an object.
+    var resolvedKey: String? {
+        if let key { return key }
+        if let query { return SearchRequest.key(contract: contract, query: query) }
+        if contract == .person { return LoadJob.objectKey(url) }
+        return nil
+    }
+
     func validate() throws {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
+        let sample = SearchRequest.expand(url, query: query ?? "", page: 1)
+        guard let parsed = URL(string: sample), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
             throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/feed.json")
         }
+        if query != nil, !contract.isSearch { throw ValidationError("--query is for the search contracts, verses and people") }
+        if more, query == nil { throw ValidationError("--more continues a search: give its --query") }
+        if query == nil, url.contains("{query}") { throw ValidationError("the URL holds {query}: give --query") }
+        guard let key = resolvedKey else { throw ValidationError("--key is required (or --query for a search)") }
         guard !key.isEmpty else { throw ValidationError("--key must not be empty") }
         guard (0...10).contains(retries ?? 0) else { throw ValidationError("--retries must be between 0 and 10") }
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
@@ -78,11 +110,12 @@ struct Load: AsyncParsableCommand {
 
     func run() async throws {
         try await Self.reportingFailures {
-            guard let feedURL = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
+            guard let key = resolvedKey else { throw ValidationError("--key is required") }
             let log = try global.openForWriting(create: true)
             let job = LoadJob(
-                log: log, key: key, url: feedURL, contract: contract, maxAge: maxAge?.value ?? contract.maxAge,
+                log: log, key: key, url: url, contract: contract, maxAge: maxAge?.value ?? contract.maxAge,
                 strategy: strategy ?? contract.strategy, retries: retries ?? contract.retries,
+                search: query.map { SearchRequest(query: $0, more: more) },
                 now: try global.clock(), client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
             let report = try await job.run()
             let out = StandardOutput()

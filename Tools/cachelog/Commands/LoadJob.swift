@@ -10,15 +10,18 @@ import FoundationNetworking
 
 /// The main job, composed from the use cases by the strategy: remote first (retried on invalid
 /// data) with the cache as the fallback, or a fresh cache first with the remote as the fallback;
-/// remote items are cached on their way.
+/// remote items are cached on their way. A search (`search`) loads one page: the first, or with
+/// `more` the next one after the cached list, which it extends.
 struct LoadJob: ContractBody {
     let log: CacheLog
     let key: String
-    let url: URL
+    /// The URL, `{query}` and `{page}` not yet filled in.
+    let url: String
     let contract: Contract
     let maxAge: MaxAge
     let strategy: CacheStrategy
     let retries: Int
+    let search: SearchRequest?
     let now: @Sendable () -> Date
     let client: any HTTPClient
     let logger: Logger
@@ -36,6 +39,8 @@ struct LoadJob: ContractBody {
         let items: [String]
         /// Why remote items could not be saved; `nil` when they were (or came from the cache).
         let saveError: (any Error)?
+        /// For a search: whether the server has another page (`load --more`); `nil` otherwise.
+        var more: Bool?
 
         var cached: Bool { saveError == nil }
     }
@@ -48,15 +53,54 @@ struct LoadJob: ContractBody {
         _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], coder: FeedPayloadCoder<Item>,
         contract: Contract, render: @escaping @Sendable (Item) throws -> String
     ) async throws -> Report {
+        let cursor = search.map { PageCursor(query: $0.query) }
         let local = LocalFeedLoader<Item>(
-            store: CacheLogFeedStore(log: log, key: key), currentDate: now, policy: CachePolicy(maxAge: maxAge),
-            coder: coder, contract: contract.rawValue, logger: logger)
-        let remote = RemoteLoader(url: url, client: client, mapper: mapper, logger: logger)
+            store: CacheLogFeedStore(log: log, key: key, metadata: { cursor?.metadata ?? [:] }), currentDate: now,
+            policy: CachePolicy(maxAge: maxAge), coder: coder, contract: contract.rawValue, logger: logger)
+
+        // The page to load, and the items it extends (none, unless this is `--more`).
+        var page = 1
+        var pageURL = SearchRequest.expand(url, query: search?.query, page: page)
+        var previous: [Item] = []
+        if let search, search.more {
+            let cached: LoadedFeed<Item>
+            do {
+                cached = try await local.loadFeed()
+            } catch {
+                throw CLIFailure("no more results for \(key): \(describeCache(error, now: now())); search again without --more", code: Exit.noUsableData)
+            }
+            guard let next = try log.entry(key)?.metadata[SearchRequest.nextName] else {
+                // The server said the cached list is all there is: it stays as it was.
+                return Report(
+                    source: .cache, key: key, timestamp: cached.cacheTimestamp ?? now(), age: now().timeIntervalSince(cached.cacheTimestamp ?? now()),
+                    items: try cached.items.map(render), saveError: nil, more: false)
+            }
+            previous = cached.items
+            if let number = Int(next) {
+                page = number
+                pageURL = SearchRequest.expand(url, query: search.query, page: page)
+            } else {
+                pageURL = next
+            }
+        }
+        guard let remoteURL = URL(string: pageURL) else { throw CLIFailure("'\(pageURL)' is not a URL") }
+        let loadedPage = page
+        let remote = RemoteLoader(url: remoteURL, client: client, mapper: { data, response in
+            let items = try mapper(data, response)
+            return (items, contract.nextPage(after: data, response: response, items: items.count, page: loadedPage))
+        }, logger: logger)
         let retried = FeedLoaderRetryDecorator(
-            decoratee: AnyFeedLoader<Item>.remote { try await remote.load() },
+            decoratee: AnyFeedLoader<Item>.remote { [previous] in
+                let (items, next) = try await remote.load()
+                cursor?.set(next)
+                return previous + items
+            },
             retries: retries,
             isRetryable: { ($0 as? RemoteLoaderError) == .invalidData })
-        let loader = strategy.compose(remote: retried, cache: local, logger: logger)
+        // More results extend the cached list or fail: the cache is never the answer to "more".
+        let loader: any FeedLoader<Item> = search?.more == true
+            ? FeedLoaderCacheDecorator(decoratee: retried, cache: local, logger: logger)
+            : strategy.compose(remote: retried, cache: local, logger: logger)
 
         let loaded: LoadedFeed<Item>
         do {
@@ -67,25 +111,51 @@ struct LoadJob: ContractBody {
             throw CLIFailure(
                 "no usable data for \(key): \(describeRemote(remoteError)); \(describeCache(cacheError, now: now()))",
                 code: Exit.noUsableData)
+        } catch let error as RemoteLoaderError {
+            throw CLIFailure("no more results for \(key): \(describeRemote(error)); the cache is as it was", code: Exit.noUsableData)
         }
         let at = now()
         let timestamp = loaded.cacheTimestamp ?? at
-        let saveError: (any Error)? = switch (loaded.source, loaded.cacheSave) {
+        var saveError: (any Error)? = switch (loaded.source, loaded.cacheSave) {
         case (.cache, _), (.remote, .saved): nil
         case (.remote, .failed(let error)): error
         // Every remote feed passes the cache decorator; one that did not was not saved either.
         case (.remote, .notAttempted): CLIFailure("the items were not handed to the cache")
         }
+        if saveError == nil, loaded.source == .remote, let people = loaded.items as? [Person] {
+            saveError = await cacheObjects(people)
+        }
         return Report(
             source: loaded.cacheTimestamp == nil ? .remote : .cache, key: key, timestamp: timestamp,
-            age: at.timeIntervalSince(timestamp), items: try loaded.items.map(render), saveError: saveError)
+            age: at.timeIntervalSince(timestamp), items: try loaded.items.map(render), saveError: saveError,
+            more: search == nil ? nil : loaded.source == .remote ? cursor?.more : try log.entry(key)?.metadata[SearchRequest.nextName] != nil)
     }
+
+    /// The people search app's object cache: each person a search returned, under `object:<url>`,
+    /// so that loading that person (`--contract person`) asks nothing of the remote while fresh.
+    private func cacheObjects(_ people: [Person]) async -> (any Error)? {
+        for person in people {
+            guard let url = person.url else { continue }
+            let object = LocalFeedLoader<Person>(
+                store: CacheLogFeedStore(log: log, key: Self.objectKey(url.absoluteString)), currentDate: now,
+                policy: CachePolicy(maxAge: Contract.person.maxAge), contract: Contract.person.rawValue, logger: logger)
+            do {
+                try await object.save([person])
+            } catch {
+                return error
+            }
+        }
+        return nil
+    }
+
+    /// The object cache key of the resource at `url`.
+    static func objectKey(_ url: String) -> String { "object:" + url }
 }
 
 extension LoadJob.Report {
     /// `{"source":…,"key":…,"cached":bool,"timestamp":…,"age":seconds,"items":[…]}`
     var json: String {
-        "{\"source\":\"\(source.rawValue)\",\"key\":\(JSONText.string(key)),\"cached\":\(cached),\"timestamp\":\(JSONText.date(timestamp)),\"age\":\(JSONText.number(age.rounded())),\"items\":[\(items.joined(separator: ","))]}"
+        "{\"source\":\"\(source.rawValue)\",\"key\":\(JSONText.string(key)),\"cached\":\(cached),\"timestamp\":\(JSONText.date(timestamp)),\"age\":\(JSONText.number(age.rounded()))\(more.map { ",\"more\":\($0)" } ?? ""),\"items\":[\(items.joined(separator: ","))]}"
     }
 
     /// A header line and a line per item, naming it by its title, name or scripture when it has one.
@@ -96,6 +166,11 @@ extension LoadJob.Report {
         case (.cache, _): ["\(count) from cache, cached \(DateParsing.string(timestamp)) (age \(DurationText.string(age)))"]
         case (.remote, true): ["\(count) from remote, cached \(DateParsing.string(timestamp)) (age \(DurationText.string(age)))"]
         case (.remote, false): ["\(count) from remote, loaded \(DateParsing.string(timestamp)), not saved to the cache"]
+        }
+        switch more {
+        case true?: lines[0] += "; more results: add --more"
+        case false?: lines[0] += "; no more results"
+        case nil: break
         }
         for item in items {
             if let fields = (try? JSONSerialization.jsonObject(with: Data(item.utf8), options: [.fragmentsAllowed])) as? [String: Any],

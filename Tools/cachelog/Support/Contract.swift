@@ -17,8 +17,10 @@ enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
     case genres
     /// `[{scripture,distance,text}]`
     case verses
-    /// `{count,next,previous,results:[{name,…}]}`: the items are the page's results.
+    /// `{count,next,previous,results:[{name,…,url}]}`: the items are the page's results.
     case people
+    /// `{name,…,url}`: one person alone, from its `url` (the people search's object cache).
+    case person
     /// Any JSON: an array's elements are the items, any other value is one item.
     case json
 
@@ -27,12 +29,26 @@ enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
     var maxAge: MaxAge {
         switch self {
         case .images, .films, .genres, .json: .days(7)
-        case .verses, .people: .days(30)
+        case .verses, .people, .person: .days(30)
         }
     }
 
-    /// The genres app shows a fresh cache without asking the remote; the others ask it first.
-    var strategy: CacheStrategy { self == .genres ? .cacheFirst : .remoteFirst }
+    /// The genres app shows a fresh cache without asking the remote, and so does the people
+    /// app's object cache; the others ask the remote first.
+    var strategy: CacheStrategy { self == .genres || self == .person ? .cacheFirst : .remoteFirst }
+
+    /// The searches: their loads take `--query` and `--more`.
+    var isSearch: Bool { self == .verses || self == .people }
+
+    /// Where the page just loaded says the next one is, or `nil` when it was the last: the people
+    /// API's `next` URL; for verses, the next page number, until a page comes back empty.
+    func nextPage(after data: Data, response: HTTPURLResponse, items: Int, page: Int) -> String? {
+        switch self {
+        case .people: (try? PeoplePageMapper.map(data, from: response))?.next?.absoluteString
+        case .verses: items > 0 ? String(page + 1) : nil
+        case .images, .films, .genres, .person, .json: nil
+        }
+    }
 
     /// The genres app retries invalid data 2 times; the others do not retry.
     var retries: Int { self == .genres ? 2 : 0 }
@@ -41,7 +57,7 @@ enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
     static let defaultsTable: String = {
         let apps: [Contract: String] = [
             .images: "image feed", .films: "film feed", .genres: "podcast genres", .verses: "verse search",
-            .people: "people search", .json: "any JSON",
+            .people: "people search", .person: "one person", .json: "any JSON",
         ]
         return allCases.map { contract in
             let name = contract.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
@@ -60,6 +76,7 @@ enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
         case .genres: try await body.codable(GenresMapper.map, contract: self)
         case .verses: try await body.codable(VersesMapper.map, contract: self)
         case .people: try await body.codable({ data, response in try PeoplePageMapper.map(data, from: response).results }, contract: self)
+        case .person: try await body.codable({ data, response in [try PersonMapper.map(data, from: response)] }, contract: self)
         case .json:
             try await body.run(JSONItemsMapper.map, coder: .exactJSON, contract: self) { String(decoding: $0.text, as: UTF8.self) }
         }

@@ -1,0 +1,97 @@
+import ArgumentParser
+import CacheLog
+import FeedCache
+import Foundation
+
+struct Searches: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Past searches, newest first: the search history, from the log.",
+        discussion: """
+            One line per query ever searched (keys search:CONTRACT:TEXT): when its results were \
+            last cached, how many items they hold, and whether they are still in the cache and \
+            fresh under the policy they were saved under (at --now). The people and verse search \
+            apps' "search history" and "show the last search on launch": the first line is the \
+            last search.
+
+            --format json prints [{"query", "contract", "key", "timestamp", "items", "fresh", \
+            "more"}] ("more": the server has another page, for load --more).
+
+            Examples:
+              cachelog searches
+              cachelog searches --contract people --limit 1 --format json | jq -r '.[0].query'
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("Only searches of this contract (verses or people).", valueName: "contract"))
+    var contract: Contract?
+
+    @Option(help: ArgumentHelp("At most this many searches.", valueName: "n"))
+    var limit: Int?
+
+    @Option(help: "Output format.")
+    var format: TextOrJSON = .text
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        if let contract, !contract.isSearch { throw ValidationError("--contract: the searches are verses and people") }
+    }
+
+    private struct Search {
+        var query: String
+        var contract: String
+        var key: String
+        var put: RecordedEvent
+        var items: Int
+        var fresh: Bool
+        var more: Bool
+    }
+
+    func run() async throws {
+        try await Self.reportingFailures {
+            let log = try global.openForReading()
+            let now = try global.clock()()
+            let prefix = "search:" + (contract.map { $0.rawValue + ":" } ?? "")
+            // The last put of each search key, in log order; keyed by bytes, as the log keys.
+            var last: [[UInt8]: RecordedEvent] = [:]
+            try log.forEachEvent(EventQuery(kinds: [.put], includePayload: true)) { item in
+                if case .event(let event) = item, event.key.hasPrefix(prefix) { last[Array(event.key.utf8)] = event }
+                return true
+            }
+            let live = Dictionary(try log.state().entries.map { (Array($0.key.utf8), $0.seq) }, uniquingKeysWith: { first, _ in first })
+            var searches = last.values.map { put -> Search in
+                let parts = put.key.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+                let policy = KeyPolicy.of(put) ?? KeyPolicy.unrecorded
+                let fresh = live[Array(put.key.utf8)] == put.seq
+                    && put.timestamp.map { CachePolicy(maxAge: policy.maxAge).validate($0, against: now) } == true
+                return Search(
+                    query: put.metadata[SearchRequest.queryName] ?? (parts.count == 3 ? String(parts[2]) : put.key),
+                    contract: parts.count == 3 ? String(parts[1]) : "", key: put.key, put: put,
+                    items: put.payload.map(Self.itemCount) ?? 0, fresh: fresh, more: put.metadata[SearchRequest.nextName] != nil)
+            }
+            searches.sort { $0.put.seq > $1.put.seq }
+            if let limit { searches = Array(searches.prefix(limit)) }
+            let out = StandardOutput()
+            switch format {
+            case .json:
+                let objects = searches.map { search in
+                    "{\"query\":\(JSONText.string(search.query)),\"contract\":\(JSONText.string(search.contract)),\"key\":\(JSONText.string(search.key)),"
+                        + "\"timestamp\":\(search.put.timestamp.map(JSONText.date) ?? "null"),\"items\":\(search.items),\"fresh\":\(search.fresh),\"more\":\(search.more)}"
+                }
+                out.line("[\(objects.joined(separator: ","))]")
+            case .text:
+                if searches.isEmpty { out.line("no searches") }
+                for search in searches {
+                    let when = search.put.timestamp.map(DateParsing.string) ?? "?"
+                    let state = search.fresh ? "fresh" : "stale or gone"
+                    out.line("\(when)  \(EventPrinter.pad(search.contract, 7))  \(EventPrinter.pad(String(search.items), 4, right: true)) item\(search.items == 1 ? " " : "s")  \(EventPrinter.pad(state, 13))  \(search.query.isEmpty ? "(empty query)" : search.query)")
+                }
+            }
+        }
+    }
+
+    /// The items of a cached search: its payload is a JSON array (one item when it is not).
+    private static func itemCount(_ payload: Data) -> Int {
+        ((try? JSONSerialization.jsonObject(with: payload, options: [.fragmentsAllowed])) as? [Any])?.count ?? 1
+    }
+}
