@@ -10,8 +10,12 @@ struct SearchTests {
     /// People pages: "sky" has two pages, "darth" one; each person has its own URL. Verses: two
     /// pages for any query, then an empty one.
     static func server() throws -> Sandbox {
+        try Sandbox(serving: handler)
+    }
+
+    static let handler: LoopbackHTTPServer.Handler = {
         let pages: [String: [[String]]] = ["sky": [["Luke"], ["Anakin", "Shmi"]], "darth": [["Vader"]], "": [["Everyone"]]]
-        return try Sandbox(serving: { request in
+        return { request in
             // Links point back at this server, as the APIs' do.
             let root = "http://" + (request.header("Host") ?? "127.0.0.1")
             switch request.path {
@@ -33,8 +37,8 @@ struct SearchTests {
             default:
                 return .status(404)
             }
-        })
-    }
+        }
+    }()
 
     private func people(_ sandbox: Sandbox, _ query: String, at now: String = Day.dec1, _ extra: String...) async throws -> CLIResult {
         try await sandbox.run(
