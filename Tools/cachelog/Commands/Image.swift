@@ -40,7 +40,7 @@ struct Image: AsyncParsableCommand {
     var maxAge = MaxAgeArgument(.days(7))
 
     @Option(help: ArgumentHelp(
-        "Seconds the remote may take in all, from connecting to the last byte (1 to 3600). (default: 60)", valueName: "seconds"))
+        "Seconds the remote may take in all, from connecting to the last byte (1 to 3600).", valueName: "seconds"))
     var timeout = 60
 
     @Option(help: "Output format.")

@@ -42,7 +42,7 @@ struct Load: AsyncParsableCommand {
 
             Examples:
               cachelog load https://example.com/films.json --key films --contract films
-              cachelog load https://example.com/genres.json --key genres --contract genres --retries 2 --format json | jq '.items[].name'
+              cachelog load https://example.com/genres.json --key genres --contract genres --strategy remote-first --format json | jq '.items[].name'
               cachelog --now 2026-12-09T10:00:00Z load https://example.com/films.json --key films --contract films
               cachelog load 'https://swapi.dev/api/people/?search={query}' --contract people --query sky
               cachelog load 'https://swapi.dev/api/people/?search={query}' --contract people --query sky --more
@@ -78,7 +78,7 @@ struct Load: AsyncParsableCommand {
     var retries: Int?
 
     @Option(help: ArgumentHelp(
-        "Seconds the remote may take in all, from connecting to the last byte (1 to 3600). (default: 60)",
+        "Seconds the remote may take in all, from connecting to the last byte (1 to 3600).",
         discussion: "A remote that takes longer counts as unreachable: the cache serves, as when offline.",
         valueName: "seconds"))
     var timeout = 60
