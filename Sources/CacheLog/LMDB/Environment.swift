@@ -89,17 +89,22 @@ final class Environment: @unchecked Sendable {
     /// Refuses a data file shorter than the pages its meta says are in use. The meta pages
     /// themselves were read with `pread` by `mdb_env_open`, which fails cleanly on a file too
     /// short to hold them; a file of size 0 is one that `mdb_env_open` has just created.
+    ///
+    /// The meta is read before the file's size: another process may commit in between, and a
+    /// commit writes its pages (growing the file) before the meta that counts them, so a size
+    /// taken after the meta is never short of it. Taken the other way round, a commit in between
+    /// made a healthy, growing database look truncated.
     private static func checkLength(_ env: OpaquePointer, path: String) throws {
+        var info = MDB_envinfo()
+        try lmdbCheck(mdb_env_info(env, &info), "mdb_env_info")
+        var pageStats = MDB_stat()
+        try lmdbCheck(mdb_env_stat(env, &pageStats), "mdb_env_stat")
         var fd: mdb_filehandle_t = -1
         try lmdbCheck(mdb_env_get_fd(env, &fd), "mdb_env_get_fd")
         var file = stat()
         guard fstat(fd, &file) == 0 else { throw CacheLogError.lmdb("fstat(data.mdb)", errno) }
-        var info = MDB_envinfo()
-        try lmdbCheck(mdb_env_info(env, &info), "mdb_env_info")
-        var stat = MDB_stat()
-        try lmdbCheck(mdb_env_stat(env, &stat), "mdb_env_stat")
         let (pages, overflow) = info.me_last_pgno.addingReportingOverflow(1)
-        let (needed, tooBig) = pages.multipliedReportingOverflow(by: Int(stat.ms_psize))
+        let (needed, tooBig) = pages.multipliedReportingOverflow(by: Int(pageStats.ms_psize))
         let size = Int(file.st_size)
         if overflow || tooBig || size < needed {
             throw CacheLogError.truncated(path: path, size: size, expected: tooBig || overflow ? nil : needed)
