@@ -122,7 +122,20 @@ struct ImageTests {
         #expect(sandbox.server.requestCount == 0)
     }
 
-    @Test(arguments: [["image", "ftp://example.com/a.jpg"], ["image", "https://example.com/a.jpg", "--out", ""], ["image"]])
+    @Test
+    func image_withoutNow_reportsTheTimestampItsPutRecorded() async throws {
+        let sandbox = try sandbox(delay: .milliseconds(300))
+
+        let loaded = try await sandbox.cachelog("image", sandbox.url("/poster.jpg"), "--format", "json")
+
+        let put = try await sandbox.cachelog("replay", "--type", "put", "--format", "jsonl").jsonLines().first
+        #expect(try loaded.json().string("timestamp") == put?.string("timestamp"))
+    }
+
+    @Test(arguments: [
+        ["image", "ftp://example.com/a.jpg"], ["image", "https://example.com/a.jpg", "--out", ""], ["image"],
+        ["image", "https://example.com/a.jpg", "--out", "/tmp"],
+    ])
     func image_badCommandLines_exitSixtyFour(arguments: [String]) async throws {
         let sandbox = try sandbox()
 

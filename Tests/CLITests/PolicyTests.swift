@@ -46,6 +46,28 @@ struct PolicyTests {
     }
 
     @Test
+    func load_withoutMaxAge_judgesTheCacheByTheMaxAgeItWasSavedUnder_asStateDoes() async throws {
+        let sandbox = try Sandbox()
+        let feed = sandbox.url("/films.json")
+        _ = try await sandbox.cachelog("--now", Day.dec1, "load", feed, "--key", "films", "--contract", "films", "--max-age", "90s")
+
+        // A day later, cache first: the 90-second cache is stale, so the remote is asked.
+        let later = try await sandbox.cachelog(
+            "--now", Day.dec2, "load", feed, "--key", "films", "--contract", "films", "--strategy", "cache-first", "--format", "json")
+
+        #expect(try later.json().string("source") == "remote")
+        #expect(sandbox.server.requestCount == 2)
+        // That save recorded the contract's 7 days: offline, two minutes later, it serves; given
+        // --max-age judges instead.
+        let offline = try await sandbox.cachelog(
+            "--now", "2026-12-02T10:02:00Z", "load", try deadURL(), "--key", "films", "--contract", "films")
+        #expect(offline.status == ExitCode.ok, "\(offline)")
+        let stale = try await sandbox.cachelog(
+            "--now", "2026-12-02T10:02:00Z", "load", try deadURL(), "--key", "films", "--contract", "films", "--max-age", "1m")
+        #expect(stale.status == ExitCode.noUsableData, "\(stale)")
+    }
+
+    @Test
     func fiveAppsInOneDatabase_validateInOneRun_judgesEachKeyByItsOwnPolicy() async throws {
         let sandbox = try Sandbox()
         try await fiveApps(sandbox)

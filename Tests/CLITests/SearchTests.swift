@@ -143,6 +143,35 @@ struct SearchTests {
     }
 
     @Test
+    func aVersesURLWithoutPage_hasNoNextPage_soMoreNeverRepeatsTheFirst() async throws {
+        let sandbox = try Self.server()
+        func verses(_ extra: String...) async throws -> CLIResult {
+            try await sandbox.run(
+                ["--db", sandbox.db, "--now", Day.dec1, "load", sandbox.url("/verses?q={query}"), "--contract", "verses", "--query", "love",
+                 "--format", "json"] + extra)
+        }
+
+        let first = try await verses()
+        let more = try await verses("--more")
+
+        #expect(try first.json()["more"] as? Bool == false)
+        #expect((try more.json()["items"] as? [Any])?.count == 1)
+        #expect(sandbox.server.requestCount == 1)
+    }
+
+    @Test
+    func aPersonLoadedAlone_isCachedUnderItsURLOnly_whateverItsBodySays() async throws {
+        let sandbox = try Sandbox(serving: { _ in .json(#"{"name":"Luke","url":"http://elsewhere.example/people/1/"}"#) })
+        let url = sandbox.url("/api/people/1/")
+
+        let loaded = try await sandbox.cachelog("--now", Day.dec1, "load", url, "--contract", "person", "--max-age", "90s")
+
+        #expect(loaded.status == ExitCode.ok, "\(loaded)")
+        let keys = try await sandbox.cachelog("replay", "--type", "put", "--format", "jsonl").jsonLines().compactMap { $0.string("key") }
+        #expect(keys == ["object:" + url])
+    }
+
+    @Test
     func more_withoutACachedSearch_exitsThree() async throws {
         let sandbox = try Self.server()
 
@@ -195,6 +224,7 @@ struct SearchTests {
         ["load", "https://example.com/?q={query}", "--contract", "people", "--more"],
         ["load", "https://example.com/?q={query}", "--contract", "people"],
         ["load", "https://example.com/films.json"],
+        ["load", "https://example.com/verses", "--contract", "verses", "--query", "love"],
         ["searches", "--contract", "films"],
         ["searches", "--limit", "-1"],
     ])

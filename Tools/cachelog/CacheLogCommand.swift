@@ -20,7 +20,8 @@ struct CacheLogCommand: AsyncParsableCommand {
             --from, --to, --as-of and --before also take a seq.
 
             Exit codes: 0 ok, 1 failure, 3 no usable data (load, image), 64 usage, 130 or 143 \
-            interrupted by SIGINT or SIGTERM (image).
+            interrupted by SIGINT or SIGTERM (a save is whole in the log or absent; image caches \
+            nothing).
 
             Examples:
               cachelog demo
@@ -33,6 +34,17 @@ struct CacheLogCommand: AsyncParsableCommand {
         // Under a file-size limit (`ulimit -f`) a write past it would kill the tool with SIGXFSZ;
         // ignored, the write fails with EFBIG, which the engine reports as a full disk.
         signal(SIGXFSZ, SIG_IGN)
+        Interruption.installDefaults()
+        // A reader that goes away (`| head`) would end the tool with SIGPIPE; ignored, the write
+        // fails with EPIPE, and StandardOutput ends the run with exit 1.
+        signal(SIGPIPE, SIG_IGN)
+        // Started with stdin, stdout or stderr closed, the first file opened would take its
+        // descriptor, and output meant for stdout would land in it (the database). Each closed
+        // one gets /dev/null instead; output to a closed stdout is then reported as failed.
+        for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            _ = open("/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY)
+            if descriptor == 1 { StandardOutput.wasClosed = true }
+        }
         // Swift reads arguments as UTF-8, replacing what is not: the keys "\xff" and "\xfe" would
         // both arrive as "\u{FFFD}" and name one cache. Refuse such bytes instead of merging keys.
         for index in 1..<Int(CommandLine.argc) {

@@ -36,8 +36,8 @@ struct Image: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the bytes to this file.", valueName: "file"))
     var out: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cached copy serves: 90s, 15m, 12h or 7d; at most 36500d. (default: 7d)", valueName: "duration"), transform: MaxAgeArgument.parse)
-    var maxAge = MaxAgeArgument(.days(7))
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cached copy serves: 90s, 15m, 12h or 7d; at most 36500d. (default: the max age it was saved under; 7d for a new save)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    var maxAge: MaxAgeArgument?
 
     @Option(help: ArgumentHelp(
         "Seconds the remote may take in all, from connecting to the last byte (1 to 3600).", valueName: "seconds"))
@@ -57,7 +57,12 @@ struct Image: AsyncParsableCommand {
         if out == nil, format == .text, Terminal.stdoutIsTerminal {
             throw ValidationError("refusing to write image bytes to a terminal; add --out FILE, a pipe, or --format json")
         }
-        if let out, out.isEmpty { throw ValidationError("--out must name a file") }
+        if let out {
+            var isDirectory: ObjCBool = false
+            guard !out.isEmpty, !(FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory) && isDirectory.boolValue) else {
+                throw ValidationError("--out must name a file, not '\(out)'")
+            }
+        }
     }
 
     func run() async throws {
@@ -65,10 +70,12 @@ struct Image: AsyncParsableCommand {
             guard let imageURL = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
             let log = try global.openForWriting(create: true)
             let now = try global.clock()
+            // One instant for the whole load: what a save records is what the report says.
+            let start = now()
             let key = CacheLogImageDataStore.key(for: imageURL)
             let local = LocalFeedLoader<Data>(
-                store: CacheLogFeedStore(log: log, key: key), currentDate: now, policy: CachePolicy(maxAge: maxAge.value),
-                coder: .bytes, contract: Self.contract, logger: global.logger())
+                store: CacheLogFeedStore(log: log, key: key), currentDate: { start }, policy: CachePolicy(maxAge: maxAge?.value ?? .days(7)),
+                coder: .bytes, contract: Self.contract, judging: maxAge == nil ? .recorded : .loaders, logger: global.logger())
             let remote = RemoteImageDataLoader(client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
             let loader = CacheStrategy.cacheFirst.compose(
                 remote: AnyFeedLoader<Data>.remote { [try await remote.loadImageData(from: imageURL)] }, cache: local,
@@ -83,9 +90,9 @@ struct Image: AsyncParsableCommand {
                     code: Exit.noUsableData)
             }
             let data = loaded.items.first ?? Data()
-            if let out { try write(data, to: out) }
+            if let out { try WholeFile.write(data, to: out) }
             let at = now()
-            let timestamp = loaded.cacheTimestamp ?? at
+            let timestamp = loaded.cacheTimestamp ?? start
             let saveError: (any Error)? = if case .failed(let error) = loaded.cacheSave { error } else { nil }
             let stdout = StandardOutput()
             switch format {
@@ -99,16 +106,6 @@ struct Image: AsyncParsableCommand {
             if let saveError {
                 throw CLIFailure("the image was loaded from the remote but not cached: \(describeSave(saveError))")
             }
-        }
-    }
-
-    /// Writes `data` to a temporary file beside `path`, then renames it over `path`: a reader
-    /// (or an interrupted run) never sees half an image.
-    private func write(_ data: Data, to path: String) throws {
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CLIFailure("cannot write \(path): \(error.localizedDescription)")
         }
     }
 }

@@ -13,6 +13,9 @@ struct Load: AsyncParsableCommand {
             contract, after the retries), the cached copy is printed if it is younger than --max-age; \
             otherwise one line on stderr and exit code 3.
 
+            Without --max-age, a cache is judged by the max age it was saved under (as state and \
+            validate judge it), and the contract's default is what a new save records.
+
             cache-first: a cache younger than --max-age is printed with no request at all; an empty, \
             expired or unreadable cache goes to the remote (with its retries), whose items are \
             cached; when the remote fails too, one line on stderr and exit code 3.
@@ -102,6 +105,9 @@ struct Load: AsyncParsableCommand {
         if query != nil, !contract.isSearch { throw ValidationError("--query is for the search contracts, verses and people") }
         if more, query == nil { throw ValidationError("--more continues a search: give its --query") }
         if query == nil, url.contains("{query}") { throw ValidationError("the URL holds {query}: give --query") }
+        if query != nil, !url.contains("{query}") {
+            throw ValidationError("--query fills {query} in the URL, which has none; e.g. 'https://example.com/search?q={query}'")
+        }
         guard let key = resolvedKey else { throw ValidationError("--key is required (or --query for a search)") }
         guard !key.isEmpty else { throw ValidationError("--key must not be empty") }
         guard (0...10).contains(retries ?? 0) else { throw ValidationError("--retries must be between 0 and 10") }
@@ -114,6 +120,7 @@ struct Load: AsyncParsableCommand {
             let log = try global.openForWriting(create: true)
             let job = LoadJob(
                 log: log, key: key, url: url, contract: contract, maxAge: maxAge?.value ?? contract.maxAge,
+                judging: maxAge == nil ? .recorded : .loaders,
                 strategy: strategy ?? contract.strategy, retries: retries ?? contract.retries,
                 search: query.map { SearchRequest(query: $0, more: more) },
                 now: try global.clock(), client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())

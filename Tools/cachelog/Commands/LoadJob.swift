@@ -19,6 +19,9 @@ struct LoadJob: ContractBody {
     let url: String
     let contract: Contract
     let maxAge: MaxAge
+    /// Whose max age judges the cache: `--max-age` when given (`.loaders`), else the one the
+    /// cache was saved under (`.recorded`), so that `load` agrees with `state` and `validate`.
+    let judging: PolicyChoice
     let strategy: CacheStrategy
     let retries: Int
     let search: SearchRequest?
@@ -54,9 +57,11 @@ struct LoadJob: ContractBody {
         contract: Contract, render: @escaping @Sendable (Item) throws -> String
     ) async throws -> Report {
         let cursor = search.map { PageCursor(query: $0.query) }
+        // One instant for the whole load: what a save records is what the report says.
+        let start = now()
         let local = LocalFeedLoader<Item>(
-            store: CacheLogFeedStore(log: log, key: key, metadata: { cursor?.metadata ?? [:] }), currentDate: now,
-            policy: CachePolicy(maxAge: maxAge), coder: coder, contract: contract.rawValue, logger: logger)
+            store: CacheLogFeedStore(log: log, key: key, metadata: { cursor?.metadata ?? [:] }), currentDate: { start },
+            policy: CachePolicy(maxAge: maxAge), coder: coder, contract: contract.rawValue, judging: judging, logger: logger)
 
         // The page to load, and the items it extends (none, unless this is `--more`).
         var page = 1
@@ -85,9 +90,10 @@ struct LoadJob: ContractBody {
         }
         guard let remoteURL = URL(string: pageURL) else { throw CLIFailure("'\(pageURL)' is not a URL") }
         let loadedPage = page
+        let numbered = url.contains("{page}")
         let remote = RemoteLoader(url: remoteURL, client: client, mapper: { data, response in
             let items = try mapper(data, response)
-            return (items, contract.nextPage(after: data, response: response, items: items.count, page: loadedPage))
+            return (items, contract.nextPage(after: data, response: response, items: items.count, page: loadedPage, numbered: numbered))
         }, logger: logger)
         let retried = FeedLoaderRetryDecorator(
             decoratee: AnyFeedLoader<Item>.remote { [previous] in
@@ -115,15 +121,15 @@ struct LoadJob: ContractBody {
             throw CLIFailure("no more results for \(key): \(describeRemote(error)); the cache is as it was", code: Exit.noUsableData)
         }
         let at = now()
-        let timestamp = loaded.cacheTimestamp ?? at
+        let timestamp = loaded.cacheTimestamp ?? start
         var saveError: (any Error)? = switch (loaded.source, loaded.cacheSave) {
         case (.cache, _), (.remote, .saved): nil
         case (.remote, .failed(let error)): error
         // Every remote feed passes the cache decorator; one that did not was not saved either.
         case (.remote, .notAttempted): CLIFailure("the items were not handed to the cache")
         }
-        if saveError == nil, loaded.source == .remote, let people = loaded.items as? [Person] {
-            saveError = await cacheObjects(people)
+        if saveError == nil, contract == .people, loaded.source == .remote, let people = loaded.items as? [Person] {
+            saveError = await cacheObjects(people, at: start)
         }
         return Report(
             source: loaded.cacheTimestamp == nil ? .remote : .cache, key: key, timestamp: timestamp,
@@ -133,11 +139,11 @@ struct LoadJob: ContractBody {
 
     /// The people search app's object cache: each person a search returned, under `object:<url>`,
     /// so that loading that person (`--contract person`) asks nothing of the remote while fresh.
-    private func cacheObjects(_ people: [Person]) async -> (any Error)? {
+    private func cacheObjects(_ people: [Person], at start: Date) async -> (any Error)? {
         for person in people {
-            guard let url = person.url else { continue }
+            guard let url = person.url, ["http", "https"].contains(url.scheme?.lowercased()) else { continue }
             let object = LocalFeedLoader<Person>(
-                store: CacheLogFeedStore(log: log, key: Self.objectKey(url.absoluteString)), currentDate: now,
+                store: CacheLogFeedStore(log: log, key: Self.objectKey(url.absoluteString)), currentDate: { start },
                 policy: CachePolicy(maxAge: Contract.person.maxAge), contract: Contract.person.rawValue, logger: logger)
             do {
                 try await object.save([person])

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CacheLog
 import FeedCache
+import FeedCacheLog
 import Foundation
 
 struct Searches: AsyncParsableCommand {
@@ -66,7 +67,8 @@ struct Searches: AsyncParsableCommand {
                     && put.timestamp.map { CachePolicy(maxAge: policy.maxAge).validate($0, against: now) } == true
                 return Search(
                     query: put.metadata[SearchRequest.queryName] ?? (parts.count == 3 ? String(parts[2]) : put.key),
-                    contract: parts.count == 3 ? String(parts[1]) : "", key: put.key, put: put,
+                    contract: put.metadata[CacheLogFeedStore.contractName] ?? (parts.count == 3 ? String(parts[1]) : ""),
+                    key: put.key, put: put,
                     items: put.payload.map(Self.itemCount) ?? 0, fresh: fresh, more: put.metadata[SearchRequest.nextName] != nil)
             }
             searches.sort { $0.put.seq > $1.put.seq }

@@ -41,11 +41,14 @@ enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
     var isSearch: Bool { self == .verses || self == .people }
 
     /// Where the page just loaded says the next one is, or `nil` when it was the last: the people
-    /// API's `next` URL; for verses, the next page number, until a page comes back empty.
-    func nextPage(after data: Data, response: HTTPURLResponse, items: Int, page: Int) -> String? {
+    /// API's `next` URL (http or https); for verses, the next page number, until a page comes back
+    /// empty, when the URL has a `{page}` to put it in (`numbered`).
+    func nextPage(after data: Data, response: HTTPURLResponse, items: Int, page: Int, numbered: Bool) -> String? {
         switch self {
-        case .people: (try? PeoplePageMapper.map(data, from: response))?.next?.absoluteString
-        case .verses: items > 0 ? String(page + 1) : nil
+        case .people:
+            (try? PeoplePageMapper.map(data, from: response))?.next
+                .flatMap { ["http", "https"].contains($0.scheme?.lowercased()) ? $0.absoluteString : nil }
+        case .verses: numbered && items > 0 ? String(page + 1) : nil
         case .images, .films, .genres, .person, .json: nil
         }
     }

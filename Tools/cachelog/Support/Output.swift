@@ -11,6 +11,10 @@ private let systemWrite = Darwin.write
 /// that a million-line replay is not a million system calls. `flush()` after each line when
 /// following, so a pipe sees events as they happen.
 final class StandardOutput {
+    /// Set once, at start and before any task runs, when the tool was started with stdout closed
+    /// (`>&-`): descriptor 1 then holds /dev/null (see `CacheLogCommand.main`), and output fails.
+    nonisolated(unsafe) static var wasClosed = false
+
     private(set) var buffer: [UInt8] = []
     private let limit = 1 << 16
 
@@ -89,18 +93,27 @@ final class StandardOutput {
         if buffer.count >= limit { flush() }
     }
 
+    /// Writes the buffer to stdout. Output that cannot be written ends the run with exit 1:
+    /// silently when the reader has gone (EPIPE: `| head`; SIGPIPE is ignored, so this is how it
+    /// arrives), with one line on stderr otherwise (a full disk, a closed stdout): never a
+    /// result lost while the exit status says all went well.
     func flush() {
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
+        let failure: Int32? = Self.wasClosed ? EBADF : buffer.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return nil }
             var offset = 0
             while offset < raw.count {
                 let written = systemWrite(1, base + offset, raw.count - offset)
-                if written <= 0 { if errno == EINTR { continue }; break }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return written < 0 ? errno : EIO }
                 offset += written
             }
+            return nil
         }
         buffer.removeAll(keepingCapacity: true)
+        guard let failure else { return }
+        if failure != EPIPE { Terminal.message("cachelog: cannot write the output: \(String(cString: strerror(failure)))") }
+        exit(Exit.failure)
     }
 }
 

@@ -1,0 +1,79 @@
+import Foundation
+import LoopbackHTTP
+import TestSupport
+import Testing
+
+/// Where the output goes can fail: a reader that stops reading (`| head`), a full disk, a closed
+/// stdout; and a user may interrupt. The tool never dies by a signal for it, and never exits 0
+/// when its results were not written.
+@Suite("cachelog when its output cannot be written, or it is interrupted", .timeLimit(.minutes(2)))
+struct OutputFailureTests {
+    private func seeded() async throws -> Sandbox {
+        let sandbox = try Sandbox()
+        try await sandbox.seedHistory()
+        return sandbox
+    }
+
+    /// Runs `cachelog arguments` through `/bin/sh -c` with `redirection` after it.
+    private func shell(_ sandbox: Sandbox, _ arguments: [String], _ redirection: String) async throws -> ChildProcess.Result {
+        let command = ([sandbox.executable.path, "--db", sandbox.db] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        return try await ChildProcess.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "exec \(command) \(redirection)"], environment: sandbox.environment(), timeout: .seconds(30))
+    }
+
+    @Test
+    func aReaderThatStopsReading_endsTheRunWithExitOne_notSIGPIPE() async throws {
+        // A megabyte does not fit a pipe's buffer: the writes after `head` has gone meet a closed pipe.
+        let big = Data((0..<1_048_576).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let sandbox = try Sandbox(serving: LoopbackHTTPServer.routes(["/big.bin": HTTPResponse(status: 200, body: big)]))
+        let command = "'\(sandbox.executable.path)' --db '\(sandbox.db)' image '\(sandbox.url("/big.bin"))'"
+
+        let result = try await ChildProcess.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", "\(command) | head -c 1 >/dev/null; exit ${PIPESTATUS[0]}"],
+            environment: sandbox.environment())
+
+        #expect(result.exited && result.status == ExitCode.failure, "exit \(result.status); 141 would be a death by SIGPIPE")
+        #expect(result.stderrText.isEmpty, "a reader that went away is no error to report: \(result.stderrText)")
+        let cached = try await sandbox.cachelog("image", sandbox.url("/big.bin"), "--format", "json")
+        #expect(try cached.json().string("source") == "cache", "the image was cached before it was printed")
+    }
+
+    @Test(arguments: [["state", "--format", "json"], ["replay"], ["searches"], ["load", "URL", "--key", "films", "--contract", "films"]])
+    func aFullDisk_underStdout_isExitOne_withOneLine(arguments: [String]) async throws {
+        let sandbox = try await seeded()
+        let arguments = arguments.map { $0 == "URL" ? sandbox.url("/films.json") : $0 }
+
+        let result = try await shell(sandbox, arguments, ">/dev/full")
+
+        #expect(result.exited && result.status == ExitCode.failure, "\(result.status) \(result.stderrText)")
+        #expect(result.stderrText == "cachelog: cannot write the output: No space left on device\n")
+    }
+
+    @Test
+    func aClosedStdout_isExitOne_andTheDatabaseIsNotWrittenThroughIt() async throws {
+        let sandbox = try await seeded()
+
+        let result = try await shell(sandbox, ["state", "--format", "json"], ">&-")
+
+        #expect(result.exited && result.status == ExitCode.failure, "\(result.status) \(result.stderrText)")
+        #expect(result.stderrText.hasPrefix("cachelog: cannot write the output"))
+        #expect(try await sandbox.cachelog("verify").status == ExitCode.ok)
+    }
+
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func follow_interrupted_exits128PlusTheSignal(signal: Int32, status: Int32) async throws {
+        let sandbox = try await seeded()
+        let child = try ChildProcess(sandbox.executable, ["--db", sandbox.db, "replay", "--follow", "--format", "jsonl"], environment: sandbox.environment())
+        // Wait until it has printed the history: it is following by then.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(20)
+        while (try? Data(contentsOf: child.stdoutFile))?.filter({ $0 == 0x0A }).count ?? 0 < 8, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+
+        child.send(signal)
+        let result = await child.finish(timeout: .seconds(20))
+
+        #expect(result.exited && result.status == status, "\(result.status) \(result.stderrText)")
+    }
+}
