@@ -137,6 +137,28 @@ struct DamageTests {
     }
 
     @Test
+    func aDamagedStateRow_isAnsweredFromTheLog_whileWholeRowsStand_evenWhenAPutsKeyIsDamagedToo() async throws {
+        let sandbox = try Sandbox()
+        try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
+        try #require(try await load(sandbox, at: Day.dec2, key: "genres", contract: "genres").status == ExitCode.ok)
+        let planting = Planting(db: sandbox.db)
+        // films' put (seq 2) now names "gilms" to a fold that reads its framing; its row is whole.
+        try await planting.python("""
+            record = bytearray(txn.get(seq(2), db=events))
+            record[38] ^= 0x01
+            txn.put(seq(2), bytes(record), db=events)
+            """)
+        try await planting.damageStateRow("genres")
+
+        let state = try await sandbox.cachelog("state", "--format", "json")
+        let validated = try await sandbox.cachelog("--now", Day.dec3, "validate", "--dry-run", "--format", "json")
+
+        #expect(state.status == ExitCode.ok, "\(state)")
+        #expect((try state.json()["entries"] as? [[String: Any]])?.compactMap { $0.string("key") } == ["films", "genres"])
+        #expect(try validated.jsonArray().compactMap { $0.string("key") } == ["films", "genres"])
+    }
+
+    @Test
     func validate_goesOnWithEveryKey_whenOneStateRowIsDamaged_andExpiresThemAll() async throws {
         let sandbox = try Sandbox()
         try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)

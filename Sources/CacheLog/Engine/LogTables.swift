@@ -210,35 +210,38 @@ struct LogTables {
 
     // MARK: projection reads
 
-    /// The projection now. The `state` table only caches the fold of the log, so when one of its
-    /// rows is damaged the answer comes from the fold (nearest checkpoint plus the tail) instead,
-    /// and `onDamaged` learns the keys of the damaged rows (`rebuild` rewrites them).
+    /// The projection now. The `state` table only caches the fold of the log, so a damaged row is
+    /// answered by the fold (nearest checkpoint plus the tail), as ``entry(_:key:onDamaged:)``
+    /// answers it, and `onDamaged` learns the keys of the damaged rows (`rebuild` rewrites them).
+    /// The rows that decode stand: a damaged record elsewhere in the log, which the fold takes as
+    /// it reads it, must not change the answer for keys whose rows are whole.
     func currentEntries(_ txn: Transaction, onDamaged: ([String]) -> Void = { _ in }) throws -> [LiveEntry] {
-        let (entries, malformed) = try storedEntries(txn)
-        guard !malformed.isEmpty else { return entries }
-        onDamaged(malformed)
-        var projection = try foldedProjection(txn)
-        return projection.ordered()
+        let (rows, malformed) = try storedRows(txn)
+        guard !malformed.isEmpty else { return rows.map(\.entry) }
+        onDamaged(malformed.map { String(decoding: $0, as: UTF8.self) })
+        let folded = try foldedProjection(txn)
+        let repaired = malformed.compactMap { key in folded.entry(forKey: key).map { (key: key, entry: $0) } }
+        return (rows + repaired).sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.entry)
     }
 
     /// Every row of the stored projection that decodes, and the keys of those that do not.
     func storedEntries(_ txn: Transaction) throws -> (entries: [LiveEntry], malformed: [String]) {
         let (rows, malformed) = try storedRows(txn)
-        return (rows.map(\.entry), malformed)
+        return (rows.map(\.entry), malformed.map { String(decoding: $0, as: UTF8.self) })
     }
 
     /// ``storedEntries(_:)`` with each key's bytes as the `state` table holds them.
-    func storedRows(_ txn: Transaction) throws -> (rows: [Projection.Row], malformed: [String]) {
+    func storedRows(_ txn: Transaction) throws -> (rows: [Projection.Row], malformed: [[UInt8]]) {
         try txn.withCursor(dbs.state) { cursor in
             var rows: [Projection.Row] = []
-            var malformed: [String] = []
+            var malformed: [[UInt8]] = []
             var next = try cursor.move(MDB_FIRST)
             while let row = next {
                 let key = String(decoding: row.key, as: UTF8.self)
                 if let entry = ProjectionEntryCodec.decode(key: key, row.value) {
                     rows.append((Array(row.key), entry))
                 } else {
-                    malformed.append(key)
+                    malformed.append(Array(row.key))
                 }
                 next = try cursor.move(MDB_NEXT)
             }
