@@ -105,33 +105,9 @@ final class Sandbox: Sendable {
     /// stdout and stderr go to files, so a child that prints a lot never blocks on a full pipe.
     func run(_ arguments: [String], environment extra: [String: String] = [:],
              timeout: Duration = .seconds(30)) async throws -> CLIResult {
-        let id = UUID().uuidString
-        let outURL = directory.appendingPathComponent("out-\(id)")
-        let errURL = directory.appendingPathComponent("err-\(id)")
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment(extra)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        try? out.close()
-        try? err.close()
-        let finished = await waitForExit(process, timeout: timeout)
-        #expect(finished, "cachelog \(arguments.joined(separator: " ")) did not finish within \(timeout); killed")
-        return CLIResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self),
-            stderr: String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self))
+        let result = try await ChildProcess.run(executable, arguments, environment: environment(extra), timeout: timeout)
+        #expect(!result.timedOut, "cachelog \(arguments.joined(separator: " ")) did not finish within \(timeout); killed")
+        return CLIResult(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
     }
 
     /// `run` with `--db` pointing at the test's database.
