@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import LoopbackHTTP
 import Testing
 
@@ -98,25 +99,12 @@ extension Sandbox {
     /// shell sets it: SIGXFSZ keeps its default (kill the process), so this also checks that the
     /// tool ignores it and reports the write that fails with EFBIG.
     func runWithFileSizeLimit(_ bytes: Int, _ arguments: [String]) async throws -> CLIResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // ulimit -f counts 1024-byte blocks in bash; LMDB's file is a whole number of pages.
-        process.arguments = ["bash", "-c", #"ulimit -f "$1" && shift && exec "$@""#, "bash", String(bytes / 1024), executable.path] + arguments
-        process.environment = environment()
-        process.standardInput = FileHandle.nullDevice
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // The output is a few lines: it fits the pipes while the child runs.
-        let finished = await waitForExit(process, timeout: .seconds(30))
-        #expect(finished, "cachelog \(arguments.joined(separator: " ")) did not finish in time; killed")
-        #expect(process.terminationReason == .exit, "cachelog died of signal \(process.terminationStatus)")
-        let printed = try out.fileHandleForReading.readToEnd() ?? Data()
-        let complained = try err.fileHandleForReading.readToEnd() ?? Data()
-        return CLIResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: printed, as: UTF8.self),
-            stderr: String(decoding: complained, as: UTF8.self))
+        let result = try await ChildProcess.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", #"ulimit -f "$1" && shift && exec "$@""#, "bash", String(bytes / 1024), executable.path] + arguments,
+            environment: environment(), timeout: .seconds(30))
+        #expect(!result.timedOut, "cachelog \(arguments.joined(separator: " ")) did not finish in time; killed")
+        #expect(result.exited, "cachelog died of signal \(result.status)")
+        return CLIResult(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
     }
 }

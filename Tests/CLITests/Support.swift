@@ -143,43 +143,21 @@ func waitForExit(_ process: Process, timeout: Duration) async -> Bool {
     return false
 }
 
-/// A long-running `cachelog` (such as `replay --follow`) whose stdout is read incrementally.
+/// A long-running `cachelog` (such as `replay --follow`) whose stdout is read as it comes.
 final class Child: @unchecked Sendable {
-    private let process = Process()
-    private let lock = NSLock()
-    private var received = Data()
+    private let process: ChildProcess
 
     init(executable: URL, arguments: [String], environment: [String: String]) throws {
-        let pipe = Pipe()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                return
-            }
-            guard let self else { return }
-            self.lock.lock()
-            self.received.append(data)
-            self.lock.unlock()
-        }
-        try process.run()
+        process = try ChildProcess(executable, arguments, environment: environment)
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { process.send(SIGKILL) }
     }
 
     /// The complete lines printed so far.
     var lines: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        let text = String(decoding: received, as: UTF8.self)
+        let text = String(decoding: (try? Data(contentsOf: process.stdoutFile)) ?? Data(), as: UTF8.self)
         return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 
@@ -197,8 +175,8 @@ final class Child: @unchecked Sendable {
 
     /// Terminates the child and waits (bounded) until it is gone.
     func stop() async {
-        if process.isRunning { process.terminate() }
-        _ = await waitForExit(process, timeout: .seconds(5))
+        process.send(SIGTERM)
+        _ = await process.finish(timeout: .seconds(5))
     }
 }
 

@@ -31,15 +31,9 @@ struct FormatDocumentationTests {
         let script = String(text[start.upperBound..<end.lowerBound])
             .replacingOccurrences(of: "\"path/to/db\"", with: "\"\(dir.path())\"")
 
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        python.arguments = ["-c", script]
-        let output = Pipe()
-        python.standardOutput = output
-        try python.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        python.waitUntilExit()
-        #expect(python.terminationStatus == 0, "the article's reader failed; is python3-lmdb installed (Tools/setup)?")
+        let python = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script])
+        let printed = python.stdoutText
+        #expect(python.exited && python.status == 0, "the article's reader failed; is python3-lmdb installed (Tools/setup)? \(python.stderrText)")
 
         let expected = try events(log, EventQuery(includePayload: true)).map { event in
             "\(event.seq) \(event.kind.name) \(event.key) \(event.timestamp?.timeIntervalSince1970 ?? 0) \(event.payload?.count ?? 0)"

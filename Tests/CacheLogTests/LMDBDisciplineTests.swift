@@ -27,12 +27,8 @@ struct LMDBDisciplineTests {
         // Both processes start with a 64 KiB map; the writer grows it, so this reader must adopt
         // the larger size (MDB_MAP_RESIZED) to go on reading.
         let log = try makeLog(dir, mapSize: 65536)
-        let writer = Process()
-        writer.executableURL = try builtProduct("cachelog-writer")
         // Start with a tiny map in the writer, so that it grows the map while this process has it open.
-        writer.arguments = [db, "150", "--batch", "--map-size", "65536", "--payload-bytes", "2048"]
-        writer.standardOutput = FileHandle.nullDevice
-        try writer.run()
+        let writer = try ChildProcess(try builtProduct("cachelog-writer"), [db, "150", "--batch", "--map-size", "65536", "--payload-bytes", "2048"])
 
         var seen: [RecordedEvent] = []
         var tornStates = 0
@@ -45,8 +41,8 @@ struct LMDBDisciplineTests {
             if state.seq % 2 != 0 { tornStates += 1 }
             if Date() > deadline { break }
         }
-        writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0)
+        let ended = await writer.finish()
+        #expect(ended.exited && ended.status == 0, "\(ended.stderrText)")
         #expect(seen.map(\.seq) == Array(1...300))
         #expect(seen.enumerated().allSatisfy { index, event in event.kind == (index % 2 == 0 ? .delete : .put) })
         #expect(tornStates == 0)
@@ -64,16 +60,15 @@ struct LMDBDisciplineTests {
         }
         try await waitUntilClosed(db)
         // Another process takes a reader slot with an open read transaction, then dies by SIGKILL.
-        let reader = Process()
-        reader.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        reader.arguments = ["-c", "import lmdb, time; env = lmdb.open('\(db)', max_dbs=8); txn = env.begin(); print('ready', flush=True); time.sleep(60)"]
-        let output = Pipe()
-        reader.standardOutput = output
-        try reader.run()
-        let ready = output.fileHandleForReading.availableData
-        #expect(String(decoding: ready, as: UTF8.self).hasPrefix("ready"))
-        kill(reader.processIdentifier, SIGKILL)
-        reader.waitUntilExit()
+        let reader = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", "import lmdb, time; env = lmdb.open('\(db)', max_dbs=8); txn = env.begin(); print('ready', flush=True); time.sleep(60)"])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? String(contentsOf: reader.stdoutFile, encoding: .utf8))?.hasPrefix("ready") != true, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        reader.send(SIGKILL)
+        #expect(await reader.finish().stdoutText.hasPrefix("ready"))
 
         let log = try makeLog(dir)
         // The open already cleared the dead reader's slot: nothing is left for a second check.

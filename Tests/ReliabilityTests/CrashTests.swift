@@ -43,17 +43,10 @@ struct CrashTests {
             if ContinuousClock.now > deadline + .seconds(40) { break }
             runs += 1
             let run = runs
-            let output = dir.path("stdout-\(run)")
-            try #require(FileManager.default.createFile(atPath: output, contents: nil))
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-            let writer = Process()
-            writer.executableURL = writerURL
             // A tiny map, so that some kills land while the writer grows it.
-            writer.arguments = [db, "100000", "--mixed", "--seed", "\(run)", "--payload-bytes", "\(Self.payloadBytes)", "--map-size", "65536"]
-            writer.standardOutput = handle
-            writer.standardError = FileHandle.nullDevice
-            try writer.run()
-            try handle.close()
+            let writer = try ChildProcess(
+                writerURL, [db, "100000", "--mixed", "--seed", "\(run)", "--payload-bytes", "\(Self.payloadBytes)", "--map-size", "65536"])
+            let output = writer.stdoutFile.path
 
             // Kill it once it is appending (its first acknowledgement is out), a random moment later.
             let started = ContinuousClock.now
@@ -61,19 +54,15 @@ struct CrashTests {
                 guard writer.isRunning, ContinuousClock.now - started < .seconds(10) else { break }
                 try await Task.sleep(for: .milliseconds(1))
             }
-            try #require(writer.isRunning, "the writer of run \(run) stopped by itself (status \(writer.terminationStatus))")
+            try #require(writer.isRunning, "the writer of run \(run) stopped by itself")
             try await Task.sleep(for: .microseconds(Int.random(in: 0...40_000, using: &generator)))
-            kill(writer.processIdentifier, SIGKILL)
-            let killedAt = ContinuousClock.now
-            while writer.isRunning, ContinuousClock.now - killedAt < .seconds(10) {
-                try await Task.sleep(for: .milliseconds(1))
-            }
-            try #require(!writer.isRunning)
-            #expect(writer.terminationReason == .uncaughtSignal && writer.terminationStatus == SIGKILL)
+            writer.send(SIGKILL)
+            let ended = await writer.finish(timeout: .seconds(10))
+            #expect(!ended.exited && !ended.timedOut && ended.status == SIGKILL)
             kills += 1
 
             // What the writer acknowledged: one seq range per save, in order.
-            let text = try String(contentsOfFile: output, encoding: .utf8)
+            let text = ended.stdoutText
             let acknowledged: [ClosedRange<UInt64>] = text.split(separator: "\n").compactMap { line in
                 let parts = line.split(separator: " ").compactMap { UInt64($0) }
                 return parts.count == 2 ? parts[0]...parts[1] : nil

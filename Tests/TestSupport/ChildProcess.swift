@@ -13,7 +13,7 @@ import Darwin
 /// Started with `posix_spawn`, not Foundation's `Process`: on Linux, `Process.run()` reads
 /// `/proc/self/fd` past the end of a directory entry (swift-corelibs-foundation #5472) and now
 /// and then crashes the whole test run with SIGSEGV, more often the more children a run starts.
-public struct ChildProcess {
+public final class ChildProcess: @unchecked Sendable {
     /// How a child ended.
     public struct Result: Sendable {
         public var status: Int32
@@ -30,6 +30,9 @@ public struct ChildProcess {
     private let pid: pid_t
     private let output: URL
     private let errors: URL
+    // The wait status once the child was reaped; under `lock`, as any task may ask.
+    private let lock = NSLock()
+    private var reaped: Int32?
 
     /// The file the child's stdout goes to, to read while it runs.
     public var stdoutFile: URL { output }
@@ -95,17 +98,25 @@ public struct ChildProcess {
         kill(pid, signal)
     }
 
-    /// The child's wait status, once it has ended (then it is reaped); `nil` while it runs.
+    /// The child's wait status, once it has ended (it is then reaped, once); `nil` while it runs.
     private func reap() -> Int32? {
-        var status: Int32 = 0
-        while true {
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid { return status }
-            if result == -1 && errno == EINTR { continue }
-            // 0: still running; -1 (ECHILD): reaped already, which only `finish` does.
-            return result == 0 ? nil : 0
+        lock.withLock {
+            if let reaped { return reaped }
+            var status: Int32 = 0
+            while true {
+                let result = waitpid(pid, &status, WNOHANG)
+                if result == pid {
+                    reaped = status
+                    return status
+                }
+                if result == -1 && errno == EINTR { continue }
+                return nil
+            }
         }
     }
+
+    /// Whether the child still runs.
+    public var isRunning: Bool { reap() == nil }
 
     /// Waits for the child to end, at most `timeout` (then kills it), and returns what it printed.
     public func finish(timeout: Duration = .seconds(60)) async -> Result {
