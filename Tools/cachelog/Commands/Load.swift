@@ -24,6 +24,7 @@ struct Load: AsyncParsableCommand {
             and {page} with 1; the key defaults to search:CONTRACT:TEXT; the empty query is a \
             search too. --more loads the next page (people: the page's next URL; verses: {page} + \
             1, until a page comes back empty) and caches the merged list under the same key; \
+            it extends only a fresh cached search (an expired one: search again without --more); \
             offline, --more exits 3 and leaves the cache as it was. A people search also caches \
             each person under object:URL; load that URL with --contract person (cache first) and \
             no request is made while it is fresh.
@@ -41,7 +42,8 @@ struct Load: AsyncParsableCommand {
             the items came from (remote or cache), whether they are in the cache now, when they \
             were cached (or loaded, when not cached), their age in seconds, and the items as JSON. \
             With --contract json the items are the server's JSON exactly as sent (numbers and \
-            escapes as written), without the whitespace between tokens.
+            escapes as written), without the whitespace between tokens; a top-level array's \
+            elements are the items, any other document is the one item.
 
             Examples:
               cachelog load https://example.com/films.json --key films --contract films

@@ -6,7 +6,7 @@ import Foundation
 
 struct Searches: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Past searches, newest first: the search history, from the log.",
+        abstract: "Past searches, the last saved first: the search history, from the log.",
         discussion: """
             One line per query ever searched (keys search:CONTRACT:TEXT): when its results were \
             last cached, how many items they hold, and whether they are still in the cache and \
