@@ -139,6 +139,19 @@ struct PolicyTests {
     }
 
     @Test
+    func validate_deletesACacheThatDoesNotReadBack_andSaysItWasUnreadable() async throws {
+        let sandbox = try Sandbox()
+        try #require(try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/films.json"), "--key", "films", "--contract", "films").status == ExitCode.ok)
+        try await Planting(db: sandbox.db).flipByte(ofRecord: 2, offsetFromEnd: 1)
+
+        let validated = try await sandbox.cachelog("--now", Day.dec2, "validate", "--format", "json")
+
+        let outcome = try #require(try validated.jsonArray().first)
+        #expect(outcome.string("outcome") == "deleted")
+        #expect(outcome.string("detail")?.hasPrefix("unreadable; deleted at seq 3") == true, "\(outcome)")
+    }
+
+    @Test
     func validate_deletesAFreshCacheWhosePayloadDoesNotFollowItsContract_asARetrievalError() async throws {
         let sandbox = try Sandbox()
         try #require(try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/films.json"), "--key", "films", "--contract", "films").status == ExitCode.ok)

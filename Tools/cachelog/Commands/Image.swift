@@ -50,7 +50,7 @@ struct Image: AsyncParsableCommand {
     static let contract = "image"
 
     func validate() throws {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
+        guard let parsed = URL(string: url), parsed.isHTTP, parsed.host != nil else {
             throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/image.jpg")
         }
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }

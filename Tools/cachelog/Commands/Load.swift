@@ -101,7 +101,7 @@ struct Load: AsyncParsableCommand {
 
     func validate() throws {
         let sample = SearchRequest.expand(url, query: query ?? "", page: 1)
-        guard let parsed = URL(string: sample), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
+        guard let parsed = URL(string: sample), parsed.isHTTP, parsed.host != nil else {
             throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/feed.json")
         }
         if query != nil, !contract.isSearch { throw ValidationError("--query is for the search contracts, verses and people") }

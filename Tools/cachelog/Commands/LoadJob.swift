@@ -141,7 +141,7 @@ struct LoadJob: ContractBody {
     /// so that loading that person (`--contract person`) asks nothing of the remote while fresh.
     private func cacheObjects(_ people: [Person], at start: Date) async -> (any Error)? {
         for person in people {
-            guard let url = person.url, ["http", "https"].contains(url.scheme?.lowercased()) else { continue }
+            guard let url = person.url, url.isHTTP else { continue }
             let object = LocalFeedLoader<Person>(
                 store: CacheLogFeedStore(log: log, key: Self.objectKey(url.absoluteString)), currentDate: { start },
                 policy: CachePolicy(maxAge: Contract.person.maxAge), contract: Contract.person.rawValue, logger: logger)

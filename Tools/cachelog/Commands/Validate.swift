@@ -88,15 +88,22 @@ struct Validate: AsyncParsableCommand {
         }
     }
 
+    /// Whether the put that held `entry` reads back whole: asked only after validation deleted
+    /// the cache, to say why (the put stays in the log). A cache that read back was deleted
+    /// because its payload does not decode under its contract.
+    private static func readsBack(_ entry: LiveEntry?, key: String, in log: CacheLog) -> Bool {
+        guard let entry,
+              case .event(let put)? = try? log.events(EventQuery(from: .seq(entry.seq), to: .seq(entry.seq), includePayload: true)).first
+        else { return false }
+        return put.kind == .put && put.key.utf8.elementsEqual(key.utf8) && put.payload != nil
+    }
+
     private func validate(_ key: String, in log: CacheLog, clock: @escaping @Sendable () -> Date) async throws -> Outcome {
         let before = try log.entry(key)
         let recorded = before.map(KeyPolicy.of)
         // What the use case will judge by, for the report: the use case reads the policy itself.
         let policy = maxAge?.value ?? recorded?.maxAge ?? KeyPolicy.unrecorded.maxAge
         let contract = recorded?.contract.flatMap(Contract.init(rawValue:))
-        // Read before validation may delete it: a deletion then says whether the cache could not
-        // be read back or its payload did not decode.
-        let readable = (try? log.retrieve(key)) != nil
         let store = RecordingFeedStore(CacheLogFeedStore(log: log, key: key), dryRun: dryRun)
         try await ValidationJob(
             store: store, clock: clock, policy: CachePolicy(maxAge: maxAge?.value ?? KeyPolicy.unrecorded.maxAge),
@@ -113,7 +120,7 @@ struct Validate: AsyncParsableCommand {
         }
         switch await store.writes.last {
         case .delete?:
-            let why = readable ? "not a valid \(contract?.rawValue ?? "") payload" : "unreadable"
+            let why = Self.readsBack(before, key: key, in: log) ? "not a valid \(contract?.rawValue ?? "") payload" : "unreadable"
             return Outcome(key: key, outcome: "deleted", detail: "\(why); \(try written("deleted"))")
         case .expire?:
             return Outcome(key: key, outcome: "expired", detail: "\(age ?? "no cache"); \(try written("expired"))")

@@ -47,7 +47,7 @@ enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
         switch self {
         case .people:
             (try? PeoplePageMapper.map(data, from: response))?.next
-                .flatMap { ["http", "https"].contains($0.scheme?.lowercased()) ? $0.absoluteString : nil }
+                .flatMap { $0.isHTTP ? $0.absoluteString : nil }
         case .verses: numbered && items > 0 ? String(page + 1) : nil
         case .images, .films, .genres, .person, .json: nil
         }
