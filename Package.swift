@@ -33,7 +33,7 @@ let package = Package(
         ),
         .target(
             name: "CacheLog",
-            dependencies: ["CLMDB", "CZlib", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLMDB", "CZlib", "Locking", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "FeedCache",
@@ -41,8 +41,10 @@ let package = Package(
         ),
         .target(
             name: "FeedAPI",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["Locking", .product(name: "Logging", package: "swift-log")]
         ),
+        // One lock box for every target that shares a little mutable state across tasks.
+        .target(name: "Locking"),
         .target(
             name: "FeedCacheLog",
             dependencies: ["CacheLog", "FeedCache"]
@@ -64,13 +66,13 @@ let package = Package(
             path: "Tools/cachelog-writer"
         ),
         // Helpers the test targets share (test targets cannot import each other).
-        .target(name: "TestSupport", dependencies: ["CLMDB"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "TestSupport", "cachelog-writer"]),
         .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "TestSupport"]),
         .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP", "TestSupport"]),
         .testTarget(
             name: "AcceptanceTests",
-            dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "TestSupport"]
+            dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
         ),
         .testTarget(
             name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "LoopbackHTTP", "TestSupport"],

@@ -32,9 +32,13 @@ public struct CacheLogFeedStore: FeedStore {
         self.metadata = metadata
     }
 
-    public func deleteCachedFeed(reason: DeletionReason) async throws {
+    public func deleteCachedFeed(reason: FeedCache.DeletionReason) async throws {
         guard try log.entry(key) != nil else { return }
-        try await log.append(.delete(key: key, reason: reason.logReason))
+        // The log's reasons are a superset: it also records the delete that starts a replace.
+        switch reason {
+        case .explicit: try await log.append(.delete(key: key, reason: .explicit))
+        case .retrievalError: try await log.append(.delete(key: key, reason: .retrievalError))
+        }
     }
 
     public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws {
@@ -69,15 +73,6 @@ public struct CacheLogFeedStore: FeedStore {
     public func retrieve() async throws -> CachedFeed? {
         try log.retrieve(key).map {
             CachedFeed(feed: $0.payload, timestamp: $0.timestamp, policy: Self.recordedPolicy(maxAge: $0.maxAge, metadata: $0.metadata))
-        }
-    }
-}
-
-extension DeletionReason {
-    var logReason: DeleteReason {
-        switch self {
-        case .explicit: return .explicit
-        case .retrievalError: return .retrievalError
         }
     }
 }

@@ -2,6 +2,7 @@ import FeedAPI
 import FeedCache
 import FeedCacheLog
 import Foundation
+import Locking
 import LoopbackHTTP
 import TestSupport
 import Testing

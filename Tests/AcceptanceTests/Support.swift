@@ -95,7 +95,7 @@ extension TestClock {
 /// An event of the log, reduced to what a story asserts: kind, key, and reason / timestamp / maxAge.
 enum LoggedEvent: Equatable, CustomStringConvertible {
     case put(String, timestamp: Date)
-    case delete(String, reason: DeleteReason)
+    case delete(String, reason: Event.DeletionReason)
     case expire(String, timestamp: Date, maxAge: TimeInterval)
 
     /// What a save appends: `delete(replaced)` + `put(timestamp)`, one atomic batch.
@@ -150,20 +150,6 @@ func expectNoUsableFeed(
 /// Serves `routes` by path (query ignored), 404 elsewhere.
 func routes(_ routes: [String: HTTPResponse]) -> LoopbackHTTPServer.Handler {
     LoopbackHTTPServer.routes(routes)
-}
-
-/// A value guarded by a lock (`Synchronization.Mutex` needs macOS 15; the package supports 14).
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
 }
 
 /// `object` as JSON bytes, for sample payloads written against a contract's field names.

@@ -100,7 +100,7 @@ struct DamageTests {
         #expect(problems.compactMap { $0.int("seq") }.sorted() == [2, 5], "one problem per missing record: \(problems)")
     }
 
-    // MARK: defect 8: a damaged projection row or checkpoint blocks nothing, and rebuild repairs it
+    // MARK: defect 8: a damaged state row or checkpoint blocks nothing, and rebuild repairs it
 
     @Test
     func aDamagedStateRow_blocksNeitherStateNorValidateNorCompact_verifyNamesIt_andRebuildRepairsIt() async throws {

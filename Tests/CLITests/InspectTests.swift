@@ -191,7 +191,7 @@ struct InspectTests {
         let text = try await sandbox.cachelog("verify")
         #expect(text.status == ExitCode.failure, "\(text)")
         #expect(!looksLikeACrash(text.stderr))
-        // The checksum names the record; other checks (the stored projection against the fold
+        // The checksum names the record; other checks (the stored state against the fold
         // of the log, which skips the bad record) may name it too, never another seq.
         let problems = text.stdoutLines.dropLast()
         #expect(problems.contains { $0.hasPrefix("problem seq 2: ") && $0.contains("checksum") }, "\(text)")

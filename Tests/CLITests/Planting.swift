@@ -44,7 +44,7 @@ struct Planting {
 
     /// Overwrites the `state` row of `key` with bytes no row can hold.
     func damageStateRow(_ key: String) async throws {
-        try await python("txn.put(\(pythonBytes(key)), b'not a projection row', db=state)")
+        try await python("txn.put(\(pythonBytes(key)), b'not a state row', db=state)")
     }
 
     /// Flips a byte in the middle of the checkpoint at `seq`.

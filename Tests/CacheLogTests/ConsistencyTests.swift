@@ -5,7 +5,7 @@ import Testing
 @testable import CacheLog
 
 /// Every path that folds the log (appends, rebuild, time travel, verify) must agree, whatever the
-/// log holds: damaged bytes, damaged projection rows, unusual keys and timestamps.
+/// log holds: damaged bytes, damaged state rows, unusual keys and timestamps.
 @Suite("Folds agree")
 struct ConsistencyTests {
     @Test func damagedPayloadBytes_areReportedByVerify_butEveryFoldStillCountsTheRecord() async throws {
@@ -17,13 +17,13 @@ struct ConsistencyTests {
         try RawLMDB.flipByte(of: 2, in: log)
 
         #expect(try log.verify().problems.map(\.seq) == [2])
-        let report = try await log.rebuildProjection()
+        let report = try await log.rebuildState()
         #expect(report.liveKeys == 2)
         #expect(try log.verify().problems.map(\.seq) == [2], "a rebuild cannot clear damage, nor add a mismatch")
         #expect(try log.state(asOf: .seq(3)).entries == (try log.state().entries))
     }
 
-    @Test func damagedProjectionRow_blocksNoAppend_andThePutReplacesIt() async throws {
+    @Test func damagedStateRow_blocksNoAppend_andThePutReplacesIt() async throws {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir, checkpointInterval: 1)
         try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: Date()))
@@ -70,7 +70,7 @@ struct ConsistencyTests {
             for (offset, byte) in SeqKey.bytes(99).enumerated() { record[header.body.lowerBound + offset] = byte }
             #expect(RawLMDB.put(txn, dbs.events, SeqKey.bytes(3), record) == MDB_SUCCESS)
         }
-        let report = try await log.rebuildProjection()
+        let report = try await log.rebuildState()
         #expect(report.corruptSeqs == [3])
         #expect(report.liveKeys == (try log.state().entries.count))
     }

@@ -7,11 +7,8 @@ import Testing
 struct DeduplicationTests {
     /// 20 KB that zlib cannot shrink much (a fixed pseudo-random sequence).
     static let feed: Data = {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        return Data((0..<20_000).map { _ in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 56)
-        })
+        var generator = SeededGenerator(seed: 0x9E37_79B9_7F4A_7C15)
+        return Data(generator.bytes(20_000))
     }()
 
     static func save(_ log: CacheLog, _ payload: Data, at seconds: TimeInterval) async throws {
@@ -63,7 +60,7 @@ struct DeduplicationTests {
         #expect(report.keptLive == 1) // seq 2 holds the bytes every later put references
         #expect(try log.retrieve("films")?.payload == Self.feed)
         let stored = try RawLMDB.dump(log, \.state)
-        try await log.rebuildProjection()
+        try await log.rebuildState()
         #expect(try RawLMDB.dump(log, \.state) == stored)
         #expect(try log.verify().isClean)
     }

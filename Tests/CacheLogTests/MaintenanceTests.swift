@@ -10,7 +10,7 @@ struct MaintenanceTests {
         let dir = try TemporaryDirectory()
         let clock = TestClock()
         let log = try makeLog(dir, clock: clock, checkpointInterval: 4)
-        try await ProjectionTests.appendHistory(log, clock: clock, count: 30)
+        try await StateTests.appendHistory(log, clock: clock, count: 30)
         let report = try log.verify()
         #expect(report.isClean, "\(report.problems)")
         #expect(report.recordsChecked == Int(try log.lastSeq()))
@@ -28,16 +28,16 @@ struct MaintenanceTests {
         #expect(report.problems.first?.message.contains("corrupt record") == true)
     }
 
-    @Test func verify_reportsAProjectionThatDisagreesWithTheLog() async throws {
+    @Test func verify_reportsAStateThatDisagreesWithTheLog() async throws {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
         try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: Date()))
         try RawLMDB.write(log) { txn, dbs in
-            let stale = ProjectionEntryCodec.encode(LiveEntry(key: "ghost", seq: 1, timestamp: Date(), bytes: 3))
+            let stale = StateRowCodec.encode(LogState.Entry(key: "ghost", seq: 1, timestamp: Date(), bytes: 3))
             #expect(RawLMDB.put(txn, dbs.state, Array("ghost".utf8), stale) == MDB_SUCCESS)
         }
         let report = try log.verify()
-        #expect(report.problems.map(\.description) == ["seq 1: projection of key \"ghost\" is live at seq 1, the log says absent"])
+        #expect(report.problems.map(\.description) == ["seq 1: state of key \"ghost\" is live at seq 1, the log says absent"])
     }
 
     @Test func verify_namesTheFieldsOfARowThatDiffersOnlyBeyondItsSeq() async throws {
@@ -46,11 +46,11 @@ struct MaintenanceTests {
         let cachedAt = Date(timeIntervalSince1970: 1_796_119_200)
         try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: cachedAt))
         try RawLMDB.write(log) { txn, dbs in
-            let wrongSize = ProjectionEntryCodec.encode(LiveEntry(key: "films", seq: 1, timestamp: cachedAt, bytes: 99))
+            let wrongSize = StateRowCodec.encode(LogState.Entry(key: "films", seq: 1, timestamp: cachedAt, bytes: 99))
             #expect(RawLMDB.put(txn, dbs.state, Array("films".utf8), wrongSize) == MDB_SUCCESS)
         }
         #expect(try log.verify().problems.map(\.description) == [
-            "seq 1: projection of key \"films\" is live at seq 1 (cached at 1796119200.0, 99 bytes, payload at seq 1), the log says live at seq 1 (cached at 1796119200.0, 3 bytes, payload at seq 1)",
+            "seq 1: state of key \"films\" is live at seq 1 (cached at 1796119200.0, 99 bytes, payload at seq 1), the log says live at seq 1 (cached at 1796119200.0, 3 bytes, payload at seq 1)",
         ])
     }
 
@@ -78,7 +78,7 @@ struct MaintenanceTests {
         let clock = TestClock()
         let log = try makeLog(dir, clock: clock, checkpointInterval: 8)
         try await log.append(.put(key: "keep", payload: payload("kept"), timestamp: clock.date)) // seq 1, stays live
-        try await ProjectionTests.appendHistory(log, clock: clock, count: 40)
+        try await StateTests.appendHistory(log, clock: clock, count: 40)
         let last = try log.lastSeq()
         let cut = last - 10
         let stateAtCut = try log.state(asOf: .seq(cut))
@@ -100,7 +100,7 @@ struct MaintenanceTests {
 
         // The log stays valid for every other operation afterwards.
         let beforeRebuild = try RawLMDB.dump(log, \.state)
-        try await log.rebuildProjection()
+        try await log.rebuildState()
         #expect(try RawLMDB.dump(log, \.state) == beforeRebuild)
         try await log.append([.delete(key: "keep", reason: .replaced), .put(key: "keep", payload: payload("new"), timestamp: clock.date)])
         #expect(try log.retrieve("keep")?.payload == payload("new"))
@@ -112,8 +112,8 @@ struct MaintenanceTests {
     }
 }
 
-@Suite("A damaged projection row")
-struct DamagedProjectionTests {
+@Suite("A damaged state row")
+struct DamagedStateTests {
     @Test func malformedStateRow_readsAnswerFromTheLog_verifyNamesIt_andRebuildRepairsIt() async throws {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
@@ -128,12 +128,12 @@ struct DamagedProjectionTests {
         #expect(try log.entry("films") == state.entry(for: "films"))
         #expect(try log.state() == state)
         let report = try log.verify()
-        #expect(report.problems.map(\.description) == [CacheLogError.corruptProjection(key: "films").description])
+        #expect(report.problems.map(\.description) == [CacheLogError.corruptStateRow(key: "films").description])
 
-        let rebuilt = try await log.rebuildProjection()
+        let rebuilt = try await log.rebuildState()
         #expect(rebuilt.repairedKeys == ["films"])
         #expect(try log.verify().isClean)
-        #expect(try await log.rebuildProjection().repairedKeys == [])
+        #expect(try await log.rebuildState().repairedKeys == [])
     }
 
     @Test func stateRowPointingAtAnotherKeysPut_retrieveServesTheKeysOwnPayload() async throws {
@@ -169,7 +169,7 @@ struct DamagedCheckpointTests {
         let dir = try TemporaryDirectory()
         let clock = TestClock()
         let log = try makeLog(dir, clock: clock, checkpointInterval: 4)
-        try await ProjectionTests.appendHistory(log, clock: clock, count: 40)
+        try await StateTests.appendHistory(log, clock: clock, count: 40)
         let checkpoints = try RawLMDB.dump(log, \.checkpoints).keys.compactMap { key in key.withUnsafeBytes { SeqKey.decode($0) } }.sorted()
         try #require(checkpoints.count >= 3)
         let expected = try (1...(try log.lastSeq())).map { try log.state(asOf: .seq($0)) }
@@ -193,7 +193,7 @@ struct DamagedCheckpointTests {
 
 @Suite("Damage the reads get past")
 struct DamageReadTests {
-    @Test func aRowForAKeyTheLogDoesNotHold_isAProjectionError_soValidationDeletesIt() async throws {
+    @Test func aRowForAKeyTheLogDoesNotHold_isAStateError_soValidationDeletesIt() async throws {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
         try await log.append(.put(key: "films", payload: payload("[1]"), timestamp: Date()))
@@ -201,10 +201,10 @@ struct DamageReadTests {
         try RawLMDB.write(log) { txn, dbs in
             #expect(RawLMDB.put(txn, dbs.state, Array("ghost".utf8), filmsRow) == MDB_SUCCESS)
         }
-        #expect(throws: CacheLogError.corruptProjection(key: "ghost")) { _ = try log.retrieve("ghost") }
+        #expect(throws: CacheLogError.corruptStateRow(key: "ghost")) { _ = try log.retrieve("ghost") }
         #expect(try log.retrieve("films")?.payload == payload("[1]"))
 
-        // A delete removes the row, so the projection is the log's again.
+        // A delete removes the row, so the state is the log's again.
         try await log.append(.delete(key: "ghost", reason: .retrievalError))
         #expect(try log.verify().isClean)
     }
@@ -218,7 +218,7 @@ struct DamageReadTests {
             record[EventCodec.headerSize + 1] = 0xFF // "films" -> "f\xFFlms": no key is that
             #expect(RawLMDB.put(txn, dbs.events, SeqKey.bytes(1), record) == MDB_SUCCESS)
         }
-        try await log.rebuildProjection()
+        try await log.rebuildState()
         #expect(try RawLMDB.dump(log, \.state).isEmpty, "a key no one can name is no cache")
         #expect(try log.verify().problems.map(\.seq) == [1], "the damaged record, and nothing else")
     }

@@ -22,28 +22,3 @@ func events(_ log: CacheLog, _ query: EventQuery = EventQuery()) throws -> [Reco
     }
 }
 
-/// Waits until the instance for `path` is gone, so the directory can be opened again in-process.
-func waitUntilClosed(_ path: String) async throws {
-    let closed = try await eventually { !OpenPaths.isOpen(path) }
-    #expect(closed, "database at \(path) was never closed")
-}
-
-/// The raw-LMDB helpers of TestSupport, on a log's own environment and tables.
-extension RawLMDB {
-    static func write(_ log: CacheLog, _ body: (OpaquePointer, Databases) throws -> Void) throws {
-        try write(environment: log.environment.raw) { txn in try body(txn, log.environment.dbs) }
-    }
-
-    static func dump(_ log: CacheLog, _ table: (Databases) -> MDB_dbi) throws -> [[UInt8]: [UInt8]] {
-        try dump(environment: log.environment.raw, table(log.environment.dbs))
-    }
-
-    /// Flips one byte of the stored record `seq` (in the compressed body when it has one).
-    static func flipByte(of seq: UInt64, in log: CacheLog, offsetFromEnd: Int = 6) throws {
-        try write(log) { txn, dbs in
-            var record = try #require(get(txn, dbs.events, SeqKey.bytes(seq)))
-            record[record.count - offsetFromEnd] ^= 0xFF
-            #expect(put(txn, dbs.events, SeqKey.bytes(seq), record) == MDB_SUCCESS)
-        }
-    }
-}

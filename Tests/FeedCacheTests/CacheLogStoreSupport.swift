@@ -37,7 +37,7 @@ final class TemporaryCacheLog: @unchecked Sendable {
 
     /// Flips a byte inside the stored record `seq` with the raw LMDB API, as disk corruption would.
     func corruptRecord(_ seq: UInt64) throws {
-        let events = log.environment.dbs.events
+        let events = log.environment.tables.events.handle
         try RawLMDB.write(environment: log.environment.raw) { txn in
             let key = withUnsafeBytes(of: seq.bigEndian) { Array($0) }
             var record = try #require(RawLMDB.get(txn, events, key))
@@ -52,7 +52,7 @@ struct OwnedCacheLogFeedStore: FeedStore {
     let database: TemporaryCacheLog
     var store: CacheLogFeedStore { CacheLogFeedStore(log: database.log, key: "feed") }
 
-    func deleteCachedFeed(reason: DeletionReason) async throws { try await store.deleteCachedFeed(reason: reason) }
+    func deleteCachedFeed(reason: FeedCache.DeletionReason) async throws { try await store.deleteCachedFeed(reason: reason) }
     func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws { try await store.insert(feed, timestamp: timestamp, policy: policy) }
     func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws { try await store.replace(with: feed, timestamp: timestamp, policy: policy) }
     func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws { try await store.expireCachedFeed(timestamp: timestamp, maxAge: maxAge) }

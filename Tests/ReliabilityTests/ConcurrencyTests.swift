@@ -7,7 +7,7 @@ import Testing
 @testable import CacheLog
 
 /// Issue 6, item 3: many tasks saving, loading and validating on one database lose nothing,
-/// duplicate nothing and leave the projection equal to the fold of the log.
+/// duplicate nothing and leave the state equal to the fold of the log.
 ///
 /// Also meant to run under ThreadSanitizer (issue 6): `swift test --sanitize=thread --filter ConcurrencyTests`.
 @Suite("Concurrency")
@@ -80,7 +80,7 @@ struct ConcurrencyTests {
         // Nothing but saves and validations wrote: no retrieval-error deletes.
         #expect(events.filter { $0.kind == .delete && $0.reason != .replaced }.isEmpty)
         #expect(events.filter { $0.kind == .expire }.count <= counts[.validateLater, default: 0])
-        // The projection equals the fold.
+        // The state equals the fold.
         let report = try log.verify()
         #expect(report.isClean, "\(report.problems)")
         #expect(try storedState(log) == bruteForceFold(events))

@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// Issue 6, item 1: a writer killed with SIGKILL at random moments loses no acknowledged append,
-/// tears no batch, and leaves a database that opens, verifies clean and folds to its projection.
+/// tears no batch, and leaves a database that opens, verifies clean and folds to its state.
 @Suite("Crash safety")
 struct CrashTests {
     static let payloadBytes = 3000
@@ -23,7 +23,7 @@ struct CrashTests {
         var isBatch: Bool { index % 2 == 1 }
         var key: String { "k\(index % CrashTests.keys)" }
         var eventCount: Int { isBatch ? 2 : 1 }
-        var payload: Data { writerPayload(seed: UInt64(run), index: index, count: CrashTests.payloadBytes) }
+        var payload: Data { SeededGenerator.payload(seed: UInt64(run), index: index, count: CrashTests.payloadBytes) }
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -131,7 +131,7 @@ struct CrashTests {
             #expect(next?.kind == .put && next?.key == event.key, "seq \(event.seq): a delete without its put")
         }
 
-        // The projection equals the fold of the log (verify checks it too; this is the slow way).
+        // The state equals the fold of the log (verify checks it too; this is the slow way).
         let state = try log.state()
         #expect(state.seq == last)
         #expect(state.entries.map(FoldedEntry.init) == bruteForceFold(try decodedEvents(log)))

@@ -127,12 +127,12 @@ struct DiskFullTests {
             let error = try #require(thrown as? CacheLogError, "the save must fail with a CacheLogError, got \(String(describing: thrown))")
             // ENOSPC when a write finds no room; LMDB reports a short write (room for part of it)
             // as EIO. Either way a full disk is `storageFull`, so callers can tell it apart.
-            guard case .storageFull(_, let code, let message) = error else {
+            guard case .storageFull(_, let code) = error else {
                 Issue.record("a full disk must be storageFull, got \(error)")
                 return
             }
-            #expect(code == ENOSPC || code == EIO, "\(error)")
-            #expect(message == String(cString: strerror(code)))
+            #expect(code.rawValue == ENOSPC || code.rawValue == EIO, "\(error)")
+            #expect(code.description == String(cString: strerror(code.rawValue)))
             #expect(error.description.contains("no room to write the database"))
 
             // Unchanged.

@@ -26,7 +26,7 @@ struct HostileInputTests {
                 metadata: Dictionary(uniqueKeysWithValues: (0..<Int.random(in: 0...3, using: &generator)).map { index in
                     ("name\(index)", String(decoding: generator.bytes(Int.random(in: 0...40, using: &generator)).map { 0x20 + $0 % 90 }, as: UTF8.self))
                 }))
-        case 1: .delete(key: key, reason: DeleteReason.allCases.randomElement(using: &generator)!)
+        case 1: .delete(key: key, reason: Event.DeletionReason.allCases.randomElement(using: &generator)!)
         default: .expire(key: key, timestamp: timestamp, maxAge: 604_800)
         }
         let prepared = try EventCodec.prepare(event, maxKeySize: 511)

@@ -6,64 +6,6 @@ import TestSupport
 import Testing
 @testable import CacheLog
 
-/// Waits until the instance for `path` is gone, so the directory can be opened again in-process.
-func waitUntilClosed(_ path: String) async throws {
-    let closed = try await eventually { !OpenPaths.isOpen(path) }
-    #expect(closed, "database at \(path) was never closed")
-}
-
-/// The raw-LMDB helpers of TestSupport, on a log's own environment and tables.
-extension RawLMDB {
-    static func write(_ log: CacheLog, _ body: (OpaquePointer, Databases) throws -> Void) throws {
-        try write(environment: log.environment.raw) { txn in try body(txn, log.environment.dbs) }
-    }
-
-    static func record(_ seq: UInt64, in log: CacheLog) throws -> [UInt8] {
-        var record: [UInt8]?
-        try write(log) { txn, dbs in record = get(txn, dbs.events, SeqKey.bytes(seq)) }
-        return try #require(record)
-    }
-
-    /// Replaces the stored record `seq` with `bytes`.
-    static func replace(_ seq: UInt64, with bytes: [UInt8], in log: CacheLog) throws {
-        try write(log) { txn, dbs in
-            try #require(put(txn, dbs.events, SeqKey.bytes(seq), bytes) == MDB_SUCCESS)
-        }
-    }
-}
-
-/// A deterministic generator (SplitMix64), so every random test replays the same way.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
-}
-
-/// The payload `cachelog-writer --seed` sends as save `index` (a copy of its `payload(seed:index:count:)`).
-func writerPayload(seed: UInt64, index: Int, count: Int) -> Data {
-    var state = seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index)
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(count)
-    while bytes.count < count {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        withUnsafeBytes(of: z.littleEndian) { bytes.append(contentsOf: $0.prefix(count - bytes.count)) }
-    }
-    return Data(bytes)
-}
-
 /// The decoded events of the log; a corrupt record is an issue.
 func decodedEvents(_ log: CacheLog, includePayload: Bool = false) throws -> [RecordedEvent] {
     try log.events(EventQuery(includePayload: includePayload)).compactMap { item in
@@ -91,10 +33,10 @@ struct FoldedEntry: Equatable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    init(_ entry: LiveEntry) { self.init(key: entry.key, seq: entry.seq, timestamp: entry.timestamp, bytes: entry.bytes) }
+    init(_ entry: LogState.Entry) { self.init(key: entry.key, seq: entry.seq, timestamp: entry.timestamp, bytes: entry.bytes) }
 }
 
-/// The projection computed the slow, obvious way from the events alone, sorted like `state()`.
+/// The state computed the slow, obvious way from the events alone, sorted like `state()`.
 func bruteForceFold(_ events: [RecordedEvent]) -> [FoldedEntry] {
     var live: [String: FoldedEntry] = [:]
     for event in events {
@@ -110,7 +52,7 @@ func bruteForceFold(_ events: [RecordedEvent]) -> [FoldedEntry] {
     return live.values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
 }
 
-/// The stored projection in the same terms as ``bruteForceFold(_:)``.
+/// The stored state in the same terms as ``bruteForceFold(_:)``.
 func storedState(_ log: CacheLog) throws -> [FoldedEntry] {
     try log.state().entries.map(FoldedEntry.init)
 }

@@ -50,7 +50,7 @@ struct ByteReader {
 }
 
 /// Sequence numbers as LMDB keys: 8 bytes big-endian, so byte order is numeric order and
-/// `MDB_APPEND` can check that every new key sorts last.
+/// an append (``PutOptions/append``) can check that every new key sorts last.
 enum SeqKey {
     static func bytes(_ seq: UInt64) -> [UInt8] {
         withUnsafeBytes(of: seq.bigEndian) { Array($0) }

@@ -22,7 +22,7 @@ import Foundation
 ///                 u8 name length, name, u16 value length, value (UTF-8); M counts the u16 too
 ///     38+K+B+M 4  CRC-32 (zlib's crc32) of every byte before it
 ///
-/// Everything the projection needs sits in the fixed header and the key, so a fold never inflates.
+/// Everything the state needs sits in the fixed header and the key, so a fold never inflates.
 enum EventCodec {
     static let formatVersion: UInt8 = 1
     static let headerSize = 38
@@ -141,7 +141,7 @@ enum EventCodec {
         var version: UInt8
         var kind: EventKind
         var flags: UInt8
-        var reason: DeleteReason?
+        var reason: Event.DeletionReason?
         var recordedAt: Double
         var timestamp: Double
         var maxAge: Double
@@ -196,9 +196,9 @@ enum EventCodec {
         }
         guard version == formatVersion else { throw corrupt("unsupported record format version \(version)") }
         guard let kind = EventKind(rawValue: kindByte) else { throw corrupt("unknown event kind \(kindByte)") }
-        var reason: DeleteReason?
+        var reason: Event.DeletionReason?
         if kind == .delete {
-            guard let known = DeleteReason(rawValue: reasonByte) else { throw corrupt("unknown delete reason \(reasonByte)") }
+            guard let known = Event.DeletionReason(rawValue: reasonByte) else { throw corrupt("unknown delete reason \(reasonByte)") }
             reason = known
         }
         let keyStart = headerSize

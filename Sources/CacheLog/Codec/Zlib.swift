@@ -1,4 +1,4 @@
-import CZlib
+internal import CZlib
 import Foundation
 
 /// zlib-format (RFC 1950) compression and CRC-32, straight from the system zlib.
@@ -15,7 +15,7 @@ enum Zlib {
             let input = source.baseAddress ?? UnsafeRawPointer(destination)
             return compress2(destination, &capacity, input.assumingMemoryBound(to: Bytef.self), uLong(source.count), level)
         }
-        guard code == Z_OK else { throw CacheLogError.compressionFailed(code: code) }
+        guard code == Z_OK else { throw CacheLogError.compressionFailed(code: CompressionErrorCode(rawValue: code)) }
         output.removeSubrange(Int(capacity)...)
         return output
     }

@@ -1,4 +1,3 @@
-import CLMDB
 import Foundation
 
 extension CacheLog {
@@ -10,9 +9,9 @@ extension CacheLog {
     /// query's limit or `body` returns false. Corrupt records are delivered as
     /// ``LogItem/corrupt(seq:detail:)`` whatever the filter, and iteration goes on past them.
     public func forEachEvent(_ query: EventQuery = EventQuery(), _ body: (LogItem) throws -> Bool) throws {
+        let low = try firstSeq(of: query)
         let bounds: (UInt64, UInt64) = try environment.read { txn in
             let last = try tables.lastSeq(txn)
-            let low = try query.from.map { try tables.resolve(txn, $0, upperBound: false) } ?? 1
             let high = min(try query.to.map { try tables.resolve(txn, $0, upperBound: true) } ?? last, last)
             return (max(low, 1), high)
         }
@@ -47,9 +46,7 @@ extension CacheLog {
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var next = try environment.read { txn in
-                        try query.from.map { try tables.resolve(txn, $0, upperBound: false) } ?? 1
-                    }
+                    var next = try firstSeq(of: query)
                     var remaining = query.limit ?? Int.max
                     while !Task.isCancelled, remaining > 0 {
                         let last = try lastSeq()
@@ -75,23 +72,25 @@ extension CacheLog {
         }
     }
 
+    /// The seq the query starts from.
+    private func firstSeq(of query: EventQuery) throws -> UInt64 {
+        try environment.read { txn in try query.from.map { try tables.resolve(txn, $0, upperBound: false) } ?? 1 }
+    }
+
     /// Reads up to `max` selected records starting at `from`, in one read transaction. Returns
     /// them and the seq to continue from (nil when the range is exhausted).
     private func readChunk(_ query: EventQuery, from: UInt64, bounds: ClosedRange<UInt64>, max: Int) throws -> ([LogItem], UInt64?) {
         try environment.read { txn in
-            try txn.withCursor(tables.dbs.events) { cursor in
+            let start: CursorStart = query.reverse ? .atMost(SeqKey.bytes(from)) : .atLeast(SeqKey.bytes(from))
+            return try txn.withCursor(tables.events, from: start, reverse: query.reverse) { rows in
                 var items: [LogItem] = []
                 var visited = 0
-                var row = query.reverse
-                    ? try cursor.seek(atMost: SeqKey.bytes(from))
-                    : try cursor.seek(atLeast: SeqKey.bytes(from))
-                while let current = row, let seq = SeqKey.decode(current.key), bounds.contains(seq) {
+                while let row = try rows.next(), let seq = SeqKey.decode(row.key), bounds.contains(seq) {
                     if items.count == max || visited == Self.readChunk * 8 {
                         return (items, seq)
                     }
                     visited += 1
-                    if let item = select(txn, current.value, seq: seq, query: query) { items.append(item) }
-                    row = try cursor.move(query.reverse ? MDB_PREV : MDB_NEXT)
+                    if let item = select(txn, row.value, seq: seq, query: query) { items.append(item) }
                 }
                 return (items, nil)
             }

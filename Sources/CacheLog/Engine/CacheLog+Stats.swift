@@ -1,4 +1,3 @@
-import CLMDB
 import Foundation
 
 /// Counts and sizes of a log, as ``CacheLog/stats()`` reports them.
@@ -54,11 +53,10 @@ extension CacheLog {
             // Chunked, so that the scan of a large log holds no read transaction for long.
             try environment.read { txn in
                 stats.lastSeq = try tables.lastSeq(txn)
-                stats.liveKeys = try txn.entryCount(tables.dbs.state)
-                try txn.withCursor(tables.dbs.events) { cursor in
-                    var row = try cursor.seek(atLeast: SeqKey.bytes(next))
+                stats.liveKeys = try txn.entryCount(tables.state)
+                try txn.withCursor(tables.events, from: .atLeast(SeqKey.bytes(next))) { rows in
                     var visited = 0
-                    while let current = row, let seq = SeqKey.decode(current.key) {
+                    while let current = try rows.next(), let seq = SeqKey.decode(current.key) {
                         if visited == Self.readChunk * 16 { next = seq; return }
                         visited += 1
                         if stats.firstSeq == nil { stats.firstSeq = seq }
@@ -74,7 +72,6 @@ extension CacheLog {
                         } else {
                             stats.corruptRecords += 1
                         }
-                        row = try cursor.move(MDB_NEXT)
                     }
                     done = true
                 }

@@ -1,10 +1,9 @@
-import CLMDB
 import Foundation
 import Logging
 
-/// A durable, append-only log of cache events in LMDB, with the current state kept as a projection.
+/// A durable, append-only log of cache events in LMDB, with the current state kept as a state.
 ///
-/// Every operation is an ``Event`` appended under the next sequence number; the projection
+/// Every operation is an ``Event`` appended under the next sequence number; the state
 /// (key → live `put`) is updated in the same transaction, so every reader, in this process or
 /// another, sees the log and the state agree. Payloads are stored zlib-compressed with a checksum.
 ///
@@ -22,7 +21,7 @@ public final class CacheLog: Sendable {
         public var durability: Durability
         /// The LMDB map size to start with; the map doubles by itself whenever it fills.
         public var initialMapSize: Int
-        /// Minimum number of events between checkpoints of the projection.
+        /// Minimum number of events between checkpoints of the state.
         public var checkpointInterval: Int
         /// zlib level for payloads, 1 (fastest) to 9 (smallest). The default, 6, stores a typical
         /// JSON feed about 3× smaller than its text; 1 compresses about 3× faster and stores it
@@ -76,7 +75,7 @@ public final class CacheLog: Sendable {
             let contents = (try? fileManager.contentsOfDirectory(atPath: path)) ?? []
             if !contents.contains("data.mdb") {
                 if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
-                // Another process may be inside `mdb_env_open` creating this database right now:
+                // Another process may be inside LMDB's open, creating this database right now:
                 // it makes lock.mdb first and data.mdb a moment later. LMDB's exclusive lock on
                 // lock.mdb then makes this open wait until that one has written the meta pages,
                 // so a directory with nothing but lock.mdb is a database being born, not a stranger.
@@ -110,7 +109,7 @@ public final class CacheLog: Sendable {
         self.path = path
         logger = options.logger
         compressionLevel = Int32(options.compressionLevel)
-        tables = LogTables(dbs: environment.dbs, checkpointInterval: options.checkpointInterval)
+        tables = LogTables(environment.tables, checkpointInterval: options.checkpointInterval)
         writer = Writer(environment: environment, tables: tables, clock: options.clock)
     }
 
@@ -160,7 +159,7 @@ public final class CacheLog: Sendable {
             logDamagedRows([key])
             // The row names a cache the log does not hold: it cannot be read back, which
             // validation answers with a delete that also removes the row.
-            guard let folded = try tables.foldedEntry(txn, key: keyBytes) else { throw CacheLogError.corruptProjection(key: key) }
+            guard let folded = try tables.foldedEntry(txn, key: keyBytes) else { throw CacheLogError.corruptStateRow(key: key) }
             guard folded != entry, let value = try storedValue(txn, folded, key: keyBytes) else {
                 throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is not this key's put")
             }
@@ -170,9 +169,9 @@ public final class CacheLog: Sendable {
 
     /// The payload of the put that `entry` names, or nil when the record at its seq is not a put
     /// of this key. The record passed its checksum, so it is as it was written: then the
-    /// projection row that gave `entry` is what is damaged, and the log (the fold) knows better.
-    private func storedValue(_ txn: Transaction, _ entry: LiveEntry, key: [UInt8]) throws -> StoredValue? {
-        guard let record = try txn.get(tables.dbs.events, SeqKey.bytes(entry.seq)) else {
+    /// state row that gave `entry` is what is damaged, and the log (the fold) knows better.
+    private func storedValue(_ txn: Transaction, _ entry: LogState.Entry, key: [UInt8]) throws -> StoredValue? {
+        guard let record = try txn.get(tables.events, SeqKey.bytes(entry.seq)) else {
             throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is missing")
         }
         let header = try EventCodec.decodeHeader(record, seq: entry.seq)
@@ -184,7 +183,7 @@ public final class CacheLog: Sendable {
     }
 
     /// The live entry of `key` (its put's seq, timestamp and size) without reading the payload.
-    public func entry(_ key: String) throws -> LiveEntry? {
+    public func entry(_ key: String) throws -> LogState.Entry? {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         return try environment.read { txn in
@@ -192,10 +191,10 @@ public final class CacheLog: Sendable {
         }
     }
 
-    /// The projection now.
+    /// The state now.
     ///
-    /// Reads survive a damaged row of the stored projection: the answer then comes from the log
-    /// itself, and the damage is logged; ``verify()`` names it, ``rebuildProjection()`` repairs it.
+    /// Reads survive a damaged row of the stored state: the answer then comes from the log
+    /// itself, and the damage is logged; ``verify()`` names it, ``rebuildState()`` repairs it.
     public func state() throws -> LogState {
         try environment.read { txn in
             LogState(
@@ -206,18 +205,18 @@ public final class CacheLog: Sendable {
 
     func logDamagedRows(_ keys: [String]) {
         logger.warning(
-            "damaged projection rows: answered from the log; 'rebuild' repairs them",
+            "damaged state rows: answered from the log; 'rebuild' repairs them",
             metadata: ["keys": "\(keys.map { "\"\($0)\"" }.joined(separator: ", "))"])
     }
 
-    /// The projection as it was right after `position`: a seq, or the last event recorded at or
+    /// The state as it was right after `position`: a seq, or the last event recorded at or
     /// before a date. Served from the nearest checkpoint plus the events after it.
     public func state(asOf position: LogPosition) throws -> LogState {
         try environment.read { txn in
             let last = try tables.lastSeq(txn)
             let seq = min(try tables.resolve(txn, position, upperBound: true), last)
-            var projection = try tables.projection(txn, asOf: seq)
-            var state = projection.state(at: seq)
+            var fold = try tables.foldedState(txn, asOf: seq)
+            var state = fold.state(at: seq)
             state.entries = try state.entries.map { try tables.withRecordedPolicy($0, txn) }
             return state
         }

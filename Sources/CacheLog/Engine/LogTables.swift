@@ -1,23 +1,32 @@
-import CLMDB
 import Foundation
-import Logging
 
 /// The operations on the four tables inside one transaction. Every write here runs inside the
-/// writer's transaction, so the append, the projection and the counters commit together or not at all.
+/// writer's transaction, so the append, the state and the counters commit together or not at all.
 struct LogTables {
-    let dbs: Databases
+    let events: Table
+    let state: Table
+    let checkpoints: Table
+    let meta: Table
     /// Minimum number of events between checkpoints.
     let checkpointInterval: Int
+
+    init(_ tables: Tables, checkpointInterval: Int) {
+        events = tables.events
+        state = tables.state
+        checkpoints = tables.checkpoints
+        meta = tables.meta
+        self.checkpointInterval = checkpointInterval
+    }
 
     // MARK: meta
 
     func u64(_ txn: Transaction, _ key: [UInt8]) throws -> UInt64 {
-        guard let raw = try txn.get(dbs.meta, key), raw.count == 8 else { return 0 }
+        guard let raw = try txn.get(meta, key), raw.count == 8 else { return 0 }
         return UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self))
     }
 
     func setU64(_ txn: Transaction, _ key: [UInt8], _ value: UInt64) throws {
-        try txn.put(dbs.meta, key, SeqKey.bytes(value))
+        try txn.put(meta, key, SeqKey.bytes(value))
     }
 
     /// The last `recordedAt` appended; a value that is not a finite number is damage, and
@@ -47,7 +56,7 @@ struct LogTables {
 
     /// The seq of the last record in the log, if any.
     func lastRecordSeq(_ txn: Transaction) throws -> UInt64? {
-        try txn.withCursor(dbs.events) { cursor in try cursor.move(MDB_LAST).flatMap { SeqKey.decode($0.key) } }
+        try txn.withCursor(events, from: .last) { rows in try rows.next().flatMap { SeqKey.decode($0.key) } }
     }
 
     /// Sets the counters in `meta` that contradict the log to what the log says: `lastSeq` to the
@@ -64,7 +73,7 @@ struct LogTables {
             restored.append("lastSeq")
         }
         if !Double(bitPattern: try u64(txn, MetaKey.lastRecordedAt)).isFinite {
-            let time = try txn.get(dbs.events, SeqKey.bytes(inLog)).flatMap(EventCodec.recordedAt).flatMap { $0.isFinite ? $0 : nil } ?? 0
+            let time = try txn.get(events, SeqKey.bytes(inLog)).flatMap(EventCodec.recordedAt).flatMap { $0.isFinite ? $0 : nil } ?? 0
             try setU64(txn, MetaKey.lastRecordedAt, time.bitPattern)
             restored.append("lastRecordedAt")
         }
@@ -80,7 +89,7 @@ struct LogTables {
     // MARK: append
 
     /// Appends the batches in order, each event with the next seq, and folds them into the
-    /// projection. Returns each batch's seq range. Safe to run again after an abort (map growth):
+    /// state. Returns each batch's seq range. Safe to run again after an abort (map growth):
     /// it starts from what the transaction reads.
     func append(_ txn: Transaction, batches: [[EventCodec.Prepared]], now: Date) throws -> [ClosedRange<UInt64>] {
         var seq = try lastSeq(txn)
@@ -106,10 +115,10 @@ struct LogTables {
                     removed[event.key] = entry.payloadSeq
                 }
                 let record = EventCodec.encode(event, recordedAt: recordedAt, payloadAt: reference)
-                // MDB_APPEND: the key must sort after every existing key, which a seq always does;
-                // LMDB then fills pages to the end instead of splitting them.
+                // Appended: a seq sorts after every existing key, so LMDB fills pages to the end
+                // instead of splitting them.
                 do {
-                    try txn.put(dbs.events, SeqKey.bytes(seq), record, flags: MDB_APPEND)
+                    try txn.put(events, SeqKey.bytes(seq), record, options: .append)
                 } catch let error as CacheLogError where error.isKeyExists {
                     throw CacheLogError.corruptMeta(detail: "lastSeq is \(seq - 1), but the log holds later records")
                 }
@@ -138,7 +147,7 @@ struct LogTables {
     /// candidate gets no reference, so this put stores a fresh copy.
     private func identicalPayload(_ txn: Transaction, _ event: EventCodec.Prepared, removed: [[UInt8]: UInt64]) throws -> UInt64? {
         guard let candidate = liveEntryIfReadable(txn, key: event.key)?.payloadSeq ?? removed[event.key],
-              let record = try txn.get(dbs.events, SeqKey.bytes(candidate)),
+              let record = try txn.get(events, SeqKey.bytes(candidate)),
               let header = try? EventCodec.decodeHeader(record, seq: candidate, verifyChecksum: true),
               header.kind == .put, !header.isReference, header.payloadLength == Int(event.payloadLength),
               UnsafeRawBufferPointer(rebasing: record[header.body]).elementsEqual(event.body)
@@ -149,22 +158,22 @@ struct LogTables {
     private func applyToState(_ txn: Transaction, _ event: EventCodec.Prepared, seq: UInt64, payloadSeq: UInt64) throws {
         switch event.kind {
         case .put:
-            let entry = LiveEntry(
+            let entry = LogState.Entry(
                 key: "", seq: seq, timestamp: Date(storedSeconds: event.timestamp), bytes: Int(event.payloadLength),
                 payloadSeq: payloadSeq)
-            try txn.put(dbs.state, event.key, ProjectionEntryCodec.encode(entry))
+            try txn.put(state, event.key, StateRowCodec.encode(entry))
         case .delete:
-            try txn.delete(dbs.state, event.key)
+            try txn.delete(state, event.key)
         case .expire:
-            // Same rule as `Projection.apply`: only the version cached at `timestamp` expires.
+            // Same rule as `StateFold.apply`: only the version cached at `timestamp` expires.
             // Bits are compared as stored (a Date round trip may move the last one). A damaged
             // row is judged by the log's entry for the key, so the expire removes it too.
-            guard let raw = try txn.get(dbs.state, event.key) else { return }
-            let live: UInt64? = raw.count == ProjectionEntryCodec.size
+            guard let raw = try txn.get(state, event.key) else { return }
+            let live: UInt64? = raw.count == StateRowCodec.size
                 ? UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                : try? foldedProjection(txn).timestampBits(forKey: event.key)
+                : try? foldedState(txn).timestampBits(forKey: event.key)
             guard live == event.timestamp.bitPattern else { return }
-            try txn.delete(dbs.state, event.key)
+            try txn.delete(state, event.key)
         }
     }
 
@@ -173,11 +182,11 @@ struct LogTables {
     private func checkpointDue(_ txn: Transaction, seq: UInt64, last: UInt64) throws -> Bool {
         let gap = seq - last
         guard gap >= UInt64(checkpointInterval) else { return false }
-        return gap >= UInt64(try txn.entryCount(dbs.state))
+        return gap >= UInt64(try txn.entryCount(state))
     }
 
-    func writeCheckpoint(_ txn: Transaction, seq: UInt64, rows: [Projection.Row]) throws {
-        try txn.put(dbs.checkpoints, SeqKey.bytes(seq), try CheckpointCodec.encode(rows))
+    func writeCheckpoint(_ txn: Transaction, seq: UInt64, rows: [StateFold.Row]) throws {
+        try txn.put(checkpoints, SeqKey.bytes(seq), try CheckpointCodec.encode(rows))
     }
 
     // MARK: payloads
@@ -196,7 +205,7 @@ struct LogTables {
         throws -> (EventCodec.Header, UnsafeRawBufferPointer, UInt64) {
         let source = try EventCodec.payloadSeq(header, in: record, seq: seq)
         guard source != seq else { return (header, record, seq) }
-        guard let target = try txn.get(dbs.events, SeqKey.bytes(source)) else {
+        guard let target = try txn.get(events, SeqKey.bytes(source)) else {
             throw CacheLogError.corruptRecord(seq: seq, detail: "its payload is at seq \(source), which is missing")
         }
         let targetHeader = try EventCodec.decodeHeader(target, seq: source)
@@ -208,52 +217,48 @@ struct LogTables {
         return (targetHeader, target, source)
     }
 
-    // MARK: projection reads
+    // MARK: state reads
 
-    /// The projection now. The `state` table only caches the fold of the log, so a damaged row is
+    /// The state now. The `state` table only caches the fold of the log, so a damaged row is
     /// answered by the fold (nearest checkpoint plus the tail), as ``entry(_:key:onDamaged:)``
     /// answers it, and `onDamaged` learns the keys of the damaged rows (`rebuild` rewrites them).
     /// The rows that decode stand: a damaged record elsewhere in the log, which the fold takes as
     /// it reads it, must not change the answer for keys whose rows are whole.
-    func currentEntries(_ txn: Transaction, onDamaged: ([String]) -> Void = { _ in }) throws -> [LiveEntry] {
+    func currentEntries(_ txn: Transaction, onDamaged: ([String]) -> Void = { _ in }) throws -> [LogState.Entry] {
         let (rows, malformed) = try storedRows(txn)
         guard !malformed.isEmpty else { return rows.map(\.entry) }
         onDamaged(malformed.map { String(decoding: $0, as: UTF8.self) })
-        let folded = try foldedProjection(txn)
+        let folded = try foldedState(txn)
         let repaired = malformed.compactMap { key in folded.entry(forKey: key).map { (key: key, entry: $0) } }
         return (rows + repaired).sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.entry)
     }
 
-    /// Every row of the stored projection that decodes, and the keys of those that do not.
-    func storedEntries(_ txn: Transaction) throws -> (entries: [LiveEntry], malformed: [String]) {
+    /// Every row of the stored state that decodes, and the keys of those that do not.
+    func storedEntries(_ txn: Transaction) throws -> (entries: [LogState.Entry], malformed: [String]) {
         let (rows, malformed) = try storedRows(txn)
         return (rows.map(\.entry), malformed.map { String(decoding: $0, as: UTF8.self) })
     }
 
     /// ``storedEntries(_:)`` with each key's bytes as the `state` table holds them.
-    func storedRows(_ txn: Transaction) throws -> (rows: [Projection.Row], malformed: [[UInt8]]) {
-        try txn.withCursor(dbs.state) { cursor in
-            var rows: [Projection.Row] = []
-            var malformed: [[UInt8]] = []
-            var next = try cursor.move(MDB_FIRST)
-            while let row = next {
-                let key = String(decoding: row.key, as: UTF8.self)
-                if let entry = ProjectionEntryCodec.decode(key: key, row.value) {
-                    rows.append((Array(row.key), entry))
-                } else {
-                    malformed.append(Array(row.key))
-                }
-                next = try cursor.move(MDB_NEXT)
+    func storedRows(_ txn: Transaction) throws -> (rows: [StateFold.Row], malformed: [[UInt8]]) {
+        var rows: [StateFold.Row] = []
+        var malformed: [[UInt8]] = []
+        try txn.forEachRow(state) { row in
+            let key = String(decoding: row.key, as: UTF8.self)
+            if let entry = StateRowCodec.decode(key: key, row.value) {
+                rows.append((Array(row.key), entry))
+            } else {
+                malformed.append(Array(row.key))
             }
-            return (rows, malformed)
         }
+        return (rows, malformed)
     }
 
-    /// `entry` with the max age and metadata its put recorded. The projection keeps only what
+    /// `entry` with the max age and metadata its put recorded. The state keeps only what
     /// folding needs; the policy stays in the put, one read away. A put that cannot be read
     /// leaves them empty (``CacheLog/verify()`` names the damage).
-    func withRecordedPolicy(_ entry: LiveEntry, _ txn: Transaction) throws -> LiveEntry {
-        guard let record = try txn.get(dbs.events, SeqKey.bytes(entry.seq)),
+    func withRecordedPolicy(_ entry: LogState.Entry, _ txn: Transaction) throws -> LogState.Entry {
+        guard let record = try txn.get(events, SeqKey.bytes(entry.seq)),
               let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false)
         else { return entry }
         var entry = entry
@@ -264,94 +269,89 @@ struct LogTables {
 
     /// The key's live entry for the append path, where an entry that cannot be read counts as
     /// none: the put or delete being appended replaces or removes it, instead of failing the group.
-    private func liveEntryIfReadable(_ txn: Transaction, key: [UInt8]) -> LiveEntry? {
+    private func liveEntryIfReadable(_ txn: Transaction, key: [UInt8]) -> LogState.Entry? {
         (try? entry(txn, key: key)) ?? nil
     }
 
     /// The key's live entry: its `state` row, or, when that row is damaged, the fold of the log
     /// (see ``currentEntries(_:onDamaged:)``).
-    func entry(_ txn: Transaction, key: [UInt8], onDamaged: ([String]) -> Void = { _ in }) throws -> LiveEntry? {
-        guard let raw = try txn.get(dbs.state, key) else { return nil }
+    func entry(_ txn: Transaction, key: [UInt8], onDamaged: ([String]) -> Void = { _ in }) throws -> LogState.Entry? {
+        guard let raw = try txn.get(state, key) else { return nil }
         let name = String(decoding: key, as: UTF8.self)
-        if let entry = ProjectionEntryCodec.decode(key: name, raw) { return entry }
+        if let entry = StateRowCodec.decode(key: name, raw) { return entry }
         onDamaged([name])
         return try foldedEntry(txn, key: key)
     }
 
     /// The key's live entry according to the log alone.
-    func foldedEntry(_ txn: Transaction, key: [UInt8]) throws -> LiveEntry? {
-        try foldedProjection(txn).entry(forKey: key)
+    func foldedEntry(_ txn: Transaction, key: [UInt8]) throws -> LogState.Entry? {
+        try foldedState(txn).entry(forKey: key)
     }
 
-    /// The projection according to the log alone (the nearest checkpoint plus the tail), as of
+    /// The state according to the log alone (the nearest checkpoint plus the tail), as of
     /// the last committed seq: in a write transaction, without the events it has appended so far.
-    private func foldedProjection(_ txn: Transaction) throws -> Projection {
-        try projection(txn, asOf: try lastSeq(txn))
+    private func foldedState(_ txn: Transaction) throws -> StateFold {
+        try foldedState(txn, asOf: try lastSeq(txn))
     }
 
     // MARK: folding
 
-    /// Folds the records with seq in `range` into `projection`, reading headers only and checking
+    /// Folds the records with seq in `range` into `state`, reading headers only and checking
     /// their framing, not their checksums: a checksum covers the payload too, which a fold never
     /// reads, and appends applied every record whatever its later damage. `verify` checks every
     /// byte. A record whose framing fails is skipped and reported to `onCorrupt`.
-    func fold(_ txn: Transaction, into projection: inout Projection, range: ClosedRange<UInt64>,
-              onCorrupt: (UInt64, CacheLogError) -> Void, onEvent: (UInt64, inout Projection) throws -> Void = { _, _ in }) throws {
-        try txn.withCursor(dbs.events) { cursor in
-            var next = try cursor.seek(atLeast: SeqKey.bytes(range.lowerBound))
-            while let row = next, let seq = SeqKey.decode(row.key), seq <= range.upperBound {
+    func fold(_ txn: Transaction, into fold: inout StateFold, range: ClosedRange<UInt64>,
+              onCorrupt: (UInt64, CacheLogError) -> Void, onEvent: (UInt64, inout StateFold) throws -> Void = { _, _ in }) throws {
+        try txn.withCursor(events, from: .atLeast(SeqKey.bytes(range.lowerBound))) { rows in
+            while let row = try rows.next(), let seq = SeqKey.decode(row.key), seq <= range.upperBound {
                 do {
                     let header = try EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false)
-                    try projection.apply(header, record: row.value, seq: seq)
+                    try fold.apply(header, record: row.value, seq: seq)
                 } catch let error as CacheLogError {
                     onCorrupt(seq, error)
                 }
-                try onEvent(seq, &projection)
-                next = try cursor.move(MDB_NEXT)
+                try onEvent(seq, &fold)
             }
         }
     }
 
-    /// The projection that stands for compacted history: the checkpoint at `base`, or an empty one
+    /// The state that stands for compacted history: the checkpoint at `base`, or an empty one
     /// when nothing was compacted (`base` is 0).
-    func baseProjection(_ txn: Transaction, base: UInt64) throws -> Projection {
-        guard base > 0 else { return Projection() }
-        guard let raw = try txn.get(dbs.checkpoints, SeqKey.bytes(base)) else {
+    func baseState(_ txn: Transaction, base: UInt64) throws -> StateFold {
+        guard base > 0 else { return StateFold() }
+        guard let raw = try txn.get(checkpoints, SeqKey.bytes(base)) else {
             throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
         }
         return try CheckpointCodec.decode(raw, seq: base)
     }
 
     /// The seqs keyed in table `dbi` (events or checkpoints) from `from` up to, not including, `below`.
-    func seqs(_ txn: Transaction, in dbi: MDB_dbi, from: UInt64 = 0, below: UInt64 = .max) throws -> [UInt64] {
-        try txn.withCursor(dbi) { cursor in
+    func seqs(_ txn: Transaction, in table: Table, from: UInt64 = 0, below: UInt64 = .max) throws -> [UInt64] {
+        try txn.withCursor(table, from: .atLeast(SeqKey.bytes(from))) { rows in
             var seqs: [UInt64] = []
-            var row = try cursor.seek(atLeast: SeqKey.bytes(from))
-            while let current = row, let seq = SeqKey.decode(current.key), seq < below {
+            while let row = try rows.next(), let seq = SeqKey.decode(row.key), seq < below {
                 seqs.append(seq)
-                row = try cursor.move(MDB_NEXT)
             }
             return seqs
         }
     }
 
-    /// The projection after `seq`: the nearest checkpoint at or before it, plus the tail.
+    /// The state after `seq`: the nearest checkpoint at or before it, plus the tail.
     ///
     /// Checkpoints are derived data: one that does not decode is passed over for an earlier one,
     /// or, before any compaction, for the log from its start. Only the compaction base checkpoint
     /// stands for records that are gone, so only its damage is an error.
-    func projection(_ txn: Transaction, asOf seq: UInt64) throws -> Projection {
+    func foldedState(_ txn: Transaction, asOf seq: UInt64) throws -> StateFold {
         let base = try baseSeq(txn)
         guard seq >= base else { throw CacheLogError.historyCompacted(firstAvailable: base) }
-        var projection = Projection()
+        var folded = StateFold()
         var start: UInt64 = 1
-        let checkpoint: (UInt64, Projection)? = try txn.withCursor(dbs.checkpoints) { cursor in
-            var row = try cursor.seek(atMost: SeqKey.bytes(seq))
-            while let current = row, let at = SeqKey.decode(current.key), at >= base {
+        let checkpoint: (UInt64, StateFold)? = try txn.withCursor(checkpoints, from: .atMost(SeqKey.bytes(seq)), reverse: true) { rows in
+            while let row = try rows.next(), let at = SeqKey.decode(row.key), at >= base {
                 do {
-                    return (at, try CheckpointCodec.decode(current.value, seq: at))
+                    return (at, try CheckpointCodec.decode(row.value, seq: at))
                 } catch CacheLogError.corruptCheckpoint where at > base {
-                    row = try cursor.move(MDB_PREV)
+                    continue
                 }
             }
             if base > 0 {
@@ -360,13 +360,13 @@ struct LogTables {
             return nil
         }
         if let (at, snapshot) = checkpoint {
-            projection = snapshot
+            folded = snapshot
             start = at + 1
         }
         if seq >= start {
-            try fold(txn, into: &projection, range: start...seq, onCorrupt: { _, _ in })
+            try fold(txn, into: &folded, range: start...seq, onCorrupt: { _, _ in })
         }
-        return projection
+        return folded
     }
 
     // MARK: positions
@@ -379,11 +379,9 @@ struct LogTables {
     /// is unreadable or not a number is passed over, so that one bad record does not fail
     /// every question asked by date.
     private func record(_ txn: Transaction, atLeast seq: UInt64) throws -> (UInt64, Double)? {
-        try txn.withCursor(dbs.events) { cursor in
-            var row = try cursor.seek(atLeast: SeqKey.bytes(seq))
-            while let current = row, let at = SeqKey.decode(current.key) {
-                if let recordedAt = EventCodec.recordedAt(current.value), recordedAt.isFinite { return (at, recordedAt) }
-                row = try cursor.move(MDB_NEXT)
+        try txn.withCursor(events, from: .atLeast(SeqKey.bytes(seq))) { rows in
+            while let row = try rows.next(), let at = SeqKey.decode(row.key) {
+                if let recordedAt = EventCodec.recordedAt(row.value), recordedAt.isFinite { return (at, recordedAt) }
             }
             return nil
         }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 
 /// The single writer. Appends from any number of tasks queue here; one serial queue drains them,
 /// putting every batch that arrived while the previous commit was syncing into the next write

@@ -1,27 +1,41 @@
-import CLMDB
+internal import CLMDB
 import Foundation
 
+/// LMDB's messages for its return codes (`mdb_strerror` also knows errno values such as ENOSPC).
+enum LMDBMessages {
+    static func message(for code: Int32) -> String { String(cString: mdb_strerror(code)) }
+}
+
+extension StorageErrorCode {
+    /// A put found its key already there (with ``PutOptions/append``: not after the last key).
+    static let keyExists = StorageErrorCode(rawValue: MDB_KEYEXIST)
+    /// The map is full: grow it and replay the transaction.
+    static let mapFull = StorageErrorCode(rawValue: MDB_MAP_FULL)
+    /// A short write: LMDB reports the disk running out in the middle of a commit this way.
+    static let ioError = StorageErrorCode(rawValue: EIO)
+    static let invalidArgument = StorageErrorCode(rawValue: EINVAL)
+    static let outOfMemory = StorageErrorCode(rawValue: ENOMEM)
+
+    /// The disk, the user's quota or the process's file-size limit had no room for a write.
+    var isNoRoom: Bool { [ENOSPC, EDQUOT, EFBIG].contains(rawValue) }
+}
+
 extension CacheLogError {
-    /// Wraps an LMDB return code; `mdb_strerror` also knows errno values such as ENOSPC.
-    static func lmdb(_ operation: String, _ code: Int32) -> CacheLogError {
-        let message = String(cString: mdb_strerror(code))
-        switch code {
-        case ENOSPC, EDQUOT, EFBIG:
-            return .storageFull(operation: operation, code: code, message: message)
-        default:
-            return .lmdb(operation: operation, code: code, message: message)
-        }
+    /// Wraps an LMDB return code; a code that means "no room" is ``storageFull(operation:code:)``.
+    static func lmdb(_ operation: String, _ raw: Int32) -> CacheLogError {
+        let code = StorageErrorCode(rawValue: raw)
+        return code.isNoRoom ? .storageFull(operation: operation, code: code) : .lmdb(operation: operation, code: code)
     }
 
-    /// True when a put found its key already there (with MDB_APPEND: not after the last key).
+    /// True when a put found its key already there (with ``PutOptions/append``: not after the last key).
     var isKeyExists: Bool {
-        if case .lmdb(_, let code, _) = self { return code == MDB_KEYEXIST }
+        if case .lmdb(_, let code) = self { return code == .keyExists }
         return false
     }
 
     /// True for the error that means "the map is full: grow it and replay".
     var isMapFull: Bool {
-        if case .lmdb(_, let code, _) = self { return code == MDB_MAP_FULL }
+        if case .lmdb(_, let code) = self { return code == .mapFull }
         return false
     }
 }

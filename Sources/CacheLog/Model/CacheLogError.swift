@@ -2,8 +2,8 @@ import Foundation
 
 /// Everything that can go wrong in the engine, each with a message a person can act on.
 ///
-/// C error codes from liblmdb and zlib are turned into these cases at the boundary; no C type
-/// leaks out of the module.
+/// C error codes from liblmdb and zlib arrive typed (``StorageErrorCode``,
+/// ``CompressionErrorCode``); no C type leaks out of the module.
 public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database path exists but is a file, not a directory.
     case notADirectory(path: String)
@@ -34,22 +34,22 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case truncated(path: String, size: Int, expected: Int?)
     /// A stored record failed its checksum, its framing or its inflate. Never returned as data.
     case corruptRecord(seq: UInt64, detail: String)
-    /// A row of the stored projection could not be decoded; ``CacheLog/rebuildProjection()`` restores it.
-    case corruptProjection(key: String)
+    /// A row of the stored state could not be decoded; ``CacheLog/rebuildState()`` restores it.
+    case corruptStateRow(key: String)
     /// A counter in the database's `meta` table (last seq, compaction base) is impossible.
-    /// ``CacheLog/rebuildProjection()`` restores the counters from the log.
+    /// ``CacheLog/rebuildState()`` restores the counters from the log.
     case corruptMeta(detail: String)
-    /// A checkpoint of the projection could not be decoded.
+    /// A checkpoint of the state could not be decoded.
     case corruptCheckpoint(seq: UInt64, detail: String)
     /// The requested point lies in history that `compact(before:)` removed.
     case historyCompacted(firstAvailable: UInt64)
     /// zlib refused to compress (out of memory).
-    case compressionFailed(code: Int32)
+    case compressionFailed(code: CompressionErrorCode)
     /// The disk (or the process's file-size limit) had no room for the write: nothing was
     /// written, and the database is as it was before the append.
-    case storageFull(operation: String, code: Int32, message: String)
+    case storageFull(operation: String, code: StorageErrorCode)
     /// liblmdb returned an error for an operation.
-    case lmdb(operation: String, code: Int32, message: String)
+    case lmdb(operation: String, code: StorageErrorCode)
 
     public var description: String {
         switch self {
@@ -82,8 +82,8 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path)/data.mdb is truncated: it has \(size) bytes, but \(uses); nothing was read (restore it from a backup)"
         case .corruptRecord(let seq, let detail):
             return "corrupt record at seq \(seq): \(detail)"
-        case .corruptProjection(let key):
-            return "the projection row for key \"\(key)\" is malformed; rebuild the projection from the log"
+        case .corruptStateRow(let key):
+            return "the state row for key \"\(key)\" is malformed; rebuild the state from the log"
         case .corruptMeta(let detail):
             return "the database's counters are damaged (\(detail)); rebuild them from the log"
         case .corruptCheckpoint(let seq, let detail):
@@ -92,10 +92,10 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "history before seq \(first) was compacted"
         case .compressionFailed(let code):
             return "zlib failed to compress (code \(code))"
-        case .storageFull(let operation, _, let message):
-            return "no room to write the database (\(message) during \(operation)); nothing was written: free some space and try again"
-        case .lmdb(let operation, let code, let message):
-            return "\(operation) failed: \(message) (\(code))"
+        case .storageFull(let operation, let code):
+            return "no room to write the database (\(code) during \(operation)); nothing was written: free some space and try again"
+        case .lmdb(let operation, let code):
+            return "\(operation) failed: \(code) (\(code.rawValue))"
         }
     }
 }

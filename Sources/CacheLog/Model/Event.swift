@@ -11,7 +11,7 @@ public enum Event: Sendable, Equatable {
     /// validator): names of 1 to 255 UTF-8 bytes, values up to 65,535, at most 65,535 in all.
     case put(key: String, payload: Data, timestamp: Date, maxAge: TimeInterval? = nil, metadata: [String: String] = [:])
     /// Remove the live value of `key`, for `reason`.
-    case delete(key: String, reason: DeleteReason)
+    case delete(key: String, reason: DeletionReason)
     /// Validation found the value of `key`, cached at `timestamp`, too old under `maxAge` and removed it.
     /// It removes only that version: when the live value has another timestamp (a save landed
     /// after the validation read the cache), the expire is recorded and the value stays live.
@@ -34,43 +34,23 @@ public enum Event: Sendable, Equatable {
     }
 }
 
-/// The three kinds of stored event. The raw value is the byte written in the record header.
-public enum EventKind: UInt8, Sendable, CaseIterable, Codable {
-    case put = 1
-    case delete = 2
-    case expire = 3
+extension Event {
+    /// Why a value was deleted. The raw value is the byte written in the record header.
+    public enum DeletionReason: UInt8, Sendable, CaseIterable {
+        /// A new value is about to be written (the first half of a save).
+        case replaced = 1
+        /// Somebody asked for the deletion.
+        case explicit = 2
+        /// The stored value could not be read back (corrupt or undecodable), so it was dropped.
+        case retrievalError = 3
 
-    /// The lowercase name used in output and on the command line.
-    public var name: String {
-        switch self {
-        case .put: return "put"
-        case .delete: return "delete"
-        case .expire: return "expire"
-        }
-    }
-
-    /// Parses `put`, `delete` or `expire`.
-    public init?(name: String) {
-        guard let kind = EventKind.allCases.first(where: { $0.name == name }) else { return nil }
-        self = kind
-    }
-}
-
-/// Why a value was deleted. The raw value is the byte written in the record header.
-public enum DeleteReason: UInt8, Sendable, CaseIterable, Codable {
-    /// A new value is about to be written (the first half of a save).
-    case replaced = 1
-    /// Somebody asked for the deletion.
-    case explicit = 2
-    /// The stored value could not be read back (corrupt or undecodable), so it was dropped.
-    case retrievalError = 3
-
-    /// The name used in output.
-    public var name: String {
-        switch self {
-        case .replaced: return "replaced"
-        case .explicit: return "explicit"
-        case .retrievalError: return "retrieval-error"
+        /// The name used in output.
+        public var name: String {
+            switch self {
+            case .replaced: return "replaced"
+            case .explicit: return "explicit"
+            case .retrievalError: return "retrieval-error"
+            }
         }
     }
 }

@@ -29,7 +29,7 @@ struct Rebuild: AsyncParsableCommand {
         try await Self.reportingFailures {
             let log = try global.openForWriting()
             Terminal.progress("rebuilding…")
-            let report = try await log.rebuildProjection()
+            let report = try await log.rebuildState()
             Terminal.endProgress()
             let out = StandardOutput()
             switch format {

@@ -91,7 +91,7 @@ struct Validate: AsyncParsableCommand {
     /// Whether the put that held `entry` reads back whole: asked only after validation deleted
     /// the cache, to say why (the put stays in the log). A cache that read back was deleted
     /// because its payload does not decode under its contract.
-    private static func readsBack(_ entry: LiveEntry?, key: String, in log: CacheLog) -> Bool {
+    private static func readsBack(_ entry: LogState.Entry?, key: String, in log: CacheLog) -> Bool {
         guard let entry,
               case .event(let put)? = try? log.events(EventQuery(from: .seq(entry.seq), to: .seq(entry.seq), includePayload: true)).first
         else { return false }

@@ -8,7 +8,7 @@ import FeedCacheLog
 enum KeyPolicy {
     static let unrecorded = RecordedPolicy(maxAge: .days(7))
 
-    static func of(_ entry: LiveEntry) -> RecordedPolicy {
+    static func of(_ entry: LogState.Entry) -> RecordedPolicy {
         CacheLogFeedStore.recordedPolicy(maxAge: entry.maxAge, metadata: entry.metadata) ?? unrecorded
     }
 

@@ -16,7 +16,7 @@ enum RebuildProbe {
             let log = try CacheLog(path: path)
             for _ in 0..<reps {
                 let t0 = now()
-                let (report, high) = try await Memory.peakAnonymous { try await log.rebuildProjection() }
+                let (report, high) = try await Memory.peakAnonymous { try await log.rebuildState() }
                 best = min(best, now() - t0)
                 events = report.eventsFolded
                 peak = max(peak, high)

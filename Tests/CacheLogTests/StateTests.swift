@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 @testable import CacheLog
 
-@Suite("Projection, rebuild and time travel")
-struct ProjectionTests {
+@Suite("State, rebuild and time travel")
+struct StateTests {
     /// A history with every kind of event over several keys, with the clock moving a minute per append.
     static func appendHistory(_ log: CacheLog, clock: TestClock, count: Int) async throws {
         var putAt: [String: Date] = [:]
@@ -27,12 +27,12 @@ struct ProjectionTests {
     }
 
     /// The state after `seq`, folded by hand from the recorded events.
-    static func bruteForceState(_ log: CacheLog, at seq: UInt64) throws -> [LiveEntry] {
-        var live: [String: LiveEntry] = [:]
+    static func bruteForceState(_ log: CacheLog, at seq: UInt64) throws -> [LogState.Entry] {
+        var live: [String: LogState.Entry] = [:]
         for event in try events(log, EventQuery(to: .seq(seq))) {
             switch event.kind {
             case .put:
-                live[event.key] = LiveEntry(key: event.key, seq: event.seq, timestamp: event.timestamp ?? .distantPast, bytes: event.payloadBytes)
+                live[event.key] = LogState.Entry(key: event.key, seq: event.seq, timestamp: event.timestamp ?? .distantPast, bytes: event.payloadBytes)
             case .delete:
                 live[event.key] = nil
             case .expire:
@@ -47,13 +47,13 @@ struct ProjectionTests {
         let clock = TestClock()
         let log = try makeLog(dir, clock: clock)
         try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: payload("[1]"), timestamp: clock.date)])
-        #expect(try log.state().entries == [LiveEntry(key: "films", seq: 2, timestamp: clock.date, bytes: 3)])
+        #expect(try log.state().entries == [LogState.Entry(key: "films", seq: 2, timestamp: clock.date, bytes: 3)])
         try await log.append(.expire(key: "films", timestamp: clock.date, maxAge: 60))
         #expect(try log.state().entries.isEmpty)
         #expect(try log.retrieve("films") == nil)
     }
 
-    @Test func rebuild_producesAProjectionIdenticalToTheStoredOne() async throws {
+    @Test func rebuild_producesAStateIdenticalToTheStoredOne() async throws {
         let dir = try TemporaryDirectory()
         let clock = TestClock()
         let log = try makeLog(dir, clock: clock, checkpointInterval: 16)
@@ -62,13 +62,13 @@ struct ProjectionTests {
         let storedCheckpoints = try RawLMDB.dump(log, \.checkpoints)
         #expect(!storedState.isEmpty)
 
-        // Drop the stored projection entirely, then rebuild it from the log alone.
+        // Drop the stored state entirely, then rebuild it from the log alone.
         try RawLMDB.write(log) { txn, dbs in
             #expect(mdb_drop(txn, dbs.state, 0) == MDB_SUCCESS)
             #expect(mdb_drop(txn, dbs.checkpoints, 0) == MDB_SUCCESS)
         }
         #expect(try log.state().entries.isEmpty)
-        let report = try await log.rebuildProjection()
+        let report = try await log.rebuildState()
 
         #expect(try RawLMDB.dump(log, \.state) == storedState)
         #expect(try RawLMDB.dump(log, \.checkpoints) == storedCheckpoints)
@@ -86,7 +86,7 @@ struct ProjectionTests {
         try plantUninflatableBody(seq: 1, in: log)
         try plantUninflatableBody(seq: 2, in: log)
 
-        let report = try await log.rebuildProjection()
+        let report = try await log.rebuildState()
         #expect(report.corruptSeqs.isEmpty)
         #expect(try RawLMDB.dump(log, \.state) == before)
     }
@@ -169,14 +169,14 @@ struct RebuildCheckpointTests {
         }
         let stored = try RawLMDB.dump(log, \.checkpoints)
         #expect(stored.keys.compactMap { key in key.withUnsafeBytes { SeqKey.decode($0) } }.sorted() == [14, 28, 42, 56, 70])
-        try await log.rebuildProjection()
+        try await log.rebuildState()
         #expect(try RawLMDB.dump(log, \.checkpoints) == stored)
         #expect(try log.verify().isClean)
     }
 }
 
-@Suite("Projection table")
-struct ProjectionTableTests {
+@Suite("The state fold's key table")
+struct StateTableTests {
     @Test func fold_overManyKeys_matchesANaiveFold_inBytewiseKeyOrder() async throws {
         let dir = try TemporaryDirectory()
         let clock = TestClock()
@@ -190,14 +190,14 @@ struct ProjectionTableTests {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(state >> 33) % bound
         }
-        var naive: [String: LiveEntry] = [:]
+        var naive: [String: LogState.Entry] = [:]
         for _ in 0..<3000 {
             let key = keys[next(keys.count)]
             clock.advance(1)
             switch next(4) {
             case 0, 1:
                 let seq = try await log.append(.put(key: key, payload: payload("\(next(1000))"), timestamp: clock.date))
-                naive[key] = LiveEntry(key: key, seq: seq, timestamp: clock.date, bytes: try #require(try log.entry(key)).bytes)
+                naive[key] = LogState.Entry(key: key, seq: seq, timestamp: clock.date, bytes: try #require(try log.entry(key)).bytes)
             case 2:
                 try await log.append(.delete(key: key, reason: .explicit))
                 naive[key] = nil
@@ -211,7 +211,7 @@ struct ProjectionTableTests {
         #expect(try log.state(asOf: .seq(try log.lastSeq())).entries.map(\.key) == expected.map(\.key))
         #expect(try log.state(asOf: .seq(try log.lastSeq())).entries.map(\.seq) == expected.map(\.seq))
         let stored = try RawLMDB.dump(log, \.state)
-        try await log.rebuildProjection()
+        try await log.rebuildState()
         #expect(try RawLMDB.dump(log, \.state) == stored)
         #expect(try log.verify().isClean)
     }

@@ -1,18 +1,5 @@
 import Foundation
-
-/// A value behind a lock, for the little shared mutable state the engine has.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
+import Locking
 
 /// Environments open in this process, by real path: LMDB forbids opening one twice in a process
 /// (its locks are per process, so a second open would corrupt the lock table on close).

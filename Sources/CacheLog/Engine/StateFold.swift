@@ -8,7 +8,7 @@ import Foundation
 /// (and its String) after it is deleted: a rebuild folds millions of records, almost all about
 /// keys it has already seen, and a String plus a dictionary update per record was most of its time.
 /// Memory grows with the keys ever seen, not with the records.
-struct Projection: Equatable {
+struct StateFold: Equatable {
     /// What a slot holds for a live key: plain values, so updating one touches no reference count.
     private struct Live {
         var seq: UInt64
@@ -35,19 +35,19 @@ struct Projection: Equatable {
 
     /// Equal when the same keys, byte for byte, hold the same entries (Swift's String equality
     /// would treat canonically equivalent keys as one; LMDB keys are bytes).
-    static func == (a: Projection, b: Projection) -> Bool {
+    static func == (a: StateFold, b: StateFold) -> Bool {
         var a = a, b = b
-        return LiveEntry.sameEntries(a.ordered(), b.ordered())
+        return LogState.Entry.sameEntries(a.ordered(), b.ordered())
     }
 
-    private func entry(_ index: Int) -> LiveEntry? {
+    private func entry(_ index: Int) -> LogState.Entry? {
         live[index].map {
-            LiveEntry(key: names[index], seq: $0.seq, timestamp: Date(storedSeconds: $0.timestamp), bytes: $0.bytes, payloadSeq: $0.payloadSeq)
+            LogState.Entry(key: names[index], seq: $0.seq, timestamp: Date(storedSeconds: $0.timestamp), bytes: $0.bytes, payloadSeq: $0.payloadSeq)
         }
     }
 
     /// The live entry of the key with exactly these bytes.
-    func entry(forKey key: [UInt8]) -> LiveEntry? {
+    func entry(forKey key: [UInt8]) -> LogState.Entry? {
         key.withUnsafeBytes { find($0) }.flatMap(entry)
     }
 
@@ -58,7 +58,7 @@ struct Projection: Equatable {
 
     /// Makes `entry` the live entry of the key with exactly these bytes (checkpoint decoding).
     /// `entry.key` is not used: a key damaged into bytes that are not UTF-8 has lost them there.
-    mutating func set(_ entry: LiveEntry, keyBytes: UnsafeRawBufferPointer) {
+    mutating func set(_ entry: LogState.Entry, keyBytes: UnsafeRawBufferPointer) {
         let index = findOrInsert(keyBytes)
         if live[index] == nil { count += 1 }
         live[index] = Live(seq: entry.seq, timestamp: entry.timestamp.storedSeconds, bytes: entry.bytes, payloadSeq: entry.payloadSeq)
@@ -69,7 +69,7 @@ struct Projection: Equatable {
         let keyBytes = EventCodec.keyBytes(header, in: record)
         switch header.kind {
         case .put:
-            // Decoded first: a malformed reference must leave the projection untouched.
+            // Decoded first: a malformed reference must leave the state untouched.
             let payloadSeq = try EventCodec.payloadSeq(header, in: record, seq: seq)
             let index = findOrInsert(keyBytes)
             if live[index] == nil { count += 1 }
@@ -164,7 +164,7 @@ struct Projection: Equatable {
     /// Entries in LMDB key order (bytewise UTF-8), which is also the order of the `state` table.
     /// The live entries in LMDB key order (bytewise UTF-8), which is also the order of the `state`
     /// table. New keys are sorted among themselves and merged in: O(n + k log k) for k new keys.
-    mutating func ordered() -> [LiveEntry] {
+    mutating func ordered() -> [LogState.Entry] {
         if !unordered.isEmpty {
             let fresh = arena.withUnsafeBytes { stored in
                 unordered.sorted { Self.precedes(key(stored, $0), key(stored, $1)) }
@@ -188,7 +188,7 @@ struct Projection: Equatable {
     }
 
     /// A live entry with its key's bytes as the log holds them.
-    typealias Row = (key: [UInt8], entry: LiveEntry)
+    typealias Row = (key: [UInt8], entry: LogState.Entry)
 
     /// ``ordered()`` with each key's bytes as the log holds them: a key damaged into bytes that
     /// are not UTF-8 keeps them here, where its String has replacement characters instead.
@@ -202,90 +202,4 @@ struct Projection: Equatable {
     }
 
     mutating func state(at seq: UInt64) -> LogState { LogState(seq: seq, entries: ordered()) }
-}
-
-/// The value of a `state` row: u64 seq of the live put, f64 cache timestamp, u32 payload bytes,
-/// u64 seq of the record holding the payload bytes.
-enum ProjectionEntryCodec {
-    static let size = 28
-
-    static func encode(_ entry: LiveEntry) -> [UInt8] {
-        var writer = ByteWriter(capacity: size)
-        writer.u64(entry.seq)
-        writer.f64(entry.timestamp.storedSeconds)
-        writer.u32(UInt32(clamping: entry.bytes))
-        writer.u64(entry.payloadSeq)
-        return writer.bytes
-    }
-
-    static func decode(key: String, _ raw: UnsafeRawBufferPointer) -> LiveEntry? {
-        var reader = ByteReader(raw)
-        guard raw.count == size, let seq = reader.u64(), let timestamp = reader.f64(), let bytes = reader.u32(),
-              let payloadSeq = reader.u64() else { return nil }
-        return LiveEntry(key: key, seq: seq, timestamp: Date(storedSeconds: timestamp), bytes: Int(bytes), payloadSeq: payloadSeq)
-    }
-}
-
-/// A snapshot of the projection after one seq, so that "state as of" folds only the tail after it.
-///
-///     u32 length of the uncompressed snapshot, zlib stream, u32 CRC-32 of all bytes before it
-///     snapshot: u32 entry count, then per entry (sorted by key):
-///               u16 key length, key, u64 seq, f64 timestamp, u32 payload bytes, u64 payload seq
-enum CheckpointCodec {
-    /// `rows` carry each key's bytes as the log holds them, so a key that is not valid UTF-8
-    /// round-trips unchanged (its String would grow by replacement characters past LMDB's limit).
-    static func encode(_ rows: [Projection.Row]) throws -> [UInt8] {
-        var snapshot = ByteWriter(capacity: 4 + rows.count * 40)
-        guard let count = UInt32(exactly: rows.count) else {
-            throw CacheLogError.corruptCheckpoint(seq: 0, detail: "more than 2^32 live keys")
-        }
-        snapshot.u32(count)
-        for (key, entry) in rows {
-            // LMDB keys are at most 511 bytes, so every key fits its u16 length.
-            guard let length = UInt16(exactly: key.count) else {
-                throw CacheLogError.corruptCheckpoint(seq: entry.seq, detail: "a key of \(key.count) bytes")
-            }
-            snapshot.u16(length)
-            snapshot.append(key)
-            snapshot.u64(entry.seq)
-            snapshot.f64(entry.timestamp.storedSeconds)
-            snapshot.u32(UInt32(clamping: entry.bytes))
-            snapshot.u64(entry.payloadSeq)
-        }
-        var framed = ByteWriter()
-        framed.u32(UInt32(snapshot.bytes.count))
-        // Level 1: a checkpoint is derived data, written every few thousand events and by every
-        // rebuild; zlib's fastest level keeps its cost small beside the fold (any zlib stream reads back).
-        framed.append(try snapshot.bytes.withUnsafeBytes { try Zlib.compress($0, level: 1) })
-        let crc = framed.bytes.withUnsafeBytes { Zlib.crc32($0) }
-        framed.u32(crc)
-        return framed.bytes
-    }
-
-    static func decode(_ raw: UnsafeRawBufferPointer, seq: UInt64) throws -> Projection {
-        func corrupt(_ detail: String) -> CacheLogError { .corruptCheckpoint(seq: seq, detail: detail) }
-        guard raw.count >= 8 else { throw corrupt("too short") }
-        let stored = UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: raw.count - 4, as: UInt32.self))
-        guard stored == Zlib.crc32(UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - 4)])) else { throw corrupt("checksum mismatch") }
-        let length = Int(UInt32(bigEndian: raw.loadUnaligned(as: UInt32.self)))
-        guard let snapshot = Zlib.decompress(UnsafeRawBufferPointer(rebasing: raw[4..<(raw.count - 4)]), expectedSize: length) else {
-            throw corrupt("does not inflate")
-        }
-        return try snapshot.withUnsafeBytes { bytes in
-            var reader = ByteReader(bytes)
-            guard let count = reader.u32() else { throw corrupt("no entry count") }
-            var projection = Projection()
-            for _ in 0..<count {
-                guard let keyLength = reader.u16(), let key = reader.bytes(Int(keyLength)),
-                      let entrySeq = reader.u64(), let timestamp = reader.f64(), let bytes = reader.u32(),
-                      let payloadSeq = reader.u64()
-                else { throw corrupt("truncated entry") }
-                let name = String(decoding: key, as: UTF8.self)
-                projection.set(
-                    LiveEntry(key: name, seq: entrySeq, timestamp: Date(storedSeconds: timestamp), bytes: Int(bytes), payloadSeq: payloadSeq),
-                    keyBytes: key)
-            }
-            return projection
-        }
-    }
 }

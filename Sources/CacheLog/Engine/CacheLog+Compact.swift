@@ -1,0 +1,49 @@
+import Foundation
+
+extension CacheLog {
+    /// Removes the history before `position` (a seq, or the first event recorded at or after a
+    /// date), keeping every record the live state references, so `retrieve` keeps working. State
+    /// as of any seq from the cut on stays available; earlier points report
+    /// ``CacheLogError/historyCompacted(firstAvailable:)``.
+    @discardableResult
+    public func compact(before position: LogPosition) async throws -> CompactionReport {
+        let tables = self.tables, environment = self.environment
+        return try await writer.exclusive {
+            try environment.write { txn in
+                let last = try tables.lastSeq(txn)
+                let base = try tables.baseSeq(txn)
+                let cut = min(try tables.resolve(txn, position, upperBound: false), last + 1)
+                guard cut > base + 1 else {
+                    return CompactionReport(removed: 0, keptLive: 0, firstAvailable: base)
+                }
+                let newBase = cut - 1
+                // The state right before the cut stands in for everything removed.
+                var baseState = try tables.foldedState(txn, asOf: newBase)
+                try tables.writeCheckpoint(txn, seq: newBase, rows: baseState.orderedRows())
+
+                // Keep the live puts, the records holding their payloads, and every record before
+                // the cut that a put after it refers to for its (unchanged) payload.
+                var live = Set(try tables.currentEntries(txn, onDamaged: self.logDamagedRows).flatMap { [$0.seq, $0.payloadSeq] })
+                try txn.forEachRow(tables.events, from: .atLeast(SeqKey.bytes(cut))) { row in
+                    guard let seq = SeqKey.decode(row.key) else { return }
+                    if let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false),
+                       header.kind == .put, header.isReference,
+                       let source = try? EventCodec.payloadSeq(header, in: row.value, seq: seq), source < cut {
+                        live.insert(source)
+                    }
+                }
+                let before = try tables.seqs(txn, in: tables.events, below: cut)
+                let doomed = before.filter { !live.contains($0) }
+                for seq in doomed { try txn.delete(tables.events, SeqKey.bytes(seq)) }
+                for seq in try tables.seqs(txn, in: tables.checkpoints, below: newBase) {
+                    try txn.delete(tables.checkpoints, SeqKey.bytes(seq))
+                }
+                try tables.setU64(txn, MetaKey.baseSeq, newBase)
+                if try tables.u64(txn, MetaKey.checkpointSeq) < newBase {
+                    try tables.setU64(txn, MetaKey.checkpointSeq, newBase)
+                }
+                return CompactionReport(removed: doomed.count, keptLive: before.count - doomed.count, firstAvailable: newBase)
+            }
+        }
+    }
+}

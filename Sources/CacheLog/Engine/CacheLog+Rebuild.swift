@@ -1,0 +1,85 @@
+import Foundation
+
+extension CacheLog {
+    /// Drops the stored state and checkpoints and rebuilds them from the log alone, reading
+    /// record headers only (no payload is inflated). The result is identical to what the appends
+    /// maintained, which ``verify()`` checks.
+    @discardableResult
+    public func rebuildState() async throws -> RebuildReport {
+        let tables = self.tables, environment = self.environment, logger = self.logger
+        let report = try await writer.exclusive {
+            try environment.write { txn in
+                var restored = try tables.restoreCounters(txn)
+                let base = try tables.baseSeq(txn)
+                let last = try tables.lastSeq(txn)
+                var fold = try tables.baseState(txn, base: base)
+                // Checkpoints after the base are derived data too. The fold produces them at the
+                // stored positions (appends place them at batch ends, which the log does not
+                // record), or by the interval when there are none, and writes each only where the
+                // stored one differs: a write transaction holds every page it dirties in memory.
+                var stale = Set(try tables.seqs(txn, in: tables.checkpoints, from: base + 1))
+
+                let positions = stale
+                var corrupt: [UInt64] = []
+                var folded = 0
+                var rewritten = 0
+                var lastCheckpoint = base
+                if last > base {
+                    try tables.fold(txn, into: &fold, range: (base + 1)...last,
+                                    onCorrupt: { seq, _ in corrupt.append(seq) }) { seq, current in
+                        folded += 1
+                        let gap = seq - lastCheckpoint
+                        let due = positions.isEmpty
+                            ? gap >= UInt64(tables.checkpointInterval) && gap >= UInt64(current.count)
+                            : positions.contains(seq)
+                        if due {
+                            let encoded = try CheckpointCodec.encode(current.orderedRows())
+                            if try txn.get(tables.checkpoints, SeqKey.bytes(seq)).map({ !$0.elementsEqual(encoded) }) ?? true {
+                                try txn.put(tables.checkpoints, SeqKey.bytes(seq), encoded)
+                                rewritten += 1
+                            }
+                            stale.remove(seq)
+                            lastCheckpoint = seq
+                        }
+                    }
+                }
+                // Checkpoints before the base stand for nothing: compaction removed their history.
+                stale.formUnion(try tables.seqs(txn, in: tables.checkpoints, below: base))
+                for seq in stale { try txn.delete(tables.checkpoints, SeqKey.bytes(seq)) }
+                let repaired = try Self.rewriteState(txn, tables: tables, to: fold.orderedRows())
+                if try tables.u64(txn, MetaKey.checkpointSeq) != lastCheckpoint {
+                    try tables.setU64(txn, MetaKey.checkpointSeq, lastCheckpoint)
+                    restored.append("checkpointSeq")
+                }
+                return RebuildReport(
+                    eventsFolded: folded, liveKeys: fold.count, corruptSeqs: corrupt, repairedKeys: repaired,
+                    checkpointsRewritten: rewritten, checkpointsRemoved: stale.count, restoredCounters: restored)
+            }
+        }
+        if !report.corruptSeqs.isEmpty {
+            logger.warning("rebuild skipped corrupt records", metadata: ["seqs": "\(report.corruptSeqs)"])
+        }
+        return report
+    }
+
+    /// Makes the `state` table hold exactly `entries` (in key order), writing only the rows that
+    /// differ: a write transaction holds every page it dirties in memory. Returns the keys changed.
+    private static func rewriteState(_ txn: Transaction, tables: LogTables, to rows: [(key: [UInt8], entry: LogState.Entry)]) throws -> [String] {
+        var wanted: [[UInt8]: [UInt8]] = [:]
+        for row in rows { wanted[row.key] = StateRowCodec.encode(row.entry) }
+        var extra: [[UInt8]] = []
+        var kept = Set<[UInt8]>()
+        try txn.forEachRow(tables.state) { row in
+            let key = Array(row.key)
+            if let value = wanted[key], row.value.elementsEqual(value) { kept.insert(key) } else if wanted[key] == nil { extra.append(key) }
+        }
+        var repaired = extra
+        for key in extra { try txn.delete(tables.state, key) }
+        for (key, _) in rows {
+            guard !kept.contains(key), let value = wanted[key] else { continue }
+            try txn.put(tables.state, key, value)
+            repaired.append(key)
+        }
+        return repaired.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
+    }
+}

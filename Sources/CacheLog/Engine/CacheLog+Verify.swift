@@ -1,0 +1,18 @@
+import Foundation
+
+extension CacheLog {
+    /// Checks every record (framing, checksum, inflate, kind, seq order, recorded-time order),
+    /// every checkpoint, and that the stored state equals the fold of the log.
+    ///
+    /// Runs in one read transaction, so it checks one consistent snapshot while appends go on.
+    public func verify() throws -> VerifyReport {
+        try environment.read { txn in
+            var verification = Verification(txn: txn, tables: tables)
+            try verification.checkCounters()
+            try verification.checkCheckpoints()
+            try verification.checkRecords()
+            try verification.checkState()
+            return verification.report()
+        }
+    }
+}

@@ -1,0 +1,13 @@
+/// Keys of the `meta` table.
+enum MetaKey {
+    static let magic = Array("magic".utf8)
+    static let format = Array("format".utf8)
+    /// u64: the last sequence number ever assigned (survives compaction of the tail records).
+    static let lastSeq = Array("lastSeq".utf8)
+    /// f64: the last `recordedAt`, so recorded time never goes backward in the log.
+    static let lastRecordedAt = Array("lastRecordedAt".utf8)
+    /// u64: seq of the newest checkpoint.
+    static let checkpointSeq = Array("checkpointSeq".utf8)
+    /// u64: the checkpoint that stands for everything compacted away (0: nothing compacted).
+    static let baseSeq = Array("baseSeq".utf8)
+}

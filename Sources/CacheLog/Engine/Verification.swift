@@ -1,0 +1,205 @@
+import Foundation
+
+/// The checks behind ``CacheLog/verify()``, in the order it runs them over one read transaction.
+/// Each check adds what it finds to `problems` and leaves what later checks need (the fold of
+/// the log, the decoded checkpoints) in the fields below.
+struct Verification {
+    let txn: Transaction
+    let tables: LogTables
+    private(set) var problems: [VerifyReport.Problem] = []
+
+    /// The last seq and the compaction base, from `meta` or, when those are damaged, the log.
+    private var last: UInt64 = 0
+    private var base: UInt64 = 0
+    /// The fold of the log so far: the base checkpoint, then every record after it.
+    private var folded = StateFold()
+    private var checkpoints: [UInt64: StateFold] = [:]
+    private var checkpointCount = 0
+    private var recordCount = 0
+    /// A record failed its checks: the fold saw it as its damaged header says, so a state row or
+    /// checkpoint that differs from the fold is no sign of their own damage.
+    private var recordsDamaged = false
+    /// Seqs that are gone although something needs them, and what needs them.
+    private var usersOfMissing: [UInt64: [String]] = [:]
+
+    init(txn: Transaction, tables: LogTables) {
+        self.txn = txn
+        self.tables = tables
+    }
+
+    /// The counters in `meta`: the last seq, the base, the last recorded time, the checkpoint seq.
+    @available(*, noasync)
+    mutating func checkCounters() throws {
+        do {
+            last = try tables.lastSeq(txn)
+            base = try tables.baseSeq(txn)
+        } catch let error as CacheLogError {
+            // Go on with what the log says, so the rest is still checked.
+            problems.append(.init(seq: nil, message: error.description, fixedByRebuild: true))
+            last = min(try tables.lastRecordSeq(txn) ?? 0, LogTables.maxSeq)
+            base = min(try tables.u64(txn, MetaKey.baseSeq), last)
+        }
+        if !Double(bitPattern: try tables.u64(txn, MetaKey.lastRecordedAt)).isFinite {
+            problems.append(.init(seq: nil, message: "the last recorded time in meta is not a number", fixedByRebuild: true))
+        }
+        if try tables.u64(txn, MetaKey.checkpointSeq) > last {
+            problems.append(.init(seq: nil, message: "the checkpoint seq in meta is past the last seq \(last)", fixedByRebuild: true))
+        }
+    }
+
+    /// Every checkpoint decodes; the base one starts the fold.
+    @available(*, noasync)
+    mutating func checkCheckpoints() throws {
+        do {
+            folded = try tables.baseState(txn, base: base)
+        } catch let error as CacheLogError {
+            problems.append(.init(seq: base, message: error.description))
+        }
+        try txn.forEachRow(tables.checkpoints) { row in
+            checkpointCount += 1
+            guard let seq = SeqKey.decode(row.key) else {
+                problems.append(.init(seq: nil, message: "checkpoint key of \(row.key.count) bytes", fixedByRebuild: true))
+                return
+            }
+            do { checkpoints[seq] = try CheckpointCodec.decode(row.value, seq: seq) } catch let error as CacheLogError {
+                problems.append(.init(seq: seq, message: error.description, fixedByRebuild: seq > base))
+            }
+        }
+    }
+
+    /// Every record, in seq order: no gaps after the base, framing, checksum, payload, recorded
+    /// time never going backward; and every checkpoint equal to the fold at its seq.
+    @available(*, noasync)
+    mutating func checkRecords() throws {
+        var previousSeq: UInt64 = 0
+        var previousTime = -Double.infinity
+        try txn.forEachRow(tables.events) { row in
+            recordCount += 1
+            guard let seq = SeqKey.decode(row.key) else {
+                problems.append(.init(seq: nil, message: "record key of \(row.key.count) bytes is not a seq"))
+                return
+            }
+            // After the compaction base every seq must be there; before it, only the kept
+            // records are (checked through the references to them).
+            if seq > base, let gap = Self.missing(after: max(previousSeq, base), before: seq) { problems.append(gap) }
+            if seq > last { problems.append(.init(seq: seq, message: "beyond the last seq \(last) in meta", fixedByRebuild: true)) }
+            previousSeq = seq
+            do {
+                try checkRecord(row.value, seq: seq, previousTime: &previousTime)
+            } catch let error as CacheLogError {
+                recordsDamaged = true
+                if case .corruptRecord(let at, let detail) = error {
+                    // `at` differs from `seq` when the bad bytes are in the record a reference points to.
+                    problems.append(.init(seq: at, message: "corrupt record: \(detail)"))
+                } else {
+                    problems.append(.init(seq: seq, message: error.description))
+                }
+            }
+            if seq > base, let checkpoint = checkpoints[seq], checkpoint != folded {
+                problems.append(.init(seq: seq, message: "checkpoint differs from the fold of the log", fixedByRebuild: !recordsDamaged))
+            }
+        }
+        if last > base, previousSeq < last, let gap = Self.missing(after: max(previousSeq, base), before: last + 1) {
+            problems.append(gap)
+        }
+    }
+
+    @available(*, noasync)
+    private mutating func checkRecord(_ record: UnsafeRawBufferPointer, seq: UInt64, previousTime: inout Double) throws {
+        // The fold reads framing only, as appends, rebuild and time travel do, so a record whose
+        // payload bytes are damaged still counts as it did when appended; the checksum and
+        // payload checks below report the damage.
+        let header = try EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
+        if seq > base { try folded.apply(header, record: record, seq: seq) }
+        if !header.recordedAt.isFinite {
+            problems.append(.init(seq: seq, message: "recorded at a time that is not a number"))
+        } else if header.recordedAt < previousTime {
+            problems.append(.init(seq: seq, message: "recorded before the record preceding it"))
+        }
+        if header.recordedAt.isFinite { previousTime = header.recordedAt }
+        _ = try EventCodec.decodeHeader(record, seq: seq)
+        guard header.kind == .put else { return }
+        // A reference is checked against its target; the target's bytes are checked at the target.
+        guard header.isReference else {
+            _ = try EventCodec.payload(header, in: record, seq: seq)
+            return
+        }
+        // A missing target is one problem, at its seq, however many puts refer to it.
+        let source = try EventCodec.payloadSeq(header, in: record, seq: seq)
+        if try txn.get(tables.events, SeqKey.bytes(source)) == nil {
+            usersOfMissing[source, default: []].append("the put at seq \(seq)")
+        } else {
+            _ = try tables.payloadRecord(txn, header, in: record, seq: seq)
+        }
+    }
+
+    /// The stored state equals the fold of the log, row for row; the records it uses are there.
+    @available(*, noasync)
+    mutating func checkState() throws {
+        var (stored, malformed) = try tables.storedEntries(txn)
+        for key in malformed {
+            problems.append(.init(seq: nil, message: CacheLogError.corruptStateRow(key: key).description, fixedByRebuild: true))
+        }
+        var folded = folded.ordered()
+        // A damaged row is one problem, reported above, not also a missing entry.
+        if !malformed.isEmpty {
+            let damaged = Set(malformed.map { Array($0.utf8) })
+            folded.removeAll { damaged.contains(Array($0.key.utf8)) }
+            stored.removeAll { damaged.contains(Array($0.key.utf8)) }
+        }
+        // Compaction keeps the records the live state uses; one of those gone is a missing seq too.
+        for entry in folded {
+            for seq in Set([entry.seq, entry.payloadSeq]) where seq <= base {
+                if try txn.get(tables.events, SeqKey.bytes(seq)) == nil {
+                    usersOfMissing[seq, default: []].append("the live entry of key \"\(entry.key)\"")
+                }
+            }
+        }
+        // Missing seqs after the base are reported as gaps already.
+        for (seq, users) in usersOfMissing.sorted(by: { $0.key < $1.key }) where seq <= base {
+            problems.append(.init(seq: seq, message: "record missing (\(users.joined(separator: ", ")) uses it)"))
+        }
+        if !LogState.Entry.sameEntries(stored, folded) { compareRows(stored, folded) }
+    }
+
+    /// One problem per key whose stored row differs from the fold's entry.
+    private mutating func compareRows(_ stored: [LogState.Entry], _ folded: [LogState.Entry]) {
+        // Keyed by bytes: canonically equivalent keys are different keys to LMDB.
+        let storedByKey = Dictionary(stored.map { (Array($0.key.utf8), $0) }, uniquingKeysWith: { a, _ in a })
+        let foldedByKey = Dictionary(folded.map { (Array($0.key.utf8), $0) }, uniquingKeysWith: { a, _ in a })
+        let keys = Set(storedByKey.keys).union(foldedByKey.keys).sorted { $0.lexicographicallyPrecedes($1) }
+        for bytes in keys {
+            let have = storedByKey[bytes], want = foldedByKey[bytes]
+            guard have != want || have?.key.utf8.elementsEqual(bytes) == false else { continue }
+            let key = String(decoding: bytes, as: UTF8.self)
+            let detailed = have?.seq == want?.seq
+            problems.append(.init(
+                seq: have?.seq ?? want?.seq,
+                message: "state of key \"\(key)\" is \(Self.describe(have, detailed: detailed)), the log says \(Self.describe(want, detailed: detailed))",
+                fixedByRebuild: !recordsDamaged))
+        }
+    }
+
+    /// The report, with a bad record that others reference reported once.
+    func report() -> VerifyReport {
+        var seen = Set<String>()
+        return VerifyReport(
+            recordsChecked: recordCount, checkpointsChecked: checkpointCount,
+            problems: problems.filter { seen.insert($0.description).inserted })
+    }
+
+    /// The problem for the seqs strictly between `previous` and `next`, if there are any.
+    private static func missing(after previous: UInt64, before next: UInt64) -> VerifyReport.Problem? {
+        guard next > previous + 1 else { return nil }
+        let first = previous + 1, last = next - 1
+        return .init(seq: first, message: first == last ? "record missing" : "records missing, seq \(first) through \(last)")
+    }
+
+    /// The entry as a problem names it: by its seq, and by every field when the seqs agree, so a
+    /// row that differs only in its timestamp, size or payload seq never reads as equal to the log's.
+    private static func describe(_ entry: LogState.Entry?, detailed: Bool) -> String {
+        guard let entry else { return "absent" }
+        guard detailed else { return "live at seq \(entry.seq)" }
+        return "live at seq \(entry.seq) (cached at \(entry.timestamp.timeIntervalSince1970), \(entry.bytes) bytes, payload at seq \(entry.payloadSeq))"
+    }
+}

@@ -1,0 +1,67 @@
+internal import CLMDB
+import Foundation
+
+/// The named databases (tables) inside one environment.
+struct Tables: Sendable {
+    /// seq (8 bytes big-endian) → record. Append-only, written with ``PutOptions/append``.
+    var events: Table
+    /// key (UTF-8) → the key's live entry (``StateRowCodec``): the state, updated in the
+    /// append's transaction.
+    var state: Table
+    /// seq → compressed snapshot of the state after that seq.
+    var checkpoints: Table
+    /// name → value: format stamp and counters (``MetaKey``).
+    var meta: Table
+
+    static let names = (events: "events", state: "state", checkpoints: "checkpoints", meta: "meta")
+
+    /// Opens (or, in a new environment, creates and stamps) the named databases, and refuses what
+    /// is not a CacheLog database or is of a newer format when opened for writing.
+    static func open(in env: OpaquePointer, path: String, readOnly: Bool) throws -> Tables {
+        var txn: OpaquePointer?
+        try lmdbCheck(mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn), "mdb_txn_begin")
+        guard let txn else { throw CacheLogError.lmdb("mdb_txn_begin", EINVAL) }
+        var committed = false
+        defer { if !committed { mdb_txn_abort(txn) } }
+        let t = Transaction(raw: txn)
+
+        var main: MDB_dbi = 0
+        try lmdbCheck(mdb_dbi_open(txn, nil, 0, &main), "mdb_dbi_open")
+        let isNew = try t.entryCount(Table(handle: main)) == 0
+        if isNew && readOnly { throw CacheLogError.noDatabase(path: path) }
+
+        func open(_ name: String) throws -> Table {
+            var dbi: MDB_dbi = 0
+            let code = mdb_dbi_open(txn, name, isNew ? UInt32(MDB_CREATE) : 0, &dbi)
+            if code == MDB_NOTFOUND || code == MDB_INCOMPATIBLE {
+                throw CacheLogError.notADatabase(path: path, detail: "no \(name) table")
+            }
+            try lmdbCheck(code, "mdb_dbi_open(\(name))")
+            return Table(handle: dbi)
+        }
+        let meta = try open(names.meta)
+        if isNew {
+            try t.put(meta, MetaKey.magic, Environment.magic)
+            try t.put(meta, MetaKey.format, withUnsafeBytes(of: Environment.formatVersion.bigEndian) { Array($0) })
+        } else {
+            guard let stamp = try t.get(meta, MetaKey.magic), stamp.elementsEqual(Environment.magic) else {
+                throw CacheLogError.notADatabase(path: path, detail: "no CacheLog stamp")
+            }
+            guard let format = try t.get(meta, MetaKey.format), format.count == 4 else {
+                throw CacheLogError.notADatabase(path: path, detail: "no format version")
+            }
+            let version = UInt32(bigEndian: format.loadUnaligned(as: UInt32.self))
+            if version > Environment.formatVersion && !readOnly {
+                throw CacheLogError.newerFormat(found: version, supported: Environment.formatVersion)
+            }
+        }
+        let tables = Tables(
+            events: try open(names.events), state: try open(names.state),
+            checkpoints: try open(names.checkpoints), meta: meta)
+        // Committing (also a read-only transaction) keeps the database handles open for the environment.
+        committed = true
+        try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")
+        return tables
+    }
+
+}

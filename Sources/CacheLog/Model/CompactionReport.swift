@@ -1,0 +1,9 @@
+/// What ``CacheLog/compact(before:)`` did.
+public struct CompactionReport: Sendable, Equatable {
+    /// Records removed from the log.
+    public var removed: Int
+    /// Records before the cut kept because the live state, or a payload after the cut, refers to them.
+    public var keptLive: Int
+    /// History before this seq is gone; state as of any later seq is still available.
+    public var firstAvailable: UInt64
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// The state at one point of the log: every live key, sorted by key.
+public struct LogState: Sendable, Equatable {
+    /// The last sequence number folded into this state (0 for an empty log).
+    public var seq: UInt64
+    public var entries: [Entry]
+
+    /// The entry whose key has exactly these UTF-8 bytes (keys are compared as LMDB compares them).
+    public func entry(for key: String) -> Entry? { entries.first { $0.key.utf8.elementsEqual(key.utf8) } }
+}
+
+extension LogState {
+    /// One entry of the state: the key's live `put`, without its payload.
+    public struct Entry: Sendable, Equatable, Hashable {
+        public var key: String
+        /// The sequence number of the `put` event.
+        public var seq: UInt64
+        public var timestamp: Date
+        /// Uncompressed payload size.
+        public var bytes: Int
+        /// The seq of the record holding the payload bytes: `seq` itself, or an earlier put of the
+        /// same key with an identical payload (identical payloads are stored once).
+        public var payloadSeq: UInt64
+        /// The maximum age, in seconds, the put was saved under, when it recorded one (filled in by
+        /// the reads that return entries: ``CacheLog/state()``, ``CacheLog/state(asOf:)``, ``CacheLog/entry(_:)``).
+        public var maxAge: TimeInterval?
+        /// The metadata the put was saved with (filled in as ``maxAge`` is).
+        public var metadata: [String: String] = [:]
+
+        /// Same entries in the same order, keys compared byte for byte.
+        static func sameEntries(_ a: [LogState.Entry], _ b: [LogState.Entry]) -> Bool {
+            a.count == b.count && zip(a, b).allSatisfy { $0.key.utf8.elementsEqual($1.key.utf8) && $0 == $1 }
+        }
+
+        public init(key: String, seq: UInt64, timestamp: Date, bytes: Int, payloadSeq: UInt64? = nil, maxAge: TimeInterval? = nil) {
+            self.key = key
+            self.seq = seq
+            self.timestamp = timestamp
+            self.bytes = bytes
+            self.payloadSeq = payloadSeq ?? seq
+            self.maxAge = maxAge
+        }
+    }
+}

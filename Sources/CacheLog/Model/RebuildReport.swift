@@ -1,0 +1,16 @@
+/// What ``CacheLog/rebuildState()`` did.
+public struct RebuildReport: Sendable, Equatable {
+    public var eventsFolded: Int
+    public var liveKeys: Int
+    /// Records skipped because they failed their checks: their effect on the state is unknown.
+    public var corruptSeqs: [UInt64]
+    /// Keys whose stored state row was wrong (damaged, stale, missing or extra) and is now
+    /// what the log says; empty when the state was already right.
+    public var repairedKeys: [String] = []
+    /// Checkpoints written because the stored one was missing or differed.
+    public var checkpointsRewritten: Int = 0
+    /// Checkpoints removed because the log does not place one there.
+    public var checkpointsRemoved: Int = 0
+    /// Counters of the `meta` table set back to what the log says (`lastSeq`, `lastRecordedAt`).
+    public var restoredCounters: [String] = []
+}

@@ -1,0 +1,14 @@
+import Foundation
+
+/// The live value of a key, as `CacheLog.retrieve(_:)` returns it.
+public struct StoredValue: Sendable, Equatable {
+    public var payload: Data
+    /// The cache timestamp given when it was put.
+    public var timestamp: Date
+    /// The sequence number of the `put` event that holds it.
+    public var seq: UInt64
+    /// The maximum age, in seconds, it was saved under, when the put recorded one.
+    public var maxAge: TimeInterval?
+    /// The metadata it was saved with.
+    public var metadata: [String: String] = [:]
+}
