@@ -81,7 +81,7 @@ extension CacheLog {
     /// them and the seq to continue from (nil when the range is exhausted).
     private func readChunk(_ query: EventQuery, from: UInt64, bounds: ClosedRange<UInt64>, max: Int) throws -> ([LogItem], UInt64?) {
         try environment.read { txn in
-            let start: CursorStart = query.reverse ? .atMost(SeqKey.bytes(from)) : .atLeast(SeqKey.bytes(from))
+            let start: Cursor.Start = query.reverse ? .atMost(SeqKey.bytes(from)) : .atLeast(SeqKey.bytes(from))
             return try txn.withCursor(tables.events, from: start, reverse: query.reverse) { rows in
                 var items: [LogItem] = []
                 var visited = 0

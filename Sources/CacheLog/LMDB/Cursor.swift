@@ -1,22 +1,5 @@
 internal import CLMDB
 
-/// A row under a cursor. Both buffers point into the map: valid until the cursor moves or the
-/// transaction ends, so callers copy or decode them first.
-struct TableRow {
-    var key: UnsafeRawBufferPointer
-    var value: UnsafeRawBufferPointer
-}
-
-/// Where a cursor's walk begins.
-enum CursorStart {
-    case first
-    case last
-    /// The first key at or after these bytes.
-    case atLeast([UInt8])
-    /// The last key at or before these bytes.
-    case atMost([UInt8])
-}
-
 /// The rows of one table in key order (or in reverse), read through an LMDB cursor: like GRDB's
 /// `Cursor`, `next()` throws and returns nil at the end. The first `next()` lands on the start;
 /// each later one moves one row on in the cursor's direction.
@@ -25,18 +8,18 @@ enum CursorStart {
 /// its transaction, and in a write transaction it is closed before the commit.
 struct Cursor {
     private let raw: OpaquePointer
-    private let start: CursorStart
+    private let start: Start
     private let reverse: Bool
     private var started = false
 
-    init(raw: OpaquePointer, start: CursorStart, reverse: Bool) {
+    init(raw: OpaquePointer, start: Start, reverse: Bool) {
         self.raw = raw
         self.start = start
         self.reverse = reverse
     }
 
     @available(*, noasync)
-    mutating func next() throws -> TableRow? {
+    mutating func next() throws -> Row? {
         guard started else {
             started = true
             switch start {
@@ -50,17 +33,17 @@ struct Cursor {
     }
 
     @available(*, noasync)
-    func first() throws -> TableRow? { try move(MDB_FIRST) }
+    func first() throws -> Row? { try move(MDB_FIRST) }
 
     @available(*, noasync)
-    func last() throws -> TableRow? { try move(MDB_LAST) }
+    func last() throws -> Row? { try move(MDB_LAST) }
 
     @available(*, noasync)
-    func previous() throws -> TableRow? { try move(MDB_PREV) }
+    func previous() throws -> Row? { try move(MDB_PREV) }
 
     /// Positions at the first key >= `key`.
     @available(*, noasync)
-    func seek(atLeast key: [UInt8]) throws -> TableRow? {
+    func seek(atLeast key: [UInt8]) throws -> Row? {
         try key.withUnsafeBytes { (bytes) throws in
             var k = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
             var v = MDB_val()
@@ -70,7 +53,7 @@ struct Cursor {
 
     /// Positions at the last key <= `key`.
     @available(*, noasync)
-    func seek(atMost key: [UInt8]) throws -> TableRow? {
+    func seek(atMost key: [UInt8]) throws -> Row? {
         if let found = try seek(atLeast: key) {
             if found.key.elementsEqual(key) { return found }
             return try previous()
@@ -78,17 +61,34 @@ struct Cursor {
         return try last()
     }
 
-    private func move(_ op: MDB_cursor_op) throws -> TableRow? {
+    private func move(_ op: MDB_cursor_op) throws -> Row? {
         var k = MDB_val()
         var v = MDB_val()
         return try finish(mdb_cursor_get(raw, &k, &v, op), &k, &v)
     }
 
-    private func finish(_ code: Int32, _ k: inout MDB_val, _ v: inout MDB_val) throws -> TableRow? {
+    private func finish(_ code: Int32, _ k: inout MDB_val, _ v: inout MDB_val) throws -> Row? {
         if code == MDB_NOTFOUND { return nil }
         try lmdbCheck(code, "mdb_cursor_get")
-        return TableRow(
+        return Row(
             key: UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
             value: UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+    }
+
+    /// A row under a cursor. Both buffers point into the map: valid until the cursor moves or the
+    /// transaction ends, so callers copy or decode them first.
+    struct Row {
+        var key: UnsafeRawBufferPointer
+        var value: UnsafeRawBufferPointer
+    }
+
+    /// Where a cursor's walk begins.
+    enum Start {
+        case first
+        case last
+        /// The first key at or after these bytes.
+        case atLeast([UInt8])
+        /// The last key at or before these bytes.
+        case atMost([UInt8])
     }
 }

@@ -63,7 +63,7 @@ struct Transaction {
     /// `reverse`, backward). The cursor is closed when `body` returns: it must not outlive its
     /// transaction, and in a write transaction it is closed before the commit.
     @available(*, noasync)
-    func withCursor<T>(_ table: Table, from start: CursorStart = .first, reverse: Bool = false,
+    func withCursor<T>(_ table: Table, from start: Cursor.Start = .first, reverse: Bool = false,
                        _ body: (inout Cursor) throws -> T) throws -> T {
         var cursor: OpaquePointer?
         try lmdbCheck(mdb_cursor_open(raw, table.handle, &cursor), "mdb_cursor_open")
@@ -75,7 +75,7 @@ struct Transaction {
 
     /// Calls `body` with every row of `table` from `start` on, in key order.
     @available(*, noasync)
-    func forEachRow(_ table: Table, from start: CursorStart = .first, _ body: (TableRow) throws -> Void) throws {
+    func forEachRow(_ table: Table, from start: Cursor.Start = .first, _ body: (Cursor.Row) throws -> Void) throws {
         try withCursor(table, from: start) { rows in
             while let row = try rows.next() { try body(row) }
         }

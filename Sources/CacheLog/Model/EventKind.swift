@@ -5,13 +5,7 @@ public enum EventKind: UInt8, Sendable, CaseIterable {
     case expire = 3
 
     /// The lowercase name used in output and on the command line.
-    public var name: String {
-        switch self {
-        case .put: return "put"
-        case .delete: return "delete"
-        case .expire: return "expire"
-        }
-    }
+    public var name: String { String(describing: self) }
 
     /// Parses `put`, `delete` or `expire`.
     public init?(name: String) {
