@@ -296,21 +296,21 @@ struct LogTables {
 
     // MARK: folding
 
-    /// Folds the records with seq in `range` into `state`, reading headers only and checking
+    /// Folds the records with seq in `range` into `folded`, reading headers only and checking
     /// their framing, not their checksums: a checksum covers the payload too, which a fold never
     /// reads, and appends applied every record whatever its later damage. `verify` checks every
     /// byte. A record whose framing fails is skipped and reported to `onCorrupt`.
-    func fold(_ txn: Transaction, into fold: inout StateFold, range: ClosedRange<UInt64>,
+    func fold(_ txn: Transaction, into folded: inout StateFold, range: ClosedRange<UInt64>,
               onCorrupt: (UInt64, CacheLogError) -> Void, onEvent: (UInt64, inout StateFold) throws -> Void = { _, _ in }) throws {
         try txn.withCursor(events, from: .atLeast(SeqKey.bytes(range.lowerBound))) { rows in
             while let row = try rows.next(), let seq = SeqKey.decode(row.key), seq <= range.upperBound {
                 do {
                     let header = try EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false)
-                    try fold.apply(header, record: row.value, seq: seq)
+                    try folded.apply(header, record: row.value, seq: seq)
                 } catch let error as CacheLogError {
                     onCorrupt(seq, error)
                 }
-                try onEvent(seq, &fold)
+                try onEvent(seq, &folded)
             }
         }
     }
