@@ -19,9 +19,9 @@ struct FormatVersionTests {
         do {
             let log = try CacheLog(path: db)
             try await feedLoader(log, clock: clock.function).save(saved)
-            // A future CacheLog stamped the database with format 2.
+            // A future CacheLog stamped the database with format 3.
             try RawLMDB.write(log) { txn, dbs in
-                let newer = withUnsafeBytes(of: UInt32(2).bigEndian) { Array($0) }
+                let newer = withUnsafeBytes(of: UInt32(3).bigEndian) { Array($0) }
                 #expect(RawLMDB.put(txn, dbs.meta, MetaKey.format, newer) == MDB_SUCCESS)
             }
         }
@@ -29,9 +29,9 @@ struct FormatVersionTests {
         let untouched = try Data(contentsOf: URL(fileURLWithPath: db + "/data.mdb"))
 
         // Refused for writing, with a message that says why and what to do.
-        #expect(throws: CacheLogError.newerFormat(found: 2, supported: 1)) { _ = try CacheLog(path: db) }
-        #expect(CacheLogError.newerFormat(found: 2, supported: 1).description.contains("newer"))
-        #expect(CacheLogError.newerFormat(found: 2, supported: 1).description.contains("read-only"))
+        #expect(throws: CacheLogError.newerFormat(found: 3, supported: 2)) { _ = try CacheLog(path: db) }
+        #expect(CacheLogError.newerFormat(found: 3, supported: 2).description.contains("newer"))
+        #expect(CacheLogError.newerFormat(found: 3, supported: 2).description.contains("read-only"))
         try await waitUntilClosed(db)
 
         // Readable through the store, read-only.

@@ -34,7 +34,15 @@ extension CacheLog {
                 }
                 let before = try tables.seqs(txn, in: tables.events, below: cut)
                 let doomed = before.filter { !live.contains($0) }
-                for seq in doomed { try txn.delete(tables.events, SeqKey.bytes(seq)) }
+                for seq in doomed {
+                    // The key index loses the record too; a record whose framing is damaged
+                    // names no key, and its entry stays until `rebuild` (verify names it).
+                    if let record = try txn.get(tables.events, SeqKey.bytes(seq)),
+                       let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false) {
+                        try tables.unindex(txn, key: Array(EventCodec.keyBytes(header, in: record)), seq: seq)
+                    }
+                    try txn.delete(tables.events, SeqKey.bytes(seq))
+                }
                 for seq in try tables.seqs(txn, in: tables.checkpoints, below: newBase) {
                     try txn.delete(tables.checkpoints, SeqKey.bytes(seq))
                 }

@@ -7,7 +7,10 @@ extension CacheLog {
 
     /// Calls `body` with every record the query selects, in seq order (or reverse), until the
     /// query's limit or `body` returns false. Corrupt records are delivered as
-    /// ``LogItem/corrupt(seq:detail:)`` whatever the filter, and iteration goes on past them.
+    /// ``LogItem/corrupt(seq:detail:)`` whatever the kinds asked for, and iteration goes on past
+    /// them. With a key, the key index picks the key's own records, damaged or not, at a cost
+    /// that grows with the key's history, not the log's (a read-only open of a database from
+    /// before the index scans instead, and then delivers every corrupt record).
     public func forEachEvent(_ query: EventQuery = EventQuery(), _ body: (LogItem) throws -> Bool) throws {
         let low = try firstSeq(of: query)
         let bounds: (UInt64, UInt64) = try environment.read { txn in
@@ -16,6 +19,9 @@ extension CacheLog {
             return (max(low, 1), high)
         }
         guard bounds.0 <= bounds.1 else { return }
+        if query.key != nil && tables.keyIndex == nil {
+            logger.info("no key index yet (a database from before format 2, opened read-only): scanning the log; the first open for writing adds the index")
+        }
         var cursor: UInt64? = query.reverse ? bounds.1 : bounds.0
         var remaining = query.limit ?? Int.max
         while let position = cursor, remaining > 0 {
@@ -81,6 +87,9 @@ extension CacheLog {
     /// them and the seq to continue from (nil when the range is exhausted).
     private func readChunk(_ query: EventQuery, from: UInt64, bounds: ClosedRange<UInt64>, max: Int) throws -> ([LogItem], UInt64?) {
         try environment.read { txn in
+            if let key = query.key, let keyIndex = tables.keyIndex {
+                return try readKeyChunk(txn, keyIndex, key: Array(key.utf8), query, from: from, bounds: bounds, max: max)
+            }
             let start: Cursor.Start = query.reverse ? .atMost(SeqKey.bytes(from)) : .atLeast(SeqKey.bytes(from))
             return try txn.withCursor(tables.events, from: start, reverse: query.reverse) { rows in
                 var items: [LogItem] = []
@@ -94,6 +103,27 @@ extension CacheLog {
                 }
                 return (items, nil)
             }
+        }
+    }
+
+    /// ``readChunk(_:from:bounds:max:)`` for one key, through the key index: it visits the key's
+    /// records only. A record is listed under the key it was appended with, so a damaged record
+    /// of this key is still delivered (as corrupt), and damaged records of other keys are not.
+    private func readKeyChunk(_ txn: Transaction, _ keyIndex: Table, key: [UInt8], _ query: EventQuery,
+                              from: UInt64, bounds: ClosedRange<UInt64>, max: Int) throws -> ([LogItem], UInt64?) {
+        // No record has such a key, and LMDB refuses to look one up.
+        guard !key.isEmpty, key.count <= environment.maxKeySize else { return ([], nil) }
+        let start = Cursor.Start.value(key: key, value: SeqKey.bytes(from), atMost: query.reverse)
+        return try txn.withCursor(keyIndex, from: start, reverse: query.reverse) { seqs in
+            var items: [LogItem] = []
+            while let row = try seqs.next(), let seq = SeqKey.decode(row.value), bounds.contains(seq) {
+                if items.count == max { return (items, seq) }
+                // Compaction removes a record's entry with it; an entry without its record is
+                // damage that `verify` names.
+                guard let record = try txn.get(tables.events, SeqKey.bytes(seq)) else { continue }
+                if let item = select(txn, record, seq: seq, query: query) { items.append(item) }
+            }
+            return (items, nil)
         }
     }
 

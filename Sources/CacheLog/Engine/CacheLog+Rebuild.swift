@@ -47,13 +47,15 @@ extension CacheLog {
                 stale.formUnion(try tables.seqs(txn, in: tables.checkpoints, below: base))
                 for seq in stale { try txn.delete(tables.checkpoints, SeqKey.bytes(seq)) }
                 let repaired = try Self.rewriteState(txn, tables: tables, to: fold.orderedRows())
+                let indexRepaired = try tables.repairKeyIndex(txn)
                 if try tables.u64(txn, MetaKey.checkpointSeq) != lastCheckpoint {
                     try tables.setU64(txn, MetaKey.checkpointSeq, lastCheckpoint)
                     restored.append("checkpointSeq")
                 }
                 return RebuildReport(
                     eventsFolded: folded, liveKeys: fold.count, corruptSeqs: corrupt, repairedKeys: repaired,
-                    checkpointsRewritten: rewritten, checkpointsRemoved: stale.count, restoredCounters: restored)
+                    checkpointsRewritten: rewritten, checkpointsRemoved: stale.count, restoredCounters: restored,
+                    keyIndexEntriesRepaired: indexRepaired)
             }
         }
         if !report.corruptSeqs.isEmpty {

@@ -2,7 +2,8 @@ import Foundation
 
 extension CacheLog {
     /// Checks every record (framing, checksum, inflate, kind, seq order, recorded-time order),
-    /// every checkpoint, and that the stored state equals the fold of the log.
+    /// every checkpoint, that the stored state equals the fold of the log, and that the key index
+    /// lists every record under its key.
     ///
     /// Runs in one read transaction, so it checks one consistent snapshot while appends go on.
     public func verify() throws -> VerifyReport {
@@ -12,6 +13,7 @@ extension CacheLog {
             try verification.checkCheckpoints()
             try verification.checkRecords()
             try verification.checkState()
+            try verification.checkKeyIndex()
             return verification.report()
         }
     }

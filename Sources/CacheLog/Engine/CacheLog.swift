@@ -111,6 +111,20 @@ public final class CacheLog: Sendable {
         compressionLevel = Int32(options.compressionLevel)
         tables = LogTables(environment.tables, checkpointInterval: options.checkpointInterval)
         writer = Writer(environment: environment, tables: tables, clock: options.clock)
+        if !options.readOnly && environment.tables.stampedFormat < Environment.keyIndexFormat {
+            try upgradeToKeyIndex()
+        }
+    }
+
+    /// Gives a database written before the key index its index (one pass over the log, in one
+    /// write transaction), on its first open for writing. Until then, reads scan the log.
+    private func upgradeToKeyIndex() throws {
+        let started = ContinuousClock.now
+        let tables = self.tables
+        let added = try environment.write { txn in try tables.upgradeToKeyIndex(txn) }
+        if added > 0 {
+            logger.notice("built the key index", metadata: ["entries": "\(added)", "took": "\(ContinuousClock.now - started)"])
+        }
     }
 
     /// LMDB takes an empty data.mdb for a new database and writes a fresh one over it, which

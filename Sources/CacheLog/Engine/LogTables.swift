@@ -1,12 +1,14 @@
 import Foundation
 
-/// The operations on the four tables inside one transaction. Every write here runs inside the
+/// The operations on the tables inside one transaction. Every write here runs inside the
 /// writer's transaction, so the append, the state and the counters commit together or not at all.
 struct LogTables {
     let events: Table
     let state: Table
     let checkpoints: Table
     let meta: Table
+    /// nil when reads must scan (see ``Tables/keyIndex``).
+    let keyIndex: Table?
     /// Minimum number of events between checkpoints.
     let checkpointInterval: Int
 
@@ -15,6 +17,7 @@ struct LogTables {
         state = tables.state
         checkpoints = tables.checkpoints
         meta = tables.meta
+        keyIndex = tables.keyIndex
         self.checkpointInterval = checkpointInterval
     }
 
@@ -123,6 +126,7 @@ struct LogTables {
                     throw CacheLogError.corruptMeta(detail: "lastSeq is \(seq - 1), but the log holds later records")
                 }
                 try applyToState(txn, event, seq: seq, payloadSeq: payloadSeq)
+                try index(txn, key: event.key, seq: seq)
             }
             ranges.append(first...seq)
             if try checkpointDue(txn, seq: seq, last: checkpointSeq) {

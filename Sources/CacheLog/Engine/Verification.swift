@@ -180,6 +180,25 @@ struct Verification {
         }
     }
 
+    /// The key index lists every record under its key, and nothing else.
+    @available(*, noasync)
+    mutating func checkKeyIndex() throws {
+        var missing: [UInt64] = []
+        var extra: [(key: [UInt8], seq: UInt64?)] = []
+        try tables.compareKeyIndex(txn, missing: { seq, _ in missing.append(seq) }, extra: { key, value in
+            extra.append((key, value.withUnsafeBytes { SeqKey.decode($0) }))
+        })
+        if let first = missing.first {
+            let count = missing.count == 1 ? "this record" : "\(missing.count) records from this one on"
+            problems.append(.init(seq: first, message: "the key index does not list \(count)", fixedByRebuild: true))
+        }
+        if let first = extra.first {
+            let more = extra.count == 1 ? "" : " (and \(extra.count - 1) more entries)"
+            let key = String(decoding: first.key, as: UTF8.self)
+            problems.append(.init(seq: first.seq, message: "the key index lists this record under \"\(key)\", which is not its key\(more)", fixedByRebuild: true))
+        }
+    }
+
     /// The report, with a bad record that others reference reported once.
     func report() -> VerifyReport {
         var seen = Set<String>()

@@ -27,8 +27,11 @@ struct Cursor {
             case .last: return try last()
             case .atLeast(let key): return try seek(atLeast: key)
             case .atMost(let key): return try seek(atMost: key)
+            case .value(let key, let value, let atMost):
+                return try atMost ? seek(key: key, valueAtMost: value) : seek(key: key, valueAtLeast: value)
             }
         }
+        if case .value = start { return try move(reverse ? MDB_PREV_DUP : MDB_NEXT_DUP) }
         return try move(reverse ? MDB_PREV : MDB_NEXT)
     }
 
@@ -61,6 +64,40 @@ struct Cursor {
         return try last()
     }
 
+    /// In a table of sorted duplicates, positions at the first value >= `value` of `key`.
+    @available(*, noasync)
+    func seek(key: [UInt8], valueAtLeast value: [UInt8]) throws -> Row? {
+        try key.withUnsafeBytes { (keyBytes) throws in
+            try value.withUnsafeBytes { (valueBytes) throws in
+                var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+                var v = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
+                return try finish(mdb_cursor_get(raw, &k, &v, MDB_GET_BOTH_RANGE), &k, &v)
+            }
+        }
+    }
+
+    /// In a table of sorted duplicates, positions at the last value <= `value` of `key`.
+    @available(*, noasync)
+    func seek(key: [UInt8], valueAtMost value: [UInt8]) throws -> Row? {
+        if let found = try seek(key: key, valueAtLeast: value) {
+            if found.value.elementsEqual(value) { return found }
+            return try move(MDB_PREV_DUP)
+        }
+        // Every value of the key is below `value`, or the key is not there.
+        guard try seek(key: key) != nil else { return nil }
+        return try move(MDB_LAST_DUP)
+    }
+
+    /// Positions at `key` exactly (its first value, in a table of duplicates).
+    @available(*, noasync)
+    func seek(key: [UInt8]) throws -> Row? {
+        try key.withUnsafeBytes { (bytes) throws in
+            var k = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            var v = MDB_val()
+            return try finish(mdb_cursor_get(raw, &k, &v, MDB_SET_KEY), &k, &v)
+        }
+    }
+
     private func move(_ op: MDB_cursor_op) throws -> Row? {
         var k = MDB_val()
         var v = MDB_val()
@@ -90,5 +127,8 @@ struct Cursor {
         case atLeast([UInt8])
         /// The last key at or before these bytes.
         case atMost([UInt8])
+        /// In a table of sorted duplicates: the first value of `key` at or after `value` (or,
+        /// with `atMost`, the last at or before it). The walk then stays within `key`'s values.
+        case value(key: [UInt8], value: [UInt8], atMost: Bool)
     }
 }

@@ -21,7 +21,11 @@ final class Environment: @unchecked Sendable {
     private let logger: Logger
 
     /// Format of the database as a whole, stamped in `meta` at creation.
-    static let formatVersion: UInt32 = 1
+    /// 2: the key index (``Tables/keyIndex``). A format-1 database is upgraded on its first
+    /// open for writing; until then it is read by scanning.
+    static let formatVersion: UInt32 = 2
+    /// The first format whose key index is complete.
+    static let keyIndexFormat: UInt32 = 2
     static let magic = Array("cachelog".utf8)
 
     init(path: String, readOnly: Bool, noSync: Bool, mapSize: Int, logger: Logger) throws {

@@ -12,8 +12,15 @@ struct Tables: Sendable {
     var checkpoints: Table
     /// name → value: format stamp and counters (``MetaKey``).
     var meta: Table
+    /// key (UTF-8) → the seqs of the key's records, as sorted duplicates (8 bytes big-endian
+    /// each): one key's history without a scan of the log. Written in the append's transaction.
+    /// nil in a read-only open of a database whose format predates it (before format 2), which
+    /// is then read by scanning; a writer creates it, and the engine fills it (``stampedFormat``).
+    var keyIndex: Table?
+    /// The format the database was stamped with when it was opened.
+    var stampedFormat: UInt32
 
-    static let names = (events: "events", state: "state", checkpoints: "checkpoints", meta: "meta")
+    static let names = (events: "events", state: "state", checkpoints: "checkpoints", meta: "meta", keyIndex: "keys")
 
     /// Opens (or, in a new environment, creates and stamps) the named databases, and refuses what
     /// is not a CacheLog database or is of a newer format when opened for writing.
@@ -30,16 +37,20 @@ struct Tables: Sendable {
         let isNew = try t.entryCount(Table(handle: main)) == 0
         if isNew && readOnly { throw CacheLogError.noDatabase(path: path) }
 
-        func open(_ name: String) throws -> Table {
+        func open(_ name: String, flags: Int32 = 0, create: Bool = isNew) throws -> Table? {
             var dbi: MDB_dbi = 0
-            let code = mdb_dbi_open(txn, name, isNew ? UInt32(MDB_CREATE) : 0, &dbi)
-            if code == MDB_NOTFOUND || code == MDB_INCOMPATIBLE {
-                throw CacheLogError.notADatabase(path: path, detail: "no \(name) table")
-            }
+            let code = mdb_dbi_open(txn, name, UInt32(flags) | (create ? UInt32(MDB_CREATE) : 0), &dbi)
+            if code == MDB_NOTFOUND { return nil }
+            if code == MDB_INCOMPATIBLE { throw CacheLogError.notADatabase(path: path, detail: "the \(name) table has other flags") }
             try lmdbCheck(code, "mdb_dbi_open(\(name))")
             return Table(handle: dbi)
         }
-        let meta = try open(names.meta)
+        func require(_ name: String) throws -> Table {
+            guard let table = try open(name) else { throw CacheLogError.notADatabase(path: path, detail: "no \(name) table") }
+            return table
+        }
+        let meta = try require(names.meta)
+        var version = Environment.formatVersion
         if isNew {
             try t.put(meta, MetaKey.magic, Environment.magic)
             try t.put(meta, MetaKey.format, withUnsafeBytes(of: Environment.formatVersion.bigEndian) { Array($0) })
@@ -50,14 +61,21 @@ struct Tables: Sendable {
             guard let format = try t.get(meta, MetaKey.format), format.count == 4 else {
                 throw CacheLogError.notADatabase(path: path, detail: "no format version")
             }
-            let version = UInt32(bigEndian: format.loadUnaligned(as: UInt32.self))
+            version = UInt32(bigEndian: format.loadUnaligned(as: UInt32.self))
             if version > Environment.formatVersion && !readOnly {
                 throw CacheLogError.newerFormat(found: version, supported: Environment.formatVersion)
             }
         }
+        // Sorted, fixed-size duplicates: a key's seqs in order, packed into pages of their own.
+        // A reader trusts the index only from the format that fills it; a writer creates it when
+        // missing, and the engine fills it before stamping that format.
+        let keyIndexFlags = MDB_DUPSORT | MDB_DUPFIXED
+        let keyIndex = readOnly
+            ? (version >= Environment.keyIndexFormat ? try open(names.keyIndex, flags: keyIndexFlags) : nil)
+            : try open(names.keyIndex, flags: keyIndexFlags, create: true)
         let tables = Tables(
-            events: try open(names.events), state: try open(names.state),
-            checkpoints: try open(names.checkpoints), meta: meta)
+            events: try require(names.events), state: try require(names.state),
+            checkpoints: try require(names.checkpoints), meta: meta, keyIndex: keyIndex, stampedFormat: version)
         // Committing (also a read-only transaction) keeps the database handles open for the environment.
         committed = true
         try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")

@@ -52,6 +52,28 @@ struct Transaction {
         }
     }
 
+    /// Removes one value of `key` from a table of sorted duplicates. Returns false when it was not there.
+    @available(*, noasync)
+    @discardableResult
+    func delete(_ table: Table, _ key: [UInt8], value: [UInt8]) throws -> Bool {
+        try key.withUnsafeBytes { (keyBytes) throws in
+            try value.withUnsafeBytes { (valueBytes) throws in
+                var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+                var v = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
+                let code = mdb_del(raw, table.handle, &k, &v)
+                if code == MDB_NOTFOUND { return false }
+                try lmdbCheck(code, "mdb_del")
+                return true
+            }
+        }
+    }
+
+    /// Removes every row of `table`, keeping the table.
+    @available(*, noasync)
+    func empty(_ table: Table) throws {
+        try lmdbCheck(mdb_drop(raw, table.handle, 0), "mdb_drop")
+    }
+
     @available(*, noasync)
     func entryCount(_ table: Table) throws -> Int {
         var stat = MDB_stat()

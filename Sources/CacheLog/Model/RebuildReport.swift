@@ -13,4 +13,7 @@ public struct RebuildReport: Sendable, Equatable {
     public var checkpointsRemoved: Int = 0
     /// Counters of the `meta` table set back to what the log says (`lastSeq`, `lastRecordedAt`).
     public var restoredCounters: [String] = []
+    /// Entries of the key index added (a record it did not list) or removed (an entry naming no
+    /// record of its key).
+    public var keyIndexEntriesRepaired: Int = 0
 }

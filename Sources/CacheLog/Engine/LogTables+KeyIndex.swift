@@ -1,0 +1,107 @@
+import Foundation
+
+/// The key index (``Tables/keyIndex``): each key's seqs, so that one key's history costs what
+/// that key has, not what the log has. Derived from the log like the state: appends keep it,
+/// `rebuildState()` repairs it, `verify()` checks it, compaction trims it.
+extension LogTables {
+    /// Indexes the record `seq` under `key`, in the append's transaction. A seq sorts after every
+    /// seq the key has, so the value goes at the end of the key's run.
+    @available(*, noasync)
+    func index(_ txn: Transaction, key: [UInt8], seq: UInt64) throws {
+        guard let keyIndex else { return }
+        do {
+            try txn.put(keyIndex, key, SeqKey.bytes(seq), options: .appendDuplicate)
+        } catch let error as CacheLogError where error.isKeyExists {
+            // A damaged index holds a later seq for the key: put it in its place instead of
+            // failing the append (verify names the damage; rebuild removes it).
+            try txn.put(keyIndex, key, SeqKey.bytes(seq))
+        }
+    }
+
+    /// Removes the record `seq` of `key` from the index (compaction).
+    @available(*, noasync)
+    func unindex(_ txn: Transaction, key: [UInt8], seq: UInt64) throws {
+        guard let keyIndex else { return }
+        try txn.delete(keyIndex, key, value: SeqKey.bytes(seq))
+    }
+
+    /// Compares the index with the log: every whole record must be listed under its key
+    /// (`missing` hears of each that is not), and no entry may name a whole record of another
+    /// key, or be no seq at all (`extra` hears of each, after the walk over the log). Damaged
+    /// records are `verify`'s to name, not the index's. Reads only, so a
+    /// healthy index costs no dirty page (a write transaction holds every page it dirties in memory).
+    @available(*, noasync)
+    func compareKeyIndex(_ txn: Transaction, missing: (UInt64, [UInt8]) throws -> Void,
+                         extra: (_ key: [UInt8], _ value: [UInt8]) throws -> Void) throws {
+        guard let keyIndex else { return }
+        try txn.withCursor(keyIndex) { index in
+            try txn.forEachRow(events) { row in
+                guard let seq = SeqKey.decode(row.key),
+                      let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false)
+                else { return }
+                let key = EventCodec.keyBytes(header, in: row.value)
+                let listed = try index.seek(key: Array(key), valueAtLeast: SeqKey.bytes(seq))
+                guard listed.map({ !$0.value.elementsEqual(SeqKey.bytes(seq)) }) ?? true else { return }
+                // A record that fails its checksum may have had its key bytes damaged: the
+                // index rightly lists it under the key it was appended with.
+                guard Self.passesChecksum(row.value, seq: seq) else { return }
+                try missing(seq, Array(key))
+            }
+        }
+        // An entry whose record is missing or unreadable is left alone: reads pass over it, and
+        // `verify` names the record itself (a gap, a corrupt record), not the entry too.
+        var wrong: [([UInt8], [UInt8])] = []
+        try txn.forEachRow(keyIndex) { row in
+            guard let seq = SeqKey.decode(row.value) else {
+                wrong.append((Array(row.key), Array(row.value)))
+                return
+            }
+            guard let record = try txn.get(events, SeqKey.bytes(seq)),
+                  let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
+            else { return }
+            if !EventCodec.keyBytes(header, in: record).elementsEqual(row.key) && Self.passesChecksum(record, seq: seq) {
+                wrong.append((Array(row.key), Array(row.value)))
+            }
+        }
+        for (key, value) in wrong { try extra(key, value) }
+    }
+
+    private static func passesChecksum(_ record: UnsafeRawBufferPointer, seq: UInt64) -> Bool {
+        (try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: true)) != nil
+    }
+
+    /// Makes the index list exactly what the log holds. Returns the number of entries added and removed.
+    @available(*, noasync)
+    func repairKeyIndex(_ txn: Transaction) throws -> Int {
+        guard let keyIndex else { return 0 }
+        var changed = 0
+        try compareKeyIndex(txn, missing: { seq, key in
+            try txn.put(keyIndex, key, SeqKey.bytes(seq))
+            changed += 1
+        }, extra: { key, value in
+            try txn.delete(keyIndex, key, value: value)
+            changed += 1
+        })
+        return changed
+    }
+
+    // MARK: the format that brought the index
+
+    /// The format stamped in `meta`.
+    @available(*, noasync)
+    func stampedFormat(_ txn: Transaction) throws -> UInt32 {
+        guard let raw = try txn.get(meta, MetaKey.format), raw.count == 4 else { return 0 }
+        return UInt32(bigEndian: raw.loadUnaligned(as: UInt32.self))
+    }
+
+    /// Fills the index of a database written before it existed, and stamps the format that
+    /// has it, in one transaction: a crash leaves the old format, and the next open starts over.
+    /// Returns the entries added (0 when another process did it first).
+    @available(*, noasync)
+    func upgradeToKeyIndex(_ txn: Transaction) throws -> Int {
+        guard try stampedFormat(txn) < Environment.keyIndexFormat else { return 0 }
+        let added = try repairKeyIndex(txn)
+        try txn.put(meta, MetaKey.format, withUnsafeBytes(of: Environment.keyIndexFormat.bigEndian) { Array($0) })
+        return added
+    }
+}

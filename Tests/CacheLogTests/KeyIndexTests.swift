@@ -1,0 +1,204 @@
+import CLMDB
+import Foundation
+import TestSupport
+import Testing
+@testable import CacheLog
+
+/// The key index: one key's history read through it is exactly what a scan of the whole log
+/// selects, through appends, compactions and rebuilds; a database from before it gets it on its
+/// first open for writing; damage to it is named by `verify` and repaired by `rebuild`.
+@Suite("Key index")
+struct KeyIndexTests {
+    static let keys = ["films", "genres", "image:a", "image:b", "search:totoro", "é", "e\u{301}"]
+
+    /// The key's records as a scan of the whole log selects them (no key in the query, so the
+    /// index is not used), filtered by key bytes here.
+    static func scanned(_ log: CacheLog, key: String, _ query: EventQuery) throws -> [UInt64] {
+        var unkeyed = query
+        unkeyed.limit = nil
+        let all = try log.events(unkeyed).compactMap { item -> UInt64? in
+            guard case .event(let event) = item, event.key.utf8.elementsEqual(key.utf8) else { return nil }
+            return event.seq
+        }
+        return Array(all.prefix(query.limit ?? .max))
+    }
+
+    static func indexed(_ log: CacheLog, key: String, _ query: EventQuery) throws -> [UInt64] {
+        var keyed = query
+        keyed.key = key
+        return try log.events(keyed).map(\.seq)
+    }
+
+    /// Every entry of the index table, read with LMDB's C API: (key bytes, seq), in index order.
+    static func rawEntries(_ log: CacheLog) throws -> [[UInt8]] {
+        var entries: [[UInt8]] = []
+        try RawLMDB.write(log) { txn, _ in
+            var keys: MDB_dbi = 0
+            try #require(mdb_dbi_open(txn, "keys", UInt32(MDB_DUPSORT | MDB_DUPFIXED), &keys) == MDB_SUCCESS)
+            var cursor: OpaquePointer?
+            try #require(mdb_cursor_open(txn, keys, &cursor) == MDB_SUCCESS)
+            defer { mdb_cursor_close(cursor) }
+            var k = MDB_val(), v = MDB_val()
+            var op = MDB_FIRST
+            while mdb_cursor_get(cursor, &k, &v, op) == MDB_SUCCESS {
+                entries.append(Array(UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size))
+                    + Array(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)))
+                op = MDB_NEXT
+            }
+        }
+        return entries
+    }
+
+    /// Every record of the log as the index should list it: key bytes then the big-endian seq.
+    static func recordsAsEntries(_ log: CacheLog) throws -> [[UInt8]] {
+        try log.events().compactMap { item -> [UInt8]? in
+            guard case .event(let event) = item else { return nil }
+            return Array(event.key.utf8) + RawLMDB.seqKey(event.seq)
+        }.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// The index table holds exactly the log's records; and every key, both directions, with and
+    /// without bounds and limits, reads through it what the scan selects.
+    static func expectIndexEqualsScan(_ log: CacheLog, generator: inout SeededGenerator, _ context: String) throws {
+        #expect(try rawEntries(log) == (try recordsAsEntries(log)), "\(context): the index table")
+        let last = try log.lastSeq()
+        for key in keys + ["absent", String(repeating: "k", count: 511)] {
+            for reverse in [false, true] {
+                let low = UInt64.random(in: 0...(last + 1), using: &generator)
+                let high = UInt64.random(in: low...(last + 2), using: &generator)
+                let queries = [
+                    EventQuery(reverse: reverse),
+                    EventQuery(from: .seq(low), to: .seq(high), reverse: reverse),
+                    EventQuery(from: .seq(low), reverse: reverse, limit: Int.random(in: 1...5, using: &generator)),
+                ]
+                for query in queries {
+                    let viaIndex = try indexed(log, key: key, query)
+                    let viaScan = try scanned(log, key: key, query)
+                    #expect(viaIndex == viaScan, "\(context): key \(key) \(query)")
+                }
+            }
+        }
+    }
+
+    @Test func keyIndex_equalsAScanOfTheLog_overRandomLogsWithCompactionsAndRebuilds() async throws {
+        for seed in UInt64(1)...6 {
+            var generator = SeededGenerator(seed: seed)
+            let dir = try TemporaryDirectory()
+            let clock = TestClock()
+            // A small interval, so that checkpoints and compaction bases land all over the log.
+            let log = try makeLog(dir, clock: clock, checkpointInterval: 7)
+            var putAt: [String: Date] = [:]
+            for step in 0..<120 {
+                let key = Self.keys.randomElement(using: &generator) ?? "films"
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0..<5:
+                    try await log.append([.delete(key: key, reason: .replaced),
+                                          .put(key: key, payload: Data("v\(step % 3)".utf8), timestamp: clock.date)])
+                    putAt[key] = clock.date
+                case 5..<7:
+                    try await log.append(.expire(key: key, timestamp: putAt[key] ?? clock.date, maxAge: 60))
+                case 7:
+                    try await log.append(.delete(key: key, reason: .explicit))
+                case 8:
+                    let last = try log.lastSeq()
+                    try await log.compact(before: .seq(UInt64.random(in: 1...(last + 1), using: &generator)))
+                default:
+                    try await log.rebuildState()
+                }
+                clock.advance(60)
+                if step % 30 == 29 { try Self.expectIndexEqualsScan(log, generator: &generator, "seed \(seed) step \(step)") }
+            }
+            #expect(try log.verify().isClean, "seed \(seed)")
+        }
+    }
+
+    @Test func aDatabaseFromBeforeTheIndex_isReadByScanning_andGetsItsIndexOnItsFirstOpenForWriting() async throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("db")
+        // By position: "é" and "e\u{301}" are one String to a dictionary, two keys to LMDB.
+        var expected: [[UInt64]] = []
+        do {
+            let log = try makeLog(dir)
+            for step in 0..<40 {
+                let key = Self.keys[step % Self.keys.count]
+                try await log.append(.put(key: key, payload: Data("v\(step)".utf8), timestamp: Date()))
+            }
+            expected = try Self.keys.map { try Self.scanned(log, key: $0, EventQuery()) }
+            // What a database written before the index looks like: no keys table, format 1.
+            try RawLMDB.write(log) { txn, tables in
+                var keys: MDB_dbi = 0
+                try #require(mdb_dbi_open(txn, "keys", 0, &keys) == MDB_SUCCESS)
+                try #require(mdb_drop(txn, keys, 1) == MDB_SUCCESS)
+                let one = withUnsafeBytes(of: UInt32(1).bigEndian) { Array($0) }
+                try #require(RawLMDB.put(txn, tables.meta, MetaKey.format, one) == MDB_SUCCESS)
+            }
+        }
+        try await waitUntilClosed(path)
+
+        do {
+            let readOnly = try makeLog(dir, readOnly: true)
+            #expect(readOnly.tables.keyIndex == nil)
+            for (key, want) in zip(Self.keys, expected) { #expect(try Self.indexed(readOnly, key: key, EventQuery()) == want, "\(key), by scan") }
+        }
+        try await waitUntilClosed(path)
+
+        let log = try makeLog(dir)
+        #expect(log.tables.keyIndex != nil)
+        #expect(try RawLMDB.dump(log, \.meta)[MetaKey.format] == withUnsafeBytes(of: UInt32(2).bigEndian) { Array($0) })
+        for (key, want) in zip(Self.keys, expected) { #expect(try Self.indexed(log, key: key, EventQuery()) == want, "\(key), by index") }
+        #expect(try log.verify().isClean)
+        try await log.append(.put(key: "films", payload: Data("new".utf8), timestamp: Date()))
+        #expect(try Self.indexed(log, key: "films", EventQuery(reverse: true, limit: 1)) == [try log.lastSeq()])
+    }
+
+    @Test func aDamagedIndex_isNamedByVerify_andRepairedByRebuild() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        for step in 0..<6 {
+            try await log.append(.put(key: step % 2 == 0 ? "films" : "genres", payload: Data("v\(step)".utf8), timestamp: Date()))
+        }
+        // Seq 3 (films) drops out of the index; seq 4 (genres) is listed under films too.
+        try RawLMDB.write(log) { txn, _ in
+            var keys: MDB_dbi = 0
+            try #require(mdb_dbi_open(txn, "keys", UInt32(MDB_DUPSORT | MDB_DUPFIXED), &keys) == MDB_SUCCESS)
+            var key = Array("films".utf8), three = RawLMDB.seqKey(3)
+            key.withUnsafeMutableBytes { k in
+                three.withUnsafeMutableBytes { v in
+                    var kv = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
+                    var vv = MDB_val(mv_size: v.count, mv_data: v.baseAddress)
+                    _ = mdb_del(txn, keys, &kv, &vv)
+                }
+            }
+            #expect(RawLMDB.put(txn, keys, Array("films".utf8), RawLMDB.seqKey(4)) == MDB_SUCCESS)
+        }
+        #expect(try Self.indexed(log, key: "films", EventQuery()) == [1, 5], "a wrong entry is never delivered")
+        let problems = try log.verify().problems
+        #expect(problems.map(\.description) == [
+            "seq 3: the key index does not list this record",
+            "seq 4: the key index lists this record under \"films\", which is not its key",
+        ])
+        #expect(problems.allSatisfy { $0.fixedByRebuild })
+
+        let report = try await log.rebuildState()
+        #expect(report.keyIndexEntriesRepaired == 2)
+        #expect(try log.verify().isClean)
+        #expect(try Self.indexed(log, key: "films", EventQuery()) == [1, 3, 5])
+        #expect(try await log.rebuildState().keyIndexEntriesRepaired == 0)
+    }
+
+    @Test func compaction_removesTheIndexEntriesOfTheRecordsItRemoves() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        for step in 0..<10 {
+            try await log.append([.delete(key: "films", reason: .replaced),
+                                  .put(key: "films", payload: Data("v\(step)".utf8), timestamp: Date())])
+        }
+        let report = try await log.compact(before: .seq(15))
+        #expect(report.removed > 0)
+        #expect(try Self.rawEntries(log) == (try Self.recordsAsEntries(log)))
+        let indexed = try Self.indexed(log, key: "films", EventQuery())
+        #expect(indexed == (try Self.scanned(log, key: "films", EventQuery())))
+        #expect(indexed.first.map { $0 >= 14 } == true, "\(indexed)")
+        #expect(try log.verify().isClean)
+    }
+}
