@@ -62,6 +62,23 @@ struct KeyIndexTests {
     static func expectIndexEqualsScan(_ log: CacheLog, generator: inout SeededGenerator, _ context: String) throws {
         #expect(try rawEntries(log) == (try recordsAsEntries(log)), "\(context): the index table")
         let last = try log.lastSeq()
+        // One key as of a seq, from its own records, is what the whole state as of that seq says
+        // (or the same refusal, before the compaction base).
+        for _ in 0..<8 {
+            let seq = UInt64.random(in: 0...(last + 1), using: &generator)
+            let whole = Result { try log.state(asOf: .seq(seq)) }
+            for key in keys {
+                let one = Result { try log.entry(key, asOf: .seq(seq)) }
+                switch (whole, one) {
+                case (.success(let state), .success(let entry)):
+                    #expect(entry.seq == state.seq && entry.entry == state.entry(for: key), "\(context): \(key) as of \(seq)")
+                case (.failure(let a), .failure(let b)):
+                    #expect("\(a)" == "\(b)", "\(context): \(key) as of \(seq)")
+                default:
+                    Issue.record("\(context): \(key) as of \(seq): the state says \(whole), the key \(one)")
+                }
+            }
+        }
         for key in keys + ["absent", String(repeating: "k", count: 511)] {
             for reverse in [false, true] {
                 let low = UInt64.random(in: 0...(last + 1), using: &generator)
@@ -193,8 +210,14 @@ struct KeyIndexTests {
             try await log.append([.delete(key: "films", reason: .replaced),
                                   .put(key: "films", payload: Data("v\(step)".utf8), timestamp: Date())])
         }
+        let sizes = Dictionary(uniqueKeysWithValues: try events(log).map { ($0.seq, $0.storedBytes) })
         let report = try await log.compact(before: .seq(15))
         #expect(report.removed > 0)
+        let kept = Set(try events(log).map(\.seq))
+        let removed = sizes.filter { !kept.contains($0.key) }
+        #expect(removed.count == report.removed)
+        // Each removed record, and its 8-byte entry in the key index.
+        #expect(report.bytesFreed == removed.values.reduce(0, +) + 8 * removed.count)
         #expect(try Self.rawEntries(log) == (try Self.recordsAsEntries(log)))
         let indexed = try Self.indexed(log, key: "films", EventQuery())
         #expect(indexed == (try Self.scanned(log, key: "films", EventQuery())))

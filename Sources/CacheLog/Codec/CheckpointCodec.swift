@@ -34,6 +34,30 @@ enum CheckpointCodec {
     }
 
     static func decode(_ raw: UnsafeRawBufferPointer, seq: UInt64) throws -> StateFold {
+        var fold = StateFold()
+        try forEachEntry(raw, seq: seq) { key, entry in
+            fold.set(entry, keyBytes: key)
+            return true
+        }
+        return fold
+    }
+
+    /// The entry of one key in the checkpoint, without building the whole state: what reading
+    /// one key's history needs from a compaction base of many keys.
+    static func entry(forKey key: [UInt8], in raw: UnsafeRawBufferPointer, seq: UInt64) throws -> LogState.Entry? {
+        var found: LogState.Entry?
+        try forEachEntry(raw, seq: seq) { stored, entry in
+            guard stored.elementsEqual(key) else { return true }
+            found = entry
+            return false
+        }
+        return found
+    }
+
+    /// Checks and inflates the checkpoint, then calls `body` with each entry (its key's bytes,
+    /// valid during the call) until `body` returns false.
+    private static func forEachEntry(_ raw: UnsafeRawBufferPointer, seq: UInt64,
+                                     _ body: (UnsafeRawBufferPointer, LogState.Entry) -> Bool) throws {
         func corrupt(_ detail: String) -> CacheLogError { .corruptCheckpoint(seq: seq, detail: detail) }
         guard raw.count >= 8 else { throw corrupt("too short") }
         let stored = UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: raw.count - 4, as: UInt32.self))
@@ -42,17 +66,15 @@ enum CheckpointCodec {
         guard let snapshot = Zlib.decompress(UnsafeRawBufferPointer(rebasing: raw[4..<(raw.count - 4)]), expectedSize: length) else {
             throw corrupt("does not inflate")
         }
-        return try snapshot.withUnsafeBytes { bytes in
+        try snapshot.withUnsafeBytes { bytes in
             var reader = ByteReader(bytes)
             guard let count = reader.u32() else { throw corrupt("no entry count") }
-            var fold = StateFold()
             for _ in 0..<count {
                 guard let keyLength = reader.u16(), let key = reader.bytes(Int(keyLength)),
                       let entry = StateRowCodec.read(key: String(decoding: key, as: UTF8.self), from: &reader)
                 else { throw corrupt("truncated entry") }
-                fold.set(entry, keyBytes: key)
+                guard body(key, entry) else { return }
             }
-            return fold
         }
     }
 }

@@ -3,6 +3,8 @@ import Foundation
 /// Sequence numbers as LMDB keys: 8 bytes big-endian, so byte order is numeric order and
 /// an append (``PutOptions/append``) can check that every new key sorts last.
 enum SeqKey {
+    static let size = 8
+
     static func bytes(_ seq: UInt64) -> [UInt8] {
         withUnsafeBytes(of: seq.bigEndian) { Array($0) }
     }

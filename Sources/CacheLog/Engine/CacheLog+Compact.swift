@@ -14,7 +14,7 @@ extension CacheLog {
                 let base = try tables.baseSeq(txn)
                 let cut = min(try tables.resolve(txn, position, upperBound: false), last + 1)
                 guard cut > base + 1 else {
-                    return CompactionReport(removed: 0, keptLive: 0, firstAvailable: base)
+                    return CompactionReport(removed: 0, keptLive: 0, firstAvailable: base, bytesFreed: 0)
                 }
                 let newBase = cut - 1
                 // The state right before the cut stands in for everything removed.
@@ -34,23 +34,28 @@ extension CacheLog {
                 }
                 let before = try tables.seqs(txn, in: tables.events, below: cut)
                 let doomed = before.filter { !live.contains($0) }
+                var freed = 0
                 for seq in doomed {
+                    guard let record = try txn.get(tables.events, SeqKey.bytes(seq)) else { continue }
+                    freed += record.count
                     // The key index loses the record too; a record whose framing is damaged
-                    // names no key, and its entry stays until `rebuild` (verify names it).
-                    if let record = try txn.get(tables.events, SeqKey.bytes(seq)),
-                       let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false) {
+                    // names no key, and its entry stays, pointing at nothing, which reads pass over.
+                    if let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false) {
                         try tables.unindex(txn, key: Array(EventCodec.keyBytes(header, in: record)), seq: seq)
+                        freed += SeqKey.size
                     }
                     try txn.delete(tables.events, SeqKey.bytes(seq))
                 }
                 for seq in try tables.seqs(txn, in: tables.checkpoints, below: newBase) {
+                    freed += try txn.get(tables.checkpoints, SeqKey.bytes(seq))?.count ?? 0
                     try txn.delete(tables.checkpoints, SeqKey.bytes(seq))
                 }
                 try tables.setU64(txn, MetaKey.baseSeq, newBase)
                 if try tables.u64(txn, MetaKey.checkpointSeq) < newBase {
                     try tables.setU64(txn, MetaKey.checkpointSeq, newBase)
                 }
-                return CompactionReport(removed: doomed.count, keptLive: before.count - doomed.count, firstAvailable: newBase)
+                return CompactionReport(
+                    removed: doomed.count, keptLive: before.count - doomed.count, firstAvailable: newBase, bytesFreed: freed)
             }
         }
     }

@@ -236,6 +236,19 @@ public final class CacheLog: Sendable {
         }
     }
 
+    /// The live entry of `key` right after `position`, as ``state(asOf:)`` would list it, and the
+    /// seq that position is. Served from the key index: it costs what the key's history has, not
+    /// what the log has (a database from before the index, opened read-only, folds the log).
+    public func entry(_ key: String, asOf position: LogPosition) throws -> (seq: UInt64, entry: LogState.Entry?) {
+        let keyBytes = Array(key.utf8)
+        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
+        return try environment.read { txn in
+            let seq = min(try tables.resolve(txn, position, upperBound: true), try tables.lastSeq(txn))
+            let entry = try tables.foldedEntry(txn, key: keyBytes, asOf: seq).map { try tables.withRecordedPolicy($0, txn) }
+            return (seq, entry)
+        }
+    }
+
     /// The last seq appended (0 for an empty log).
     public func lastSeq() throws -> UInt64 {
         try environment.read { txn in try tables.lastSeq(txn) }

@@ -85,6 +85,37 @@ extension LogTables {
         return changed
     }
 
+    // MARK: one key as of a seq
+
+    /// The key's live entry right after `seq`: its entry in the compaction base checkpoint, folded
+    /// forward with the key's own records up to `seq`. With the index this reads the key's
+    /// records only; without it, the whole state as of `seq`.
+    @available(*, noasync)
+    func foldedEntry(_ txn: Transaction, key: [UInt8], asOf seq: UInt64) throws -> LogState.Entry? {
+        guard let keyIndex, !key.isEmpty else { return try foldedState(txn, asOf: seq).entry(forKey: key) }
+        let base = try baseSeq(txn)
+        guard seq >= base else { throw CacheLogError.historyCompacted(firstAvailable: base) }
+        var folded = StateFold()
+        if base > 0 {
+            guard let raw = try txn.get(checkpoints, SeqKey.bytes(base)) else {
+                throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
+            }
+            if let entry = try CheckpointCodec.entry(forKey: key, in: raw, seq: base) {
+                key.withUnsafeBytes { folded.set(entry, keyBytes: $0) }
+            }
+        }
+        try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(base + 1), atMost: false)) { seqs in
+            while let row = try seqs.next(), let at = SeqKey.decode(row.value), at <= seq {
+                // As the fold of the whole log does: a record whose framing fails is passed over.
+                guard let record = try txn.get(events, SeqKey.bytes(at)),
+                      let header = try? EventCodec.decodeHeader(record, seq: at, verifyChecksum: false)
+                else { continue }
+                try? folded.apply(header, record: record, seq: at)
+            }
+        }
+        return folded.entry(forKey: key)
+    }
+
     // MARK: the format that brought the index
 
     /// The format stamped in `meta`.
