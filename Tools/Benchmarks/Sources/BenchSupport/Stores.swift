@@ -9,9 +9,11 @@ public final class CPathStore: @unchecked Sendable {
     let db: OpaquePointer
     private var buffer: [UInt8]
 
-    public init(path: String, synced: Bool, mapSize: Int = 1 << 30, maxPayload: Int = 1 << 20) throws {
+    /// `indexed`: maintain the key index as CacheLog does (the default, so that the comparison is
+    /// like for like); false measures what the index costs.
+    public init(path: String, synced: Bool, mapSize: Int = 1 << 30, maxPayload: Int = 1 << 20, indexed: Bool = true) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        guard let db = cpath_open(path, synced ? 0 : 1, mapSize) else { throw BenchError("cpath_open failed at \(path)") }
+        guard let db = cpath_open(path, synced ? 0 : 1, mapSize, indexed ? 1 : 0) else { throw BenchError("cpath_open failed at \(path)") }
         self.db = db
         buffer = [UInt8](repeating: 0, count: maxPayload)
     }
@@ -48,6 +50,33 @@ public final class CPathStore: @unchecked Sendable {
         }
         guard length >= 0 else { throw BenchError("cpath_retrieve failed for \(key)") }
         return length
+    }
+
+    /// `count` puts of `payloads` (cycled) under `keys` (cycled), in one write transaction.
+    public func putMany(keys: [String], payloads: [Data], count: Int, timestamp: Double, recordedAt: Double) throws {
+        let keyBytes = keys.map { Array($0.utf8) }
+        let rc = withPointers(keyBytes.map { Data($0) }) { keyPointers in
+            withPointers(payloads) { payloadPointers in
+                var keyList: [UnsafePointer<CChar>?] = []
+                var keyLengths: [Int] = []
+                var payloadList: [UnsafeRawPointer?] = []
+                var payloadLengths: [Int] = []
+                for index in 0..<count {
+                    keyList.append(keyPointers[index % keys.count].assumingMemoryBound(to: CChar.self))
+                    keyLengths.append(keyBytes[index % keys.count].count)
+                    payloadList.append(payloadPointers[index % payloads.count])
+                    payloadLengths.append(payloads[index % payloads.count].count)
+                }
+                return cpath_put_many(db, keyList, keyLengths, payloadList, payloadLengths, count, timestamp, recordedAt)
+            }
+        }
+        guard rc == 0 else { throw BenchError("cpath_put_many: \(rc)") }
+    }
+
+    /// LMDB's compacting copy of the database at `source` into the new directory `target`.
+    public static func compactCopy(from source: String, to target: String) throws {
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        guard cpath_copy_compact(source, target) == 0 else { throw BenchError("compacting copy of \(source) failed") }
     }
 
     public func sync() throws {
@@ -166,4 +195,15 @@ public func zlibCompressedSize(_ payload: Data, level: Int32) -> Int {
 public struct BenchError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// Runs `body` with a stable base address for each of `buffers` (all valid during the call).
+private func withPointers<T>(_ buffers: [Data], _ body: ([UnsafeRawPointer]) throws -> T) rethrows -> T {
+    var copies = buffers.map { buffer -> UnsafeMutableRawPointer in
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: max(buffer.count, 1), alignment: 1)
+        buffer.withUnsafeBytes { if let base = $0.baseAddress { copy.copyMemory(from: base, byteCount: $0.count) } }
+        return copy
+    }
+    defer { copies.forEach { $0.deallocate() }; copies.removeAll() }
+    return try body(copies.map { UnsafeRawPointer($0) })
 }

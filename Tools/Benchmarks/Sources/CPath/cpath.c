@@ -7,7 +7,8 @@
 
 struct cpath {
     MDB_env *env;
-    MDB_dbi events, state, checkpoints, meta;
+    MDB_dbi events, state, checkpoints, meta, keys;
+    int indexed; // maintain the key index (format 2), as CacheLog does
     unsigned char *record; // scratch: one framed record
     size_t record_cap;
     unsigned char *body; // scratch: one compressed body
@@ -33,7 +34,7 @@ static int reserve(unsigned char **buffer, size_t *cap, size_t need) {
     return 0;
 }
 
-cpath *cpath_open(const char *dir, int nosync, size_t mapsize) {
+cpath *cpath_open(const char *dir, int nosync, size_t mapsize, int index) {
     cpath *db = calloc(1, sizeof *db);
     if (!db) return NULL;
     if (mdb_env_create(&db->env)) goto fail;
@@ -48,13 +49,22 @@ cpath *cpath_open(const char *dir, int nosync, size_t mapsize) {
         mdb_txn_abort(txn);
         goto fail_env;
     }
-    unsigned char format[4];
-    put_u32(format, 1);
-    MDB_val k = {5, "magic"}, v = {8, "cachelog"};
-    mdb_put(txn, db->meta, &k, &v, 0);
-    k = (MDB_val){6, "format"};
-    v = (MDB_val){4, format};
-    mdb_put(txn, db->meta, &k, &v, 0);
+    db->indexed = index;
+    if (index && mdb_dbi_open(txn, "keys", MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED, &db->keys)) {
+        mdb_txn_abort(txn);
+        goto fail_env;
+    }
+    // Stamp a new database only: a CacheLog database opened here (the fold probe) keeps its format.
+    MDB_val k = {5, "magic"}, v;
+    if (mdb_get(txn, db->meta, &k, &v) == MDB_NOTFOUND) {
+        unsigned char format[4];
+        put_u32(format, index ? 2 : 1);
+        v = (MDB_val){8, "cachelog"};
+        mdb_put(txn, db->meta, &k, &v, 0);
+        k = (MDB_val){6, "format"};
+        v = (MDB_val){4, format};
+        mdb_put(txn, db->meta, &k, &v, 0);
+    }
     if (mdb_txn_commit(txn)) goto fail_env;
     return db;
 fail_env:
@@ -107,7 +117,10 @@ static int append_record(cpath *db, MDB_txn *txn, uint64_t seq, unsigned char ki
     unsigned char seq_key[8];
     put_u64(seq_key, seq);
     MDB_val k = {8, seq_key}, v = {total, r};
-    return mdb_put(txn, db->events, &k, &v, MDB_APPEND);
+    int rc = mdb_put(txn, db->events, &k, &v, MDB_APPEND);
+    if (rc || !db->indexed) return rc;
+    MDB_val name = {key_len, (void *)key}, entry = {8, seq_key};
+    return mdb_put(txn, db->keys, &name, &entry, MDB_APPENDDUP);
 }
 
 static int put_in(cpath *db, MDB_txn *txn, uint64_t seq, const char *key, size_t key_len, const void *payload,
@@ -283,4 +296,14 @@ long cpath_compressed_size(const void *payload, size_t len, int level) {
     int rc = compress2(out, &out_len, payload, len, level);
     free(out);
     return rc == Z_OK ? (long)out_len : -1;
+}
+
+int cpath_copy_compact(const char *source_dir, const char *target_dir) {
+    MDB_env *env;
+    if (mdb_env_create(&env)) return -1;
+    mdb_env_set_maxdbs(env, 8);
+    int rc = mdb_env_open(env, source_dir, MDB_RDONLY | MDB_NOTLS, 0644);
+    if (!rc) rc = mdb_env_copy2(env, target_dir, MDB_CP_COMPACT);
+    mdb_env_close(env);
+    return rc;
 }

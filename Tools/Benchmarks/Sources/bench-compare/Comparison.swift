@@ -58,6 +58,7 @@ final class Comparison {
         try await compressionLevels(payloads[0])
         try await refreshes(payloads[0])
         try await largeLogs(payloads[0])
+        try await scale()
 
         print(render())
         for note in notes { print("- " + note) }
@@ -309,7 +310,7 @@ final class Comparison {
             peaks.append((size, peak - base))
             let rate = Double(events) / seconds
             if size == largest {
-                rows.append(Row(measure: "rebuild the projection, \(events) events", cacheLog: String(format: "%.2fM events/s", rate / 1e6),
+                rows.append(Row(measure: "rebuild the state, \(events) events", cacheLog: String(format: "%.2fM events/s", rate / 1e6),
                                 baseline: String(format: "C scan+fold: %.2fM events/s", Double(cEvents) / cSeconds / 1e6),
                                 ratio: x(rate / (Double(cEvents) / cSeconds)) + " of C speed", target: "≥ 5M events/s", met: rate >= 5e6))
                 rows.append(Row(measure: "  the C fold without checking CRC-32s (the ceiling of a fold that skips checksums)", cacheLog: "",
@@ -377,7 +378,7 @@ final class Comparison {
         guard let value = try log.retrieve("films"), value.payload.count > 0 else { throw BenchError("no films in \(path)") }
     }
 
-    private func runProbe(_ path: String) throws -> String {
+    func runProbe(_ path: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         process.arguments = ["rebuild-probe", path, "3"]
@@ -390,7 +391,7 @@ final class Comparison {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private func runQuietly(_ executable: String, _ arguments: [String]) throws {
+    func runQuietly(_ executable: String, _ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

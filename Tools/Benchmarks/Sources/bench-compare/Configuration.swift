@@ -12,6 +12,9 @@ struct Configuration {
     var big = 1_000_000
     var refreshes = 1000
     var asOfPoints = 40
+    /// Events in the scale log (0: no scale measures).
+    var scale = 0
+    var scaleKeys = 100_000
     var cli: String?
     var work: String?
 
@@ -26,7 +29,10 @@ struct Configuration {
           --keys N        distinct keys in the large logs (default 1000)
           --big N         events in the largest log; logs of N/100 and N/10 are made too (default 1000000)
           --refreshes N   refreshes of an unchanged feed (default 1000)
-          --cli PATH      a release build of the cachelog CLI, for the replay measure
+          --scale N       also measure history at scale on a log of N events (e.g. 10000000;
+                          tens of minutes at that size), with --cli
+          --scale-keys N  keys of the scale log (default 100000)
+          --cli PATH      a release build of the cachelog CLI, for the replay and scale measures
           --work DIR      where the databases go (default: a new temporary directory, removed at the end)
         """
 
@@ -56,6 +62,8 @@ struct Configuration {
             case "--big": big = try number()
             case "--refreshes": refreshes = try number()
             case "--as-of-points": asOfPoints = try number()
+            case "--scale": scale = try number()
+            case "--scale-keys": scaleKeys = try number()
             case "--cli": cli = try value()
             case "--work": work = try value()
             case "-h", "--help":

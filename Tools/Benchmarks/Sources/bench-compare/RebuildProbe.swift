@@ -3,7 +3,7 @@ import CacheLog
 import Foundation
 
 /// Runs in a fresh process (`bench-compare rebuild-probe PATH REPS`), so that its memory figures
-/// are the rebuild's alone: rebuilds the projection REPS times, sampling anonymous resident memory
+/// are the rebuild's alone: rebuilds the state REPS times, sampling anonymous resident memory
 /// (heap, not the file-backed LMDB map), then folds the same log with the C path. Prints one line:
 /// `events bestSeconds peakAnonBytes baselineAnonBytes cEvents cBestSeconds cNoCRCBestSeconds`.
 enum RebuildProbe {

@@ -8,9 +8,10 @@
 
 typedef struct cpath cpath;
 
-/// Opens (creating) a database in `dir` with the tables events/state/checkpoints/meta.
+/// Opens (creating) a database in `dir` with the tables events/state/checkpoints/meta, and with
+/// `index` = 1 the key index too (the keys table, written with each record, as CacheLog does).
 /// `nosync` = 1 opens with MDB_NOSYNC (flush with cpath_sync); 0 syncs every commit (LMDB default).
-cpath *cpath_open(const char *dir, int nosync, size_t mapsize);
+cpath *cpath_open(const char *dir, int nosync, size_t mapsize, int index);
 void cpath_close(cpath *db);
 int cpath_sync(cpath *db);
 
@@ -37,6 +38,10 @@ long cpath_fold(cpath *db, int verify, long *live_keys);
 
 /// compress2 of `len` bytes at `level` into a scratch buffer; returns the compressed size, or -1.
 long cpath_compressed_size(const void *payload, size_t len, int level);
+
+/// LMDB's compacting copy (what `mdb_copy -c` does) of the environment in `source_dir` into the
+/// existing, empty `target_dir`: only the pages in use, renumbered. Returns 0 on success.
+int cpath_copy_compact(const char *source_dir, const char *target_dir);
 
 /// Seq of the last event.
 uint64_t cpath_last_seq(cpath *db);
