@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 
-/// A durable, append-only log of cache events in LMDB, with the current state kept as a state.
+/// A durable, append-only log of cache events in LMDB, with the current state (the projection of
+/// the log: each key's live put) kept beside it.
 ///
 /// Every operation is an ``Event`` appended under the next sequence number; the state
 /// (key → live `put`) is updated in the same transaction, so every reader, in this process or
