@@ -260,7 +260,8 @@ struct InspectTests {
         #expect(result.status == ExitCode.ok, "\(result)")
         #expect(result.stderr.isEmpty)
         #expect(result.stdoutLines.count == 1)
-        #expect(result.stdout.hasPrefix("removed 3 events; kept 1 earlier still in use; history now starts after seq "))
+        #expect(result.stdout.hasPrefix("removed 3 events ("))
+        #expect(result.stdout.contains(" bytes); kept 1 earlier still in use; history now starts after seq "))
 
         let replay = try await sandbox.cachelog("replay", "--format", "jsonl")
         #expect(try replay.jsonLines().compactMap { $0.int("seq") } == [4, 5, 6])
@@ -273,7 +274,7 @@ struct InspectTests {
         let payloads = try await sandbox.cachelog("replay", "--payload", "--type", "put", "--format", "jsonl")
         #expect(try payloads.jsonLines().map { ($0["payload"] as? [Any])?.count } == [3, 3])
         let before = try await sandbox.cachelog("compact", "--before", "5")
-        #expect(before.stdout.hasPrefix("removed 0 events;"), "\(before)")
+        #expect(before.stdout.hasPrefix("removed 0 events (0 bytes);"), "\(before)")
     }
 
     @Test
@@ -284,7 +285,7 @@ struct InspectTests {
         #expect(result.status == ExitCode.ok, "\(result)")
         // The films feed of Dec 3 is unchanged from Dec 1, so its put (seq 6) refers to the
         // payload of seq 2: that record stays, the other three before the cut go.
-        #expect(result.stdout.hasPrefix("removed 3 events; kept 1 earlier still in use"), "\(result)")
+        #expect(result.stdout.hasPrefix("removed 3 events (") && result.stdout.contains("bytes); kept 1 earlier still in use"), "\(result)")
         let replay = try await sandbox.cachelog("replay", "--payload", "--format", "jsonl")
         #expect(try replay.jsonLines().compactMap { $0.int("seq") } == [2, 5, 6, 7, 8])
         #expect(try replay.jsonLines().allSatisfy { $0.string("type") != "corrupt" })

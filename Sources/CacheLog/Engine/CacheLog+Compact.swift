@@ -47,7 +47,6 @@ extension CacheLog {
                     try txn.delete(tables.events, SeqKey.bytes(seq))
                 }
                 for seq in try tables.seqs(txn, in: tables.checkpoints, below: newBase) {
-                    freed += try txn.get(tables.checkpoints, SeqKey.bytes(seq))?.count ?? 0
                     try txn.delete(tables.checkpoints, SeqKey.bytes(seq))
                 }
                 try tables.setU64(txn, MetaKey.baseSeq, newBase)

@@ -66,6 +66,38 @@ extension LogTables {
         for (key, value) in wrong { try extra(key, value) }
     }
 
+    /// Whether the index lists exactly the records a fold applied (`folded`, the records after
+    /// `base`) and the records kept at or before `base`, by digest: one sequential walk of the
+    /// index, no lookup per record. False means "compare record by record" (``compareKeyIndex``),
+    /// which tells damage from what the fold passed over.
+    @available(*, noasync)
+    func keyIndexMatches(_ txn: Transaction, folded: RecordDigest, base: UInt64) throws -> Bool {
+        guard let keyIndex else { return true }
+        var digest = RecordDigest()
+        var early = Set<[UInt8]>()
+        var malformed = false
+        var key: [UInt8] = []
+        var hash: UInt64 = 0
+        try txn.forEachRow(keyIndex) { row in
+            if !row.key.elementsEqual(key) {
+                key = Array(row.key)
+                hash = StateFold.keyHash(row.key)
+            }
+            guard let seq = SeqKey.decode(row.value) else { malformed = true; return }
+            if seq > base { digest.add(keyHash: hash, seq: seq) } else { early.insert(key + SeqKey.bytes(seq)) }
+        }
+        guard !malformed, digest == folded else { return false }
+        // At or before the base only the records compaction kept are left: few, checked one by one.
+        var kept = Set<[UInt8]>()
+        for seq in try seqs(txn, in: events, below: base + 1) {
+            guard let record = try txn.get(events, SeqKey.bytes(seq)),
+                  let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
+            else { return false }
+            kept.insert(Array(EventCodec.keyBytes(header, in: record)) + SeqKey.bytes(seq))
+        }
+        return kept == early
+    }
+
     private static func passesChecksum(_ record: UnsafeRawBufferPointer, seq: UInt64) -> Bool {
         (try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: true)) != nil
     }

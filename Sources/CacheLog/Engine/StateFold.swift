@@ -67,22 +67,28 @@ struct StateFold: Equatable {
     /// Applies one record. Throws only for a put whose payload reference is malformed.
     mutating func apply(_ header: EventCodec.Header, record: UnsafeRawBufferPointer, seq: UInt64) throws {
         let keyBytes = EventCodec.keyBytes(header, in: record)
+        let hash = Self.keyHash(keyBytes)
         switch header.kind {
         case .put:
             // Decoded first: a malformed reference must leave the state untouched.
             let payloadSeq = try EventCodec.payloadSeq(header, in: record, seq: seq)
-            let index = findOrInsert(keyBytes)
+            let index = findOrInsert(keyBytes, hash: hash)
             if live[index] == nil { count += 1 }
             live[index] = Live(seq: seq, timestamp: header.timestamp, bytes: header.payloadLength, payloadSeq: payloadSeq)
         case .delete:
-            if let index = find(keyBytes), live[index] != nil { remove(index) }
+            if let index = find(keyBytes, hash: hash).index, live[index] != nil { remove(index) }
         case .expire:
             // An expire removes only the version it judged: a save that landed between the
             // validation's read and its expire stays live.
             // Bit patterns, as the append path compares them (a NaN equals itself there too).
-            if let index = find(keyBytes), live[index]?.timestamp.bitPattern == header.timestamp.bitPattern { remove(index) }
+            if let index = find(keyBytes, hash: hash).index, live[index]?.timestamp.bitPattern == header.timestamp.bitPattern { remove(index) }
         }
+        applied.add(keyHash: hash, seq: seq)
     }
+
+    /// The records applied so far (not those of a checkpoint it started from), for comparing with
+    /// the key index.
+    private(set) var applied = RecordDigest()
 
     private mutating func remove(_ index: Int) {
         live[index] = nil
@@ -92,14 +98,14 @@ struct StateFold: Equatable {
     // MARK: the table
 
     /// FNV-1a: cheap for short keys, and every byte counts (keys often share long prefixes).
-    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    static func keyHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         return hash
     }
 
     private func find(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        find(bytes, hash: Self.hash(bytes)).index
+        find(bytes, hash: Self.keyHash(bytes)).index
     }
 
     /// The index of the key, or the empty slot where it would go.
@@ -125,7 +131,10 @@ struct StateFold: Equatable {
     }
 
     private mutating func findOrInsert(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let hash = Self.hash(bytes)
+        findOrInsert(bytes, hash: Self.keyHash(bytes))
+    }
+
+    private mutating func findOrInsert(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Int {
         let (found, slot) = find(bytes, hash: hash)
         if let found { return found }
         let index = names.count

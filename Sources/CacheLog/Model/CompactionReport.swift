@@ -6,7 +6,8 @@ public struct CompactionReport: Sendable, Equatable {
     public var keptLive: Int
     /// History before this seq is gone; state as of any later seq is still available.
     public var firstAvailable: UInt64
-    /// Bytes of the records, index entries and checkpoints removed. LMDB reuses their pages for
+    /// Bytes of the history removed: its records, and 8 per key index entry. (Checkpoints are
+    /// derived data: compaction writes one for the new base and drops those before it.) LMDB reuses their pages for
     /// later writes; the file itself does not shrink (LMDB's compacting copy makes a smaller one).
     public var bytesFreed: Int
 }

@@ -6,10 +6,20 @@ struct Compact: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drop the history before a point, keeping what the live cache uses.",
         discussion: """
-            Removes every event before --before except the puts that hold live cache entries. \
-            State as of any later point stays available; earlier points are gone for good.
+            Removes every event before --before, or recorded more than --keep before --now, except \
+            the records live cache entries use. State as of any later point stays available; \
+            earlier points are gone for good. It reports the bytes freed: LMDB reuses those pages \
+            for later writes, but data.mdb does not shrink. To make a smaller file, stop every \
+            process that uses the database, make a compacting copy with LMDB's mdb_copy (Debian's \
+            lmdb-utils) and move it into place:
+
+              mdb_copy -c ./feeds.db ./feeds.compacted && mv ./feeds.compacted/data.mdb ./feeds.db/data.mdb
+
+            A copy made while another process writes would lose that process's later writes, so \
+            the tool does not do it for you.
 
             Examples:
+              cachelog compact --keep 30d
               cachelog compact --before 1000
               cachelog compact --before 2026-11-01T00:00:00Z
             """)
@@ -17,14 +27,33 @@ struct Compact: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Option(help: ArgumentHelp("A seq, or a date (the first event recorded at or after it).", valueName: "seq|date"))
-    var before: PositionArgument
+    var before: PositionArgument?
+
+    @Option(help: ArgumentHelp(
+        "Keep this much history: drop what was recorded more than this before --now (90s, 15m, 12h, 7d).",
+        valueName: "duration"), transform: MaxAgeArgument.parse)
+    var keep: MaxAgeArgument?
+
+    func validate() throws {
+        guard (before == nil) != (keep == nil) else {
+            throw ValidationError("give either --before <seq|date> or --keep <duration>")
+        }
+    }
 
     func run() async throws {
         try await Self.reportingFailures {
+            let position: LogPosition
+            if let keep {
+                position = .date(try global.clock()().addingTimeInterval(-keep.value.timeInterval))
+            } else if let before {
+                position = before.position
+            } else {
+                throw ValidationError("give either --before <seq|date> or --keep <duration>")
+            }
             let log = try global.openForWriting()
-            let report = try await log.compact(before: before.position)
+            let report = try await log.compact(before: position)
             let out = StandardOutput()
-            out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s"); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")
+            out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s") (\(report.bytesFreed) bytes); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")
         }
     }
 }
