@@ -36,7 +36,9 @@ public enum FilmsMapper {
     @Sendable
     public static func map(_ data: Data, from response: HTTPURLResponse) throws -> [Film] {
         let films = try JSONContract.decode([Film].self, from: data, response: response)
-        guard films.allSatisfy({ UUID(uuidString: $0.id) != nil }) else { throw RemoteLoaderError.invalidData }
+        if let bad = films.firstIndex(where: { UUID(uuidString: $0.id) == nil }) {
+            throw RemoteLoaderError.invalidData("the id at \"[\(bad)].id\" is not a UUID")
+        }
         return films
     }
 }

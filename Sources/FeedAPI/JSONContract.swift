@@ -3,14 +3,56 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The rule every JSON contract shares: HTTP 200 and a body that decodes as `Body`.
+/// The rule every JSON contract shares: HTTP 200 and a body that decodes as `Body`. A body that
+/// does not is refused with the place it breaks the contract, in words.
 enum JSONContract {
     static func decode<Body: Decodable>(_: Body.Type, from data: Data, response: HTTPURLResponse) throws -> Body {
-        guard response.statusCode == 200 else { throw RemoteLoaderError.invalidData }
+        guard response.statusCode == 200 else { throw RemoteLoaderError.status(response.statusCode) }
         do {
             return try JSONDecoder().decode(Body.self, from: data)
+        } catch let error as DecodingError {
+            throw RemoteLoaderError.invalidData(reason(error))
         } catch {
-            throw RemoteLoaderError.invalidData
+            throw RemoteLoaderError.invalidData("\(error)")
+        }
+    }
+
+    /// Where and how the body breaks the contract: `expected an array at "genres"`, `missing "id"
+    /// at "items[2]"`, `the body is not JSON`.
+    static func reason(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "expected \(describe(type)) at \(place(context.codingPath))"
+        case .valueNotFound(let type, let context):
+            return "expected \(describe(type)) at \(place(context.codingPath)), found null"
+        case .keyNotFound(let key, let context):
+            return "missing \"\(key.stringValue)\" at \(place(context.codingPath))"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "the body is not JSON" : "an invalid value at \(place(context.codingPath))"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    private static func place(_ path: [any CodingKey]) -> String {
+        guard !path.isEmpty else { return "the top level" }
+        var text = ""
+        for key in path {
+            if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+        }
+        return "\"\(text)\""
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        let name = "\(type)"
+        if name.hasPrefix("Array<") { return "an array" }
+        if name.hasPrefix("Dictionary<") { return "an object" }
+        switch name {
+        case "String": return "a string"
+        case "Int", "Double", "Float", "Int64", "UInt64": return "a number"
+        case "Bool": return "true or false"
+        case "URL": return "a URL"
+        default: return "an object"
         }
     }
 }

@@ -37,7 +37,8 @@ public enum FeedImageDataMapper {
     /// - Throws: ``RemoteLoaderError/invalidData`` otherwise.
     @Sendable
     public static func map(_ data: Data, from response: HTTPURLResponse) throws -> Data {
-        guard response.statusCode == 200, !data.isEmpty else { throw RemoteLoaderError.invalidData }
+        guard response.statusCode == 200 else { throw RemoteLoaderError.status(response.statusCode) }
+        guard !data.isEmpty else { throw RemoteLoaderError.invalidData("the body is empty") }
         return data
     }
 }

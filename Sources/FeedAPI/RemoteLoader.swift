@@ -4,16 +4,6 @@ import Logging
 import FoundationNetworking
 #endif
 
-/// Why a remote load delivered nothing.
-public enum RemoteLoaderError: Error, Equatable, Sendable {
-    /// No usable response arrived: the request failed in transport (no server, lost
-    /// connection, timeout, unsupported URL).
-    case connectivity
-    /// A response arrived but is not valid: a status other than 200, a body that does not match
-    /// the contract, or a body over the client's size limit.
-    case invalidData
-}
-
 /// Loads one remote resource and maps it to `Item`. It knows nothing of caching.
 ///
 /// Only HTTP 200 with a body the mapper accepts is valid. Transport failures become
@@ -61,9 +51,9 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
             if error is CancellationError || Task.isCancelled {
                 throw CancellationError()
             }
-            let failure: RemoteLoaderError = if case HTTPClientError.bodyTooLarge = error {
+            let failure: RemoteLoaderError = if case HTTPClientError.bodyTooLarge(let limit) = error {
                 // The server did answer; what it sent is simply unacceptable.
-                .invalidData
+                .invalidData("the body is larger than the limit of \(limit) bytes")
             } else {
                 .connectivity
             }
@@ -79,7 +69,7 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
             logger?.warning("remote load failed", metadata: [
                 "url": "\(url.absoluteString)", "error": "invalidData", "status": "\(response.statusCode)",
             ])
-            throw RemoteLoaderError.invalidData
+            throw RemoteLoaderError.status(response.statusCode)
         }
         do {
             let item = try mapper(data, response)
@@ -91,7 +81,8 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
             logger?.warning("remote load failed", metadata: [
                 "url": "\(url.absoluteString)", "error": "invalidData", "cause": "\(error)",
             ])
-            throw RemoteLoaderError.invalidData
+            // A mapper says why; anything else it throws is described.
+            throw error as? RemoteLoaderError ?? .invalidData("\(error)")
         }
     }
 }

@@ -38,13 +38,31 @@ struct LoadTests {
     }
 
     @Test
+    func load_aMissingFeed_saysTheHTTPStatus_inItsOneLine() async throws {
+        let sandbox = try Sandbox()
+        let result = try await sandbox.cachelog("load", sandbox.url("/no-such-feed.json"), "--key", "genres", "--contract", "genres")
+        #expect(result.status == ExitCode.noUsableData, "\(result)")
+        #expect(result.stderrLines == ["cachelog: no usable data for genres: remote sent invalid data: HTTP status 404, not 200; no cache"])
+    }
+
+    @Test
+    func load_aBodyOfTheWrongShape_saysWhereItBreaksTheContract() async throws {
+        let sandbox = try Sandbox(serving: LoopbackHTTPServer.routes([
+            "/genres.json": HTTPResponse(status: 200, body: Data(#"{"genres":{"id":1}}"#.utf8)),
+        ]))
+        let result = try await sandbox.cachelog("load", sandbox.url("/genres.json"), "--key", "genres", "--contract", "genres")
+        #expect(result.status == ExitCode.noUsableData, "\(result)")
+        #expect(result.stderrLines == [#"cachelog: no usable data for genres: remote sent invalid data: expected an array at "genres"; no cache"#])
+    }
+
+    @Test
     func load_bodyNotMatchingTheContract_withRetries_asksRetriesPlusOneTimes_andWithoutCacheExitsThree() async throws {
         let sandbox = try Sandbox()
         // A genres body where films are expected: invalid data, which is retried.
         let result = try await sandbox.cachelog("load", sandbox.url("/genres.json"), "--key", "films", "--contract", "films", "--retries", "2")
         #expect(result.status == ExitCode.noUsableData, "\(result)")
         #expect(result.stdout.isEmpty)
-        #expect(result.stderrLines == ["cachelog: no usable data for films: remote sent invalid data; no cache"])
+        #expect(result.stderrLines == ["cachelog: no usable data for films: remote sent invalid data: expected an array at the top level; no cache"])
         #expect(sandbox.server.requestCount == 3)
     }
 

@@ -112,7 +112,7 @@ struct StoryTests {
         #expect(atMaxAge.status == ExitCode.noUsableData, "\(atMaxAge)")
         #expect(atMaxAge.stdout.isEmpty)
         #expect(atMaxAge.stderrLines == [
-            "cachelog: no usable data for genres: remote sent invalid data; cache expired (cached 2026-12-01T10:00:00Z, 12h old, max age 12h)",
+            "cachelog: no usable data for genres: remote sent invalid data: HTTP status 500, not 200; cache expired (cached 2026-12-01T10:00:00Z, 12h old, max age 12h)",
         ])
     }
 }

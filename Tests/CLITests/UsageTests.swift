@@ -233,7 +233,7 @@ struct UsageTests {
         #expect(!out.contains(escape))
         // The one failure of the story is the expected exit 3, reported on stderr as one line.
         #expect(result.stderrLines == [
-            "cachelog: no usable data for films: remote sent invalid data; cache expired (cached 2026-12-01T10:00:00Z, 8d old, max age 7d)",
+            "cachelog: no usable data for films: remote sent invalid data: HTTP status 500, not 200; cache expired (cached 2026-12-01T10:00:00Z, 8d old, max age 7d)",
         ])
         // Nothing at the default database path (Foundation's URL cache may create its own folder).
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("xdg-cache") + "/cachelog"))

@@ -222,3 +222,55 @@ struct FeedImageDataMapperTests {
         #expect(try FeedImageDataMapper.map(data, from: try response(200)) == data)
     }
 }
+
+/// A body that breaks its contract is refused with where it breaks it, in words; errors still
+/// compare by kind, as the specs above ask.
+@Suite("Why a response is invalid")
+struct InvalidDataReasonTests {
+    static func reason(_ body: () throws -> Any) -> String? {
+        do {
+            _ = try body()
+            return nil
+        } catch let error as RemoteLoaderError {
+            return error.reason
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test(arguments: [
+        ("{}", #"missing "genres" at the top level"#),
+        (#"{"genres":{}}"#, #"expected an array at "genres""#),
+        (#"{"genres":[{"id":1}]}"#, #"missing "name" at "genres[0]""#),
+        (#"{"genres":[{"id":"one","name":"Arts"}]}"#, #"expected a number at "genres[0].id""#),
+        (#"{"genres":null}"#, #"expected an array at "genres", found null"#),
+        ("not json", "the body is not JSON"),
+        ("[]", "expected an object at the top level"),
+    ])
+    func map_saysWhereTheBodyBreaksTheContract(body: String, reason: String) throws {
+        let response = try response(200)
+        #expect(Self.reason { try GenresMapper.map(json(body), from: response) } == reason)
+    }
+
+    @Test(arguments: nonOKStatuses)
+    func map_saysTheStatus_andStillEqualsInvalidData(status: Int) throws {
+        let response = try response(status)
+        #expect(Self.reason { try GenresMapper.map(json(#"{"genres":[]}"#), from: response) } == "HTTP status \(status), not 200")
+        #expect(throws: RemoteLoaderError.invalidData) { try GenresMapper.map(json(#"{"genres":[]}"#), from: response) }
+        #expect(RemoteLoaderError.status(status) != RemoteLoaderError.connectivity)
+    }
+
+    @Test
+    func filmsMapper_namesTheFilmWhoseIdIsNotAUUID() throws {
+        let body = json(#"[{"id":"2baf70d1-42bb-4437-b551-e5fed5a87abe","title":"a","description":"b","image":"http://x.test/1","url":"http://x.test/2"},{"id":"nope","title":"a","description":"b","image":"http://x.test/1","url":"http://x.test/2"}]"#)
+        let response = try response(200)
+        #expect(Self.reason { try FilmsMapper.map(body, from: response) } == #"the id at "[1].id" is not a UUID"#)
+    }
+
+    @Test
+    func description_readsAsOneLine() {
+        #expect(RemoteLoaderError.status(404).description == "remote sent invalid data: HTTP status 404, not 200")
+        #expect(RemoteLoaderError.connectivity.description == "remote unreachable")
+        #expect(RemoteLoaderError.invalidData.description == "remote sent invalid data")
+    }
+}

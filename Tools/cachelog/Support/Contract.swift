@@ -109,9 +109,8 @@ extension ContractBody {
 enum JSONItemsMapper {
     @Sendable
     static func map(_ data: Data, from response: HTTPURLResponse) throws -> [JSONValue] {
-        guard response.statusCode == 200, let items = JSONValue.items(in: data) else {
-            throw RemoteLoaderError.invalidData
-        }
+        guard response.statusCode == 200 else { throw RemoteLoaderError.status(response.statusCode) }
+        guard let items = JSONValue.items(in: data) else { throw RemoteLoaderError.invalidData("the body is not JSON") }
         return items
     }
 }

@@ -51,8 +51,7 @@ extension ParsableCommand {
 /// One line for each way a remote load fails.
 func describeRemote(_ error: any Error) -> String {
     switch error {
-    case RemoteLoaderError.connectivity: return "remote unreachable"
-    case RemoteLoaderError.invalidData: return "remote sent invalid data"
+    case let error as RemoteLoaderError: return error.description
     default: return "remote failed (\(error))"
     }
 }

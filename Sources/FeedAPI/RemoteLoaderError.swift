@@ -1,0 +1,43 @@
+/// Why a remote load delivered nothing: no usable response (``connectivity``), or a response that
+/// is not valid (``invalidData``), with the reason in words for the person reading the error.
+///
+/// Errors compare by kind: `error == .invalidData` holds whatever the reason, as the specs say
+/// "delivers invalid data on a non-200 response"; the reason is for people, not for matching.
+public struct RemoteLoaderError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The request failed in transport (no server, lost connection, timeout, unsupported URL).
+        case connectivity
+        /// A response arrived but is not valid: a status other than 200, a body that does not
+        /// match the contract, or a body over the client's size limit.
+        case invalidData
+    }
+
+    public let kind: Kind
+    /// What was wrong: `HTTP status 404, not 200`, `the body is not JSON`,
+    /// `expected an array at "genres"`; nil when nothing more is known.
+    public let reason: String?
+
+    public init(_ kind: Kind, reason: String? = nil) {
+        self.kind = kind
+        self.reason = reason
+    }
+
+    /// No usable response arrived.
+    public static let connectivity = RemoteLoaderError(.connectivity)
+    /// A response arrived but is not valid, for no reason given.
+    public static let invalidData = RemoteLoaderError(.invalidData)
+
+    /// A response that is not valid, and why.
+    public static func invalidData(_ reason: String) -> RemoteLoaderError { RemoteLoaderError(.invalidData, reason: reason) }
+
+    /// A response whose status is not 200.
+    public static func status(_ code: Int) -> RemoteLoaderError { .invalidData("HTTP status \(code), not 200") }
+
+    /// Same kind, whatever the reason.
+    public static func == (a: RemoteLoaderError, b: RemoteLoaderError) -> Bool { a.kind == b.kind }
+
+    public var description: String {
+        let what = kind == .connectivity ? "remote unreachable" : "remote sent invalid data"
+        return reason.map { "\(what): \($0)" } ?? what
+    }
+}
