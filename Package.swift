@@ -73,7 +73,7 @@ let package = Package(
             dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "TestSupport"]
         ),
         .testTarget(
-            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "LoopbackHTTP", "TestSupport"],
+            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "LoopbackHTTP", "TestSupport"],
             // Read by path (see CompatibilityTests), not bundled.
             exclude: ["Fixtures"]),
         .testTarget(

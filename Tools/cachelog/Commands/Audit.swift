@@ -49,13 +49,9 @@ struct Audit: AsyncParsableCommand {
             let keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }
             switch format {
             case .json:
-                let rendered = keys.map { key -> String in
-                    let entries = timeline.build(byKey[key] ?? [], now: now).map { entry in
-                        "{\"at\":\(JSONText.date(entry.at)),\"kind\":\"\(entry.kind.rawValue)\",\"seq\":\(entry.seq.map(String.init) ?? "null"),\"text\":\(JSONText.string(entry.text))}"
-                    }
-                    return "{\"key\":\(JSONText.string(String(decoding: key, as: UTF8.self))),\"timeline\":[\(entries.joined(separator: ","))]}"
-                }
-                out.line("{\"maxAge\":\(maxAge.map { JSONText.number($0.value.timeInterval) } ?? "null"),\"corruptSeqs\":[\(corrupt.map(String.init).joined(separator: ","))],\"keys\":[\(rendered.joined(separator: ","))]}")
+                try out.json(AuditReport(
+                    maxAge: maxAge?.value.timeInterval, corruptSeqs: corrupt,
+                    keys: keys.map { .init(key: String(decoding: $0, as: UTF8.self), timeline: timeline.build(byKey[$0] ?? [], now: now)) }))
             case .text:
                 if keys.isEmpty { out.line("no events\(key.map { " for \($0)" } ?? "")") }
                 for (index, key) in keys.enumerated() {

@@ -97,8 +97,9 @@ struct Image: AsyncParsableCommand {
             let stdout = StandardOutput()
             switch format {
             case .json:
-                let source = loaded.cacheTimestamp == nil ? "remote" : "cache"
-                stdout.line("{\"source\":\"\(source)\",\"url\":\(JSONText.string(url)),\"key\":\(JSONText.string(key)),\"bytes\":\(data.count),\"cached\":\(saveError == nil),\"timestamp\":\(JSONText.date(timestamp)),\"age\":\(JSONText.number(at.timeIntervalSince(timestamp).rounded()))}")
+                try stdout.json(ImageReport(
+                    source: loaded.cacheTimestamp == nil ? .remote : .cache, url: url, key: key, bytes: data.count,
+                    cached: saveError == nil, timestamp: timestamp, age: at.timeIntervalSince(timestamp).rounded()))
             case .text:
                 if out == nil { stdout.append(data) }
             }

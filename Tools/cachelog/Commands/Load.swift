@@ -129,7 +129,7 @@ struct Load: AsyncParsableCommand {
             let report = try await job.run()
             let out = StandardOutput()
             switch format {
-            case .json: out.line(report.json)
+            case .json: try out.json(report)
             case .text: report.text.forEach(out.line)
             }
             out.flush()

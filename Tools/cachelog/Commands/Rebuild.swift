@@ -34,9 +34,7 @@ struct Rebuild: AsyncParsableCommand {
             let out = StandardOutput()
             switch format {
             case .json:
-                let keys = report.repairedKeys.map(JSONText.string).joined(separator: ",")
-                let corrupt = report.corruptSeqs.map(String.init).joined(separator: ",")
-                out.line("{\"events\":\(report.eventsFolded),\"liveKeys\":\(report.liveKeys),\"repairedKeys\":[\(keys)],\"checkpointsRewritten\":\(report.checkpointsRewritten),\"checkpointsRemoved\":\(report.checkpointsRemoved),\"restoredCounters\":[\(report.restoredCounters.map(JSONText.string).joined(separator: ","))],\"corruptSeqs\":[\(corrupt)]}")
+                try out.json(RebuildSummary(report))
             case .text:
                 out.line("folded \(counted(report.eventsFolded, "event")) into \(counted(report.liveKeys, "live key"))")
                 if report.repairedKeys.isEmpty {

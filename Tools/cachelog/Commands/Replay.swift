@@ -66,17 +66,17 @@ struct Replay: AsyncParsableCommand {
                 kinds: types.isEmpty ? nil : Set(types.map(\.kind)), reverse: reverse, limit: limit,
                 includePayload: payload)
             let out = StandardOutput()
-            let printer = EventPrinter(format: format, output: out)
+            let printer = EventPrinter(format: format, output: out, byHand: !follow)
             printer.header()
             var count = 0
             if follow {
                 for try await item in log.follow(query) {
-                    printer.print(item)
+                    try printer.print(item)
                     out.flush()
                 }
             } else {
                 try log.forEachEvent(query) { item in
-                    printer.print(item)
+                    try printer.print(item)
                     count += 1
                     if count % 100_000 == 0 { Terminal.progress("replayed \(count) events…") }
                     return true
@@ -103,25 +103,26 @@ struct EventKindArgument: ExpressibleByArgument {
 struct EventPrinter {
     let format: TextOrJSONLines
     let output: StandardOutput
+    /// JSON lines written by hand (``writeJSON(_:to:)``), for speed; else through ``ReplayLine``.
+    var byHand = true
 
     func header() {
         guard format == .text else { return }
         output.line(Terminal.color("   SEQ  RECORDED AT           TYPE     KEY                   DETAIL", "1"))
     }
 
-    func print(_ item: LogItem) {
+    func print(_ item: LogItem) throws {
         switch (format, item) {
-        case (.jsonl, .event(let event)): Self.writeJSON(event, to: output)
-        case (.jsonl, .corrupt(let seq, let detail)):
-            output.line("{\"seq\":\(seq),\"type\":\"corrupt\",\"error\":\(JSONText.string(detail))}")
+        case (.jsonl, .event(let event)) where byHand: Self.writeJSON(event, to: output)
+        case (.jsonl, _): try output.json(ReplayLine(item: item))
         case (.text, .event(let event)): output.line(Self.text(event))
         case (.text, .corrupt(let seq, let detail)):
             output.line("\(Self.pad(String(seq), 6, right: true))  \(Self.pad("?", 20))  \(Terminal.color(Self.pad("CORRUPT", 7), "31"))  \(detail)")
         }
     }
 
-    /// One JSON line, written as bytes straight into the output buffer: a replay of a million
-    /// events spent most of its time building intermediate Strings.
+    /// ``ReplayLine``'s JSON, written as bytes straight into the output buffer: a replay of a
+    /// million events spent most of its time building intermediate Strings.
     static func writeJSON(_ event: RecordedEvent, to out: StandardOutput) {
         out.append("{\"seq\":")
         out.append(event.seq)
@@ -144,7 +145,7 @@ struct EventPrinter {
             out.append(",\"bytes\":")
             out.append(event.payloadBytes)
             out.append(",\"maxAge\":")
-            out.write(event.maxAge.map(JSONText.number) ?? "null")
+            if let maxAge = event.maxAge { out.appendJSONNumber(maxAge) } else { out.append("null") }
             out.append(",\"contract\":")
             if let contract = event.metadata[CacheLogFeedStore.contractName] { out.appendJSONString(contract) } else { out.append("null") }
         case .delete:
@@ -152,7 +153,7 @@ struct EventPrinter {
             out.appendJSONString(event.reason?.name ?? "unknown")
         case .expire:
             out.append(",\"maxAge\":")
-            out.write(JSONText.number(event.maxAge ?? 0))
+            out.appendJSONNumber(event.maxAge ?? 0)
         }
         out.append(",\"storedBytes\":")
         out.append(event.storedBytes)

@@ -38,16 +38,6 @@ struct Searches: AsyncParsableCommand {
         if let contract, !contract.isSearch { throw ValidationError("--contract: the searches are verses and people") }
     }
 
-    private struct Search {
-        var query: String
-        var contract: String
-        var key: String
-        var put: RecordedEvent
-        var items: Int
-        var fresh: Bool
-        var more: Bool
-    }
-
     func run() async throws {
         try await Self.reportingFailures {
             let log = try global.openForReading()
@@ -60,31 +50,27 @@ struct Searches: AsyncParsableCommand {
                 return true
             }
             let live = Dictionary(try log.state().entries.map { (Array($0.key.utf8), $0.seq) }, uniquingKeysWith: { first, _ in first })
-            var searches = last.values.map { put -> Search in
+            var searches = last.values.map { put -> PastSearch in
                 let parts = put.key.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
                 let policy = KeyPolicy.of(put) ?? KeyPolicy.unrecorded
                 let fresh = live[Array(put.key.utf8)] == put.seq
                     && put.timestamp.map { CachePolicy(maxAge: policy.maxAge).validate($0, against: now) } == true
-                return Search(
+                return PastSearch(
                     query: put.metadata[SearchRequest.queryName] ?? (parts.count == 3 ? String(parts[2]) : put.key),
                     contract: put.metadata[CacheLogFeedStore.contractName] ?? (parts.count == 3 ? String(parts[1]) : ""),
-                    key: put.key, put: put,
-                    items: put.payload.map(Self.itemCount) ?? 0, fresh: fresh, more: put.metadata[SearchRequest.nextName] != nil)
+                    key: put.key, timestamp: put.timestamp,
+                    items: put.payload.map(Self.itemCount) ?? 0, fresh: fresh, more: put.metadata[SearchRequest.nextName] != nil, seq: put.seq)
             }
-            searches.sort { $0.put.seq > $1.put.seq }
+            searches.sort { $0.seq > $1.seq }
             if let limit { searches = Array(searches.prefix(limit)) }
             let out = StandardOutput()
             switch format {
             case .json:
-                let objects = searches.map { search in
-                    "{\"query\":\(JSONText.string(search.query)),\"contract\":\(JSONText.string(search.contract)),\"key\":\(JSONText.string(search.key)),"
-                        + "\"timestamp\":\(search.put.timestamp.map(JSONText.date) ?? "null"),\"items\":\(search.items),\"fresh\":\(search.fresh),\"more\":\(search.more)}"
-                }
-                out.line("[\(objects.joined(separator: ","))]")
+                try out.json(searches)
             case .text:
                 if searches.isEmpty { out.line("no searches") }
                 for search in searches {
-                    let when = search.put.timestamp.map(DateParsing.string) ?? "?"
+                    let when = search.timestamp.map(DateParsing.string) ?? "?"
                     let state = search.fresh ? "fresh" : "stale or gone"
                     out.line("\(when)  \(EventPrinter.pad(search.contract, 7))  \(EventPrinter.pad(String(search.items), 4, right: true)) item\(search.items == 1 ? " " : "s")  \(EventPrinter.pad(state, 13))  \(search.query.isEmpty ? "(empty query)" : search.query)")
                 }

@@ -45,15 +45,7 @@ struct State: AsyncParsableCommand {
             let out = StandardOutput()
             switch format {
             case .json:
-                let entries = state.entries.map { entry in
-                    let policy = KeyPolicy.of(entry)
-                    let rule = CachePolicy(maxAge: policy.maxAge)
-                    let expires = rule.expiry(of: entry.timestamp)
-                    return "{\"key\":\(JSONText.string(entry.key)),\"timestamp\":\(JSONText.date(entry.timestamp)),\"seq\":\(entry.seq),\"bytes\":\(entry.bytes),"
-                        + "\"maxAge\":\(JSONText.number(policy.maxAge.timeInterval)),\"expires\":\(expires.map(JSONText.date) ?? "null"),"
-                        + "\"fresh\":\(rule.validate(entry.timestamp, against: now)),\"contract\":\(policy.contract.map(JSONText.string) ?? "null")}"
-                }
-                out.line("{\"seq\":\(state.seq),\"entries\":[\(entries.joined(separator: ","))]}")
+                try out.json(StateReport(state, now: now))
             case .text:
                 out.line("as of seq \(state.seq): \(state.entries.count) live \(state.entries.count == 1 ? "entry" : "entries")")
                 guard !state.entries.isEmpty else { break }

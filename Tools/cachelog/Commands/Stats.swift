@@ -20,22 +20,9 @@ struct Stats: AsyncParsableCommand {
         try await Self.reportingFailures {
             let stats = try global.openForReading().stats()
             let out = StandardOutput()
-            func counts(_ c: LogStats.Counts) -> String { "{\"put\":\(c.put),\"delete\":\(c.delete),\"expire\":\(c.expire),\"total\":\(c.total)}" }
-            let date = { (d: Date?) in d.map(JSONText.date) ?? "null" }
-            // The log keys by bytes: sort and show them so, never merging keys that differ only
-            // in Unicode normalization.
-            let keys = stats.byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }
             switch format {
             case .json:
-                let rendered = keys.map { "\(JSONText.string(String(decoding: $0, as: UTF8.self))):\(counts(stats.byKey[$0] ?? .init()))" }
-                out.line("""
-                    {"events":\(counts(stats.events)),"keys":{\(rendered.joined(separator: ","))},"liveKeys":\(stats.liveKeys),\
-                    "corruptRecords":\(stats.corruptRecords),"payloadBytes":\(stats.payloadBytes),"storedBytes":\(stats.storedBytes),\
-                    "storedPayloadBytes":\(stats.storedPayloadBytes),"compressionRatio":\(stats.compressionRatio.map { JSONText.number(($0 * 100).rounded() / 100) } ?? "null"),\
-                    "firstSeq":\(stats.firstSeq.map(String.init) ?? "null"),"lastSeq":\(stats.lastSeq),\
-                    "firstAt":\(date(stats.firstRecordedAt)),"lastAt":\(date(stats.lastRecordedAt)),\
-                    "mapSize":\(stats.mapSize),"mapUsed":\(stats.mapUsed)}
-                    """)
+                try out.json(StatsReport(stats))
             case .text:
                 out.line("events      \(stats.events.total) (put \(stats.events.put), delete \(stats.events.delete), expire \(stats.events.expire))")
                 out.line("seqs        \(stats.firstSeq.map(String.init) ?? "-") … \(stats.lastSeq)")
@@ -48,7 +35,7 @@ struct Stats: AsyncParsableCommand {
                 if !stats.byKey.isEmpty {
                     out.line()
                     out.line(Terminal.color("KEY                      PUT  DELETE  EXPIRE", "1"))
-                    for key in keys {
+                    for key in stats.sortedKeys {
                         let c = stats.byKey[key] ?? .init()
                         out.line("\(EventPrinter.pad(String(decoding: key, as: UTF8.self), 20))  \(EventPrinter.pad(String(c.put), 6, right: true))  \(EventPrinter.pad(String(c.delete), 6, right: true))  \(EventPrinter.pad(String(c.expire), 6, right: true))")
                     }

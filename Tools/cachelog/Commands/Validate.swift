@@ -48,43 +48,37 @@ struct Validate: AsyncParsableCommand {
     @Option(help: "Output format.")
     var format: TextOrJSON = .text
 
-    /// What validation did (or, in a dry run, would do) to one key.
-    private struct Outcome {
-        var key: String
-        var outcome: String
-        var detail: String
-    }
-
     func run() async throws {
         try await Self.reportingFailures {
             // A dry run only reads: it works on a database this user may not write.
             let log = try dryRun ? global.openForReading() : global.openForWriting()
             let clock = try global.clock()
             let keys = try key.map { [$0] } ?? log.state().entries.map(\.key)
-            var outcomes: [Outcome] = []
+            var outcomes: [ValidationOutcome] = []
             for key in keys {
                 do {
                     outcomes.append(try await validate(key, in: log, clock: clock))
                 } catch {
-                    outcomes.append(Outcome(key: key, outcome: "failed", detail: "\(error)"))
+                    outcomes.append(ValidationOutcome(key: key, outcome: .failed, detail: "\(error)"))
                 }
             }
             let out = StandardOutput()
             switch format {
             case .json:
-                let objects = outcomes.map {
-                    "{\"key\":\(JSONText.string($0.key)),\"outcome\":\"\($0.outcome)\",\"detail\":\(JSONText.string($0.detail))\(dryRun ? ",\"dryRun\":true" : "")}"
-                }
-                out.line("[\(objects.joined(separator: ","))]")
+                try out.json(outcomes.map { outcome in
+                    var outcome = outcome
+                    if dryRun { outcome.dryRun = true }
+                    return outcome
+                })
             case .text:
                 if outcomes.isEmpty { out.line("no live cache entries") }
                 for outcome in outcomes {
-                    let verb = dryRun ? ["expired": "would expire", "deleted": "would delete"][outcome.outcome] ?? outcome.outcome : outcome.outcome
+                    let verb = dryRun ? [.expired: "would expire", .deleted: "would delete"][outcome.outcome] ?? outcome.outcome.rawValue : outcome.outcome.rawValue
                     out.line("\(outcome.key): \(verb) (\(outcome.detail))")
                 }
             }
             out.flush()
-            if outcomes.contains(where: { $0.outcome == "failed" }) { throw ExitCode(Exit.failure) }
+            if outcomes.contains(where: { $0.outcome == .failed }) { throw ExitCode(Exit.failure) }
         }
     }
 
@@ -98,7 +92,7 @@ struct Validate: AsyncParsableCommand {
         return put.kind == .put && put.key.utf8.elementsEqual(key.utf8) && put.payload != nil
     }
 
-    private func validate(_ key: String, in log: CacheLog, clock: @escaping @Sendable () -> Date) async throws -> Outcome {
+    private func validate(_ key: String, in log: CacheLog, clock: @escaping @Sendable () -> Date) async throws -> ValidationOutcome {
         let before = try log.entry(key)
         let recorded = before.map(KeyPolicy.of)
         // What the use case will judge by, for the report: the use case reads the policy itself.
@@ -121,12 +115,12 @@ struct Validate: AsyncParsableCommand {
         switch await store.writes.last {
         case .delete?:
             let why = Self.readsBack(before, key: key, in: log) ? "not a valid \(contract?.rawValue ?? "") payload" : "unreadable"
-            return Outcome(key: key, outcome: "deleted", detail: "\(why); \(try written("deleted"))")
+            return ValidationOutcome(key: key, outcome: .deleted, detail: "\(why); \(try written("deleted"))")
         case .expire?:
-            return Outcome(key: key, outcome: "expired", detail: "\(age ?? "no cache"); \(try written("expired"))")
+            return ValidationOutcome(key: key, outcome: .expired, detail: "\(age ?? "no cache"); \(try written("expired"))")
         default:
-            guard let age else { return Outcome(key: key, outcome: "empty", detail: "no cache") }
-            return Outcome(key: key, outcome: "fresh", detail: age)
+            guard let age else { return ValidationOutcome(key: key, outcome: .empty, detail: "no cache") }
+            return ValidationOutcome(key: key, outcome: .fresh, detail: age)
         }
     }
 }

@@ -32,10 +32,7 @@ struct Verify: AsyncParsableCommand {
             let out = StandardOutput()
             switch format {
             case .json:
-                let problems = report.problems.map {
-                    "{\"seq\":\($0.seq.map(String.init) ?? "null"),\"message\":\(JSONText.string($0.message)),\"fixedByRebuild\":\($0.fixedByRebuild)}"
-                }
-                out.line("{\"clean\":\(report.isClean),\"records\":\(report.recordsChecked),\"checkpoints\":\(report.checkpointsChecked),\"problems\":[\(problems.joined(separator: ","))]}")
+                try out.json(VerificationSummary(report))
             case .text:
                 for problem in report.problems { out.line(Terminal.color("problem", "31") + " \(problem)") }
                 let summary = "\(report.recordsChecked) records, \(report.checkpointsChecked) checkpoints checked"

@@ -96,11 +96,11 @@ protocol ContractBody {
 }
 
 extension ContractBody {
-    /// `run` for `Codable` items: cached as sorted-key JSON, printed as compact JSON.
+    /// `run` for `Codable` items: cached as sorted-key JSON, printed as compact sorted-key JSON.
     func codable<Item: Codable & Sendable>(
         _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], contract: Contract
     ) async throws -> Result {
-        try await run(mapper, coder: .json, contract: contract) { String(decoding: try JSONText.encoder().encode($0), as: UTF8.self) }
+        try await run(mapper, coder: .json, contract: contract) { try JSONOutput(keyOrder: .sorted).string($0) }
     }
 }
 
