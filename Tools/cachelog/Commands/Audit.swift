@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Audit: AsyncParsableCommand {
+struct Audit: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer \"why was it stale?\": each key's cache timeline.",
         discussion: """
@@ -18,7 +18,7 @@ struct Audit: AsyncParsableCommand {
               cachelog audit --max-age 30d --format json | jq '.keys[].timeline[] | select(.kind == "stale")'
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Compact: AsyncParsableCommand {
+struct Compact: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drop the history before a point, keeping what the live cache uses.",
         discussion: """
@@ -14,7 +14,7 @@ struct Compact: AsyncParsableCommand {
               cachelog compact --before 2026-11-01T00:00:00Z
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("A seq, or a date (the first event recorded at or after it).", valueName: "seq|date"))
     var before: PositionArgument

@@ -18,8 +18,19 @@ struct Demo: AsyncParsableCommand {
               cachelog demo --keep     # keep the database to explore it afterwards
             """)
 
+    @ParentCommand var parent: CacheLogCommand
+
     @Flag(help: "Keep the demo database and print its path, to explore it with other commands.")
     var keep = false
+
+    /// The root command reads --db, --now and -v before any command is known; the demo makes a
+    /// database and a clock of its own, and would silently ignore them.
+    func validate() throws {
+        let global = parent.global
+        if global.db != nil || global.now != nil || global.verbose {
+            throw ValidationError("demo takes no --db, --now or -v: it uses a database and a clock of its own")
+        }
+    }
 
     static let films = """
         [{"id":"2baf70d1-42bb-4437-b551-e5fed5a87abe","title":"Castle in the Sky","description":"The orphan Sheeta inherited a mysterious crystal that links her to the mythical sky-kingdom of Laputa.","image":"https://image.tmdb.org/t/p/w600_and_h900_bestv2/npOnzAbLh6VOIu3naU5QaEcTepo.jpg","url":"https://ghibliapi.vercel.app/films/2baf70d1-42bb-4437-b551-e5fed5a87abe"},\

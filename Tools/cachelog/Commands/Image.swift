@@ -5,7 +5,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 
-struct Image: AsyncParsableCommand {
+struct Image: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Image data: from the cache when it holds it, else from the remote, then cached.",
         discussion: """
@@ -28,7 +28,7 @@ struct Image: AsyncParsableCommand {
               cachelog image https://example.com/totoro.jpg | file -
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Argument(help: ArgumentHelp("The image's URL (http or https).", valueName: "url"))
     var url: String

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Rebuild: AsyncParsableCommand {
+struct Rebuild: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild the projection and its checkpoints from the log; report what changed.",
         discussion: """
@@ -20,7 +20,7 @@ struct Rebuild: AsyncParsableCommand {
               cachelog rebuild --format json | jq '.repairedKeys'
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: "Output format.")
     var format: TextOrJSON = .text

@@ -3,7 +3,7 @@ import CacheLog
 import FeedCacheLog
 import Foundation
 
-struct Replay: AsyncParsableCommand {
+struct Replay: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the history: one event per line.",
         discussion: """
@@ -24,7 +24,7 @@ struct Replay: AsyncParsableCommand {
               cachelog replay --follow --format jsonl
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("Only events about this key.", valueName: "name"))
     var key: String?

@@ -4,7 +4,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 
-struct Searches: AsyncParsableCommand {
+struct Searches: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Past searches, the last saved first: the search history, from the log.",
         discussion: """
@@ -22,7 +22,7 @@ struct Searches: AsyncParsableCommand {
               cachelog searches --contract people --limit 1 --format json | jq -r '.[0].query'
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("Only searches of this contract (verses or people).", valueName: "contract"))
     var contract: Contract?

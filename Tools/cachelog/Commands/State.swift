@@ -3,7 +3,7 @@ import CacheLog
 import FeedCache
 import Foundation
 
-struct State: AsyncParsableCommand {
+struct State: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the live cache entries, now or at a point in the past.",
         discussion: """
@@ -21,7 +21,7 @@ struct State: AsyncParsableCommand {
               cachelog state --key films --as-of 12
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Stats: AsyncParsableCommand {
+struct Stats: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Count events by type and key; show sizes and compression.",
         discussion: """
@@ -11,7 +11,7 @@ struct Stats: AsyncParsableCommand {
               cachelog stats --format json | jq .compressionRatio
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: "Output format.")
     var format: TextOrJSON = .text

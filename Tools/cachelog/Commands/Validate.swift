@@ -8,7 +8,7 @@ import Logging
 import FoundationNetworking
 #endif
 
-struct Validate: AsyncParsableCommand {
+struct Validate: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the validate-cache use case over one key or every key (a cron job).",
         discussion: """
@@ -34,7 +34,7 @@ struct Validate: AsyncParsableCommand {
               cachelog --now 2026-12-09T10:00:00Z validate --format json | jq '.[] | select(.outcome == "expired")'
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?

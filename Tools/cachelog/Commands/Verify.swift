@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Verify: AsyncParsableCommand {
+struct Verify: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check every record, checkpoint and the projection; exit 0 only when clean.",
         discussion: """
@@ -18,7 +18,7 @@ struct Verify: AsyncParsableCommand {
               cachelog verify --format json | jq '.problems[].seq'
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: "Output format.")
     var format: TextOrJSON = .text
