@@ -60,7 +60,7 @@ let package = Package(
         // A second process for the multi-process and crash tests: appends events in a loop.
         .executableTarget(
             name: "cachelog-writer",
-            dependencies: ["CacheLog"],
+            dependencies: ["CacheLog", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/cachelog-writer"
         ),
         // Helpers the test targets share (test targets cannot import each other).
