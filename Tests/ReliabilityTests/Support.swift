@@ -5,6 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import CacheLog
+@testable import cachelog_writer
 
 /// Waits until the instance for `path` is gone, so the directory can be opened again in-process.
 func waitUntilClosed(_ path: String) async throws {
@@ -48,20 +49,9 @@ struct SeededGenerator: RandomNumberGenerator {
     mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
 }
 
-/// The payload `cachelog-writer --seed` sends as save `index` (a copy of its `payload(seed:index:count:)`).
+/// The payload `cachelog-writer --seed` sends as save `index`.
 func writerPayload(seed: UInt64, index: Int, count: Int) -> Data {
-    var state = seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index)
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(count)
-    while bytes.count < count {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        withUnsafeBytes(of: z.littleEndian) { bytes.append(contentsOf: $0.prefix(count - bytes.count)) }
-    }
-    return Data(bytes)
+    cachelog_writer.payload(seed: seed, index: index, count: count)
 }
 
 /// The decoded events of the log; a corrupt record is an issue.

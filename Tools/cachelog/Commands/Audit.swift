@@ -30,8 +30,7 @@ struct Audit: AsyncParsableCommand, DatabaseCommand {
     var format: TextOrJSON = .text
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForReading()
+        try await reading { log in
             let now = try global.clock()()
             // Keyed by the key's bytes, as the log keys it: Swift's String equality would merge
             // keys that differ only in Unicode normalization (NFC and NFD "café").
@@ -45,19 +44,16 @@ struct Audit: AsyncParsableCommand, DatabaseCommand {
                 return true
             }
             let timeline = AuditTimeline(maxAge: maxAge?.value)
+            let keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { key in
+                AuditReport.Key(key: String(decoding: key, as: UTF8.self), timeline: timeline.build(byKey[key] ?? [], now: now))
+            }
             let out = StandardOutput()
-            let keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }
-            switch format {
-            case .json:
-                try out.json(AuditReport(
-                    maxAge: maxAge?.value.timeInterval, corruptSeqs: corrupt,
-                    keys: keys.map { .init(key: String(decoding: $0, as: UTF8.self), timeline: timeline.build(byKey[$0] ?? [], now: now)) }))
-            case .text:
+            try out.show(AuditReport(maxAge: maxAge?.value.timeInterval, corruptSeqs: corrupt, keys: keys), as: format) {
                 if keys.isEmpty { out.line("no events\(key.map { " for \($0)" } ?? "")") }
-                for (index, key) in keys.enumerated() {
+                for (index, audited) in keys.enumerated() {
                     if index > 0 { out.line() }
-                    out.line(Terminal.color(String(decoding: key, as: UTF8.self), "1"))
-                    for entry in timeline.build(byKey[key] ?? [], now: now) {
+                    out.line(Terminal.color(audited.key, "1"))
+                    for entry in audited.timeline {
                         let seq = entry.seq.map { "seq \($0)" } ?? ""
                         out.line("  \(DateParsing.string(entry.at))  \(EventPrinter.pad(entry.kind.rawValue, 8))  \(EventPrinter.pad(seq, 8))  \(entry.text)")
                     }

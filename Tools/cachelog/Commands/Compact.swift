@@ -20,8 +20,7 @@ struct Compact: AsyncParsableCommand, DatabaseCommand {
     var before: PositionArgument
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForWriting()
+        try await writing { log in
             let report = try await log.compact(before: before.position)
             let out = StandardOutput()
             out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s"); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")

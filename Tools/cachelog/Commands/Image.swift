@@ -94,13 +94,11 @@ struct Image: AsyncParsableCommand, DatabaseCommand {
             let at = now()
             let timestamp = loaded.cacheTimestamp ?? start
             let saveError: (any Error)? = if case .failed(let error) = loaded.cacheSave { error } else { nil }
+            let report = ImageReport(
+                source: loaded.cacheTimestamp == nil ? .remote : .cache, url: url, key: key, bytes: data.count,
+                cached: saveError == nil, timestamp: timestamp, age: at.timeIntervalSince(timestamp).rounded())
             let stdout = StandardOutput()
-            switch format {
-            case .json:
-                try stdout.json(ImageReport(
-                    source: loaded.cacheTimestamp == nil ? .remote : .cache, url: url, key: key, bytes: data.count,
-                    cached: saveError == nil, timestamp: timestamp, age: at.timeIntervalSince(timestamp).rounded()))
-            case .text:
+            try stdout.show(report, as: format) {
                 if out == nil { stdout.append(data) }
             }
             stdout.flush()

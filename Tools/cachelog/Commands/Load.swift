@@ -128,10 +128,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand {
                 now: try global.clock(), client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
             let report = try await job.run()
             let out = StandardOutput()
-            switch format {
-            case .json: try out.json(report)
-            case .text: report.text.forEach(out.line)
-            }
+            try out.show(report, as: format) { report.text.forEach(out.line) }
             out.flush()
             if let error = report.saveError {
                 throw CLIFailure("the items were loaded from the remote but not cached: \(describeSave(error))")

@@ -26,16 +26,10 @@ struct Rebuild: AsyncParsableCommand, DatabaseCommand {
     var format: TextOrJSON = .text
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForWriting()
-            Terminal.progress("rebuilding…")
-            let report = try await log.rebuildProjection()
-            Terminal.endProgress()
+        try await writing { log in
+            let report = try await Terminal.showingProgress("rebuilding…") { try await log.rebuildProjection() }
             let out = StandardOutput()
-            switch format {
-            case .json:
-                try out.json(RebuildSummary(report))
-            case .text:
+            try out.show(RebuildSummary(report), as: format) {
                 out.line("folded \(counted(report.eventsFolded, "event")) into \(counted(report.liveKeys, "live key"))")
                 if report.repairedKeys.isEmpty {
                     out.line("projection: unchanged")

@@ -58,8 +58,7 @@ struct Replay: AsyncParsableCommand, DatabaseCommand {
     }
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForReading()
+        try await reading { log in
             let query = EventQuery(
                 from: from?.position, to: follow ? nil : to?.position, key: key,
                 kinds: types.isEmpty ? nil : Set(types.map(\.kind)), reverse: reverse, limit: limit,

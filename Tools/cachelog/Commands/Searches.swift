@@ -39,8 +39,7 @@ struct Searches: AsyncParsableCommand, DatabaseCommand {
     }
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForReading()
+        try await reading { log in
             let now = try global.clock()()
             let prefix = "search:" + (contract.map { $0.rawValue + ":" } ?? "")
             // The last put of each search key, in log order; keyed by bytes, as the log keys.
@@ -64,10 +63,7 @@ struct Searches: AsyncParsableCommand, DatabaseCommand {
             searches.sort { $0.seq > $1.seq }
             if let limit { searches = Array(searches.prefix(limit)) }
             let out = StandardOutput()
-            switch format {
-            case .json:
-                try out.json(searches)
-            case .text:
+            try out.show(searches, as: format) {
                 if searches.isEmpty { out.line("no searches") }
                 for search in searches {
                     let when = search.timestamp.map(DateParsing.string) ?? "?"

@@ -33,8 +33,7 @@ struct State: AsyncParsableCommand, DatabaseCommand {
     var format: TextOrJSON = .text
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForReading()
+        try await reading { log in
             var state = try asOf.map { try log.state(asOf: $0.position) } ?? log.state()
             // Byte for byte, as the log keys them: Swift's String == would also match a key that
             // differs only in Unicode normalization (NFC and NFD "café").
@@ -43,12 +42,9 @@ struct State: AsyncParsableCommand, DatabaseCommand {
             var now = try global.clock()()
             if case .date(let date)? = asOf?.position { now = date }
             let out = StandardOutput()
-            switch format {
-            case .json:
-                try out.json(StateReport(state, now: now))
-            case .text:
+            try out.show(StateReport(state, now: now), as: format) {
                 out.line("as of seq \(state.seq): \(state.entries.count) live \(state.entries.count == 1 ? "entry" : "entries")")
-                guard !state.entries.isEmpty else { break }
+                guard !state.entries.isEmpty else { return }
                 out.line(Terminal.color("KEY                   CACHED AT             AGE       MAX AGE  FRESH     SEQ     BYTES", "1"))
                 for entry in state.entries {
                     let maxAge = KeyPolicy.of(entry).maxAge

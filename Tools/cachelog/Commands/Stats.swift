@@ -17,13 +17,10 @@ struct Stats: AsyncParsableCommand, DatabaseCommand {
     var format: TextOrJSON = .text
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let stats = try global.openForReading().stats()
+        try await reading { log in
+            let stats = try log.stats()
             let out = StandardOutput()
-            switch format {
-            case .json:
-                try out.json(StatsReport(stats))
-            case .text:
+            try out.show(StatsReport(stats), as: format) {
                 out.line("events      \(stats.events.total) (put \(stats.events.put), delete \(stats.events.delete), expire \(stats.events.expire))")
                 out.line("seqs        \(stats.firstSeq.map(String.init) ?? "-") … \(stats.lastSeq)")
                 out.line("recorded    \(stats.firstRecordedAt.map(DateParsing.string) ?? "-") … \(stats.lastRecordedAt.map(DateParsing.string) ?? "-")")

@@ -63,14 +63,9 @@ struct Validate: AsyncParsableCommand, DatabaseCommand {
                 }
             }
             let out = StandardOutput()
-            switch format {
-            case .json:
-                try out.json(outcomes.map { outcome in
-                    var outcome = outcome
-                    if dryRun { outcome.dryRun = true }
-                    return outcome
-                })
-            case .text:
+            // A dry run says so in each JSON object.
+            if dryRun { for index in outcomes.indices { outcomes[index].dryRun = true } }
+            try out.show(outcomes, as: format) {
                 if outcomes.isEmpty { out.line("no live cache entries") }
                 for outcome in outcomes {
                     let verb = dryRun ? [.expired: "would expire", .deleted: "would delete"][outcome.outcome] ?? outcome.outcome.rawValue : outcome.outcome.rawValue

@@ -20,20 +20,14 @@ struct Verify: AsyncParsableCommand, DatabaseCommand {
 
     @ParentCommand var parent: CacheLogCommand
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    /// Either way, the exit code says whether the database is clean.
+    @Option(help: "Output format.") var format: TextOrJSON = .text
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForReading()
-            Terminal.progress("verifying…")
-            let report = try log.verify()
-            Terminal.endProgress()
+        try await reading { log in
+            let report = try await Terminal.showingProgress("verifying…") { try log.verify() }
             let out = StandardOutput()
-            switch format {
-            case .json:
-                try out.json(VerificationSummary(report))
-            case .text:
+            try out.show(VerificationSummary(report), as: format) {
                 for problem in report.problems { out.line(Terminal.color("problem", "31") + " \(problem)") }
                 let summary = "\(report.recordsChecked) records, \(report.checkpointsChecked) checkpoints checked"
                 let derived = report.problems.filter(\.fixedByRebuild).count

@@ -8,8 +8,7 @@ struct StateReport: Encodable {
     struct Entry: Encodable {
         let key: String
         let timestamp: Date
-        let seq: UInt64
-        let bytes: Int
+        let seq: UInt64, bytes: Int
         /// Seconds.
         let maxAge: Double
         @NullWhenNil var expires: Date?

@@ -75,10 +75,21 @@ struct GlobalOptions: ParsableArguments {
 }
 
 /// A command that works on the database, with the options the root command read.
-protocol DatabaseCommand {
+protocol DatabaseCommand: ParsableCommand {
     var parent: CacheLogCommand { get }
 }
 
 extension DatabaseCommand {
     var global: GlobalOptions { parent.global }
+
+    /// Runs `body` on the database opened for reading, reporting its failures as every command does.
+    func reading(_ body: (CacheLog) async throws -> Void) async throws {
+        try await Self.reportingFailures { try await body(try global.openForReading()) }
+    }
+
+    /// Runs `body` on the database opened for writing (and created when `create`), reporting its
+    /// failures as every command does.
+    func writing(create: Bool = false, _ body: (CacheLog) async throws -> Void) async throws {
+        try await Self.reportingFailures { try await body(try global.openForWriting(create: create)) }
+    }
 }

@@ -83,6 +83,14 @@ final class StandardOutput {
         buffer.append(contentsOf: JSONText.number(value).utf8)
     }
 
+    /// `report` as one line of JSON for `--format json`; else what `text` writes.
+    func show<Report: Encodable>(_ report: @autoclosure () throws -> Report, as format: TextOrJSON, text: () throws -> Void) throws {
+        switch format {
+        case .json: try json(report())
+        case .text: try text()
+        }
+    }
+
     /// One report as one line of JSON (``JSONOutput``).
     func json<Report: Encodable>(_ report: Report, keyOrder: JSONOutput.KeyOrder = .encoded) throws {
         buffer.append(contentsOf: try JSONOutput(keyOrder: keyOrder).encode(report))

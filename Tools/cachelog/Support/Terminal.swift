@@ -22,6 +22,13 @@ enum Terminal {
         FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
     }
 
+    /// `text` as progress while `work` runs.
+    static func showingProgress<Result>(_ text: String, _ work: () async throws -> Result) async rethrows -> Result {
+        progress(text)
+        defer { endProgress() }
+        return try await work()
+    }
+
     static func endProgress() {
         guard stderrIsTerminal else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
