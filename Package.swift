@@ -62,12 +62,14 @@ let package = Package(
         // A second process for the multi-process and crash tests: appends events in a loop.
         .executableTarget(
             name: "cachelog-writer",
-            dependencies: ["CacheLog"],
+            dependencies: ["CacheLog", "Seeding", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/cachelog-writer"
         ),
+        // SplitMix64, for the tests and for the writer whose payloads they check.
+        .target(name: "Seeding", path: "Tests/Seeding"),
         // Helpers the test targets share (test targets cannot import each other).
-        .target(name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "Locking"], path: "Tests/TestSupport"),
-        .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "TestSupport", "cachelog-writer"]),
+        .target(name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "Locking", "Seeding"], path: "Tests/TestSupport"),
+        .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "Seeding", "TestSupport", "cachelog-writer"]),
         .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "TestSupport"]),
         .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP", "TestSupport"]),
         .testTarget(
@@ -75,12 +77,12 @@ let package = Package(
             dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
         ),
         .testTarget(
-            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "LoopbackHTTP", "TestSupport"],
+            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "LoopbackHTTP", "TestSupport"],
             // Read by path (see CompatibilityTests), not bundled.
             exclude: ["Fixtures"]),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["CacheLog", "CLMDB", "FeedAPI", "FeedCache", "FeedCacheLog", "TestSupport", "cachelog", "cachelog-writer"]
+            dependencies: ["CacheLog", "CLMDB", "FeedAPI", "FeedCache", "FeedCacheLog", "Seeding", "TestSupport", "cachelog", "cachelog-writer"]
         ),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import Seeding
 import TestSupport
 import Testing
 @testable import CacheLog

@@ -1,5 +1,6 @@
 import CLMDB
 import Foundation
+import Seeding
 import TestSupport
 import Testing
 @testable import CacheLog

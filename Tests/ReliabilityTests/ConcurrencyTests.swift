@@ -2,6 +2,7 @@ import CacheLog
 import FeedCache
 import FeedCacheLog
 import Foundation
+import Seeding
 import TestSupport
 import Testing
 @testable import CacheLog

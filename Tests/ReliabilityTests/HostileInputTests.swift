@@ -1,6 +1,7 @@
 import CacheLog
 import FeedAPI
 import Foundation
+import Seeding
 import TestSupport
 import Testing
 @testable import CacheLog

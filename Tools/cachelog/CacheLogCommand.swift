@@ -11,10 +11,8 @@ struct CacheLogCommand: AsyncParsableCommand {
             Every cache operation (put, delete, expire) is an event in an append-only, compressed \
             log in LMDB; the current cache is a projection of it. Start with 'cachelog demo'.
 
-            Options every command but demo takes, before or after the command name:
-              --db <path>     the database directory (default $CACHELOG_DB, else $XDG_CACHE_HOME/cachelog, else ~/.cache/cachelog)
-              --now <date>    the clock for this run, a date (default $CACHELOG_NOW, else the real clock)
-              -v, --verbose   log what the engine does to stderr
+            Every command but demo takes the options below (--db, --now, -v), before or after \
+            the command name.
 
             Durations: 90s, 15m, 12h, 7d (at most 36500d). Dates: RFC 3339 with Z or an offset (2026-12-01T10:00:00Z, 2026-12-01T11:00:00+01:00), or a bare date (2026-12-01: that day at 00:00 UTC). \
             --from, --to, --as-of and --before also take a seq.
@@ -29,6 +27,10 @@ struct CacheLogCommand: AsyncParsableCommand {
               cachelog --db ./feeds.db replay --key films --format jsonl
             """,
         subcommands: [Load.self, Image.self, Searches.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Rebuild.self, Compact.self, Demo.self])
+
+    /// The options every command but demo takes. Declared here, they are read before and after
+    /// the command name alike; the commands reach them through `@ParentCommand`.
+    @OptionGroup var global: GlobalOptions
 
     static func main() async {
         // Under a file-size limit (`ulimit -f`) a write past it would kill the tool with SIGXFSZ;
@@ -54,7 +56,6 @@ struct CacheLogCommand: AsyncParsableCommand {
         }
         // stdout is for results only; every log line goes to stderr.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        let names = Set(configuration.subcommands.map { $0._commandName })
-        await main(ArgumentOrder.normalized(Array(CommandLine.arguments.dropFirst()), commands: names))
+        await main(nil)
     }
 }

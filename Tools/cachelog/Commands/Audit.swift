@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Audit: AsyncParsableCommand {
+struct Audit: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer \"why was it stale?\": each key's cache timeline.",
         discussion: """
@@ -18,7 +18,7 @@ struct Audit: AsyncParsableCommand {
               cachelog audit --max-age 30d --format json | jq '.keys[].timeline[] | select(.kind == "stale")'
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
@@ -30,8 +30,7 @@ struct Audit: AsyncParsableCommand {
     var format: TextOrJSON = .text
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForReading()
+        try await reading { log in
             let now = try global.clock()()
             // Keyed by the key's bytes, as the log keys it: Swift's String equality would merge
             // keys that differ only in Unicode normalization (NFC and NFD "café").
@@ -45,23 +44,16 @@ struct Audit: AsyncParsableCommand {
                 return true
             }
             let timeline = AuditTimeline(maxAge: maxAge?.value)
+            let keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { key in
+                AuditReport.Key(key: String(decoding: key, as: UTF8.self), timeline: timeline.build(byKey[key] ?? [], now: now))
+            }
             let out = StandardOutput()
-            let keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }
-            switch format {
-            case .json:
-                let rendered = keys.map { key -> String in
-                    let entries = timeline.build(byKey[key] ?? [], now: now).map { entry in
-                        "{\"at\":\(JSONText.date(entry.at)),\"kind\":\"\(entry.kind.rawValue)\",\"seq\":\(entry.seq.map(String.init) ?? "null"),\"text\":\(JSONText.string(entry.text))}"
-                    }
-                    return "{\"key\":\(JSONText.string(String(decoding: key, as: UTF8.self))),\"timeline\":[\(entries.joined(separator: ","))]}"
-                }
-                out.line("{\"maxAge\":\(maxAge.map { JSONText.number($0.value.timeInterval) } ?? "null"),\"corruptSeqs\":[\(corrupt.map(String.init).joined(separator: ","))],\"keys\":[\(rendered.joined(separator: ","))]}")
-            case .text:
+            try out.show(AuditReport(maxAge: maxAge?.value.timeInterval, corruptSeqs: corrupt, keys: keys), as: format) {
                 if keys.isEmpty { out.line("no events\(key.map { " for \($0)" } ?? "")") }
-                for (index, key) in keys.enumerated() {
+                for (index, audited) in keys.enumerated() {
                     if index > 0 { out.line() }
-                    out.line(Terminal.color(String(decoding: key, as: UTF8.self), "1"))
-                    for entry in timeline.build(byKey[key] ?? [], now: now) {
+                    out.line(Terminal.color(audited.key, "1"))
+                    for entry in audited.timeline {
                         let seq = entry.seq.map { "seq \($0)" } ?? ""
                         out.line("  \(DateParsing.string(entry.at))  \(EventPrinter.pad(entry.kind.rawValue, 8))  \(EventPrinter.pad(seq, 8))  \(entry.text)")
                     }

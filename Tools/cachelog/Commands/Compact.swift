@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Compact: AsyncParsableCommand {
+struct Compact: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drop the history before a point, keeping what the live cache uses.",
         discussion: """
@@ -24,7 +24,7 @@ struct Compact: AsyncParsableCommand {
               cachelog compact --before 2026-11-01T00:00:00Z
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("A seq, or a date (the first event recorded at or after it).", valueName: "seq|date"))
     var before: PositionArgument?
@@ -41,16 +41,16 @@ struct Compact: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let position: LogPosition
-            if let keep {
-                position = .date(try global.clock()().addingTimeInterval(-keep.value.timeInterval))
-            } else if let before {
-                position = before.position
-            } else {
-                throw ValidationError("give either --before <seq|date> or --keep <duration>")
-            }
-            let log = try global.openForWriting()
+        // Resolved before opening, so that a bad --now is a usage error, not a failure.
+        let position: LogPosition
+        if let keep {
+            position = .date(try global.clock()().addingTimeInterval(-keep.value.timeInterval))
+        } else if let before {
+            position = before.position
+        } else {
+            throw ValidationError("give either --before <seq|date> or --keep <duration>")
+        }
+        try await writing { log in
             let report = try await log.compact(before: position)
             let out = StandardOutput()
             out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s") (\(report.bytesFreed) bytes); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")

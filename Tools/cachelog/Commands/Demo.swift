@@ -18,8 +18,19 @@ struct Demo: AsyncParsableCommand {
               cachelog demo --keep     # keep the database to explore it afterwards
             """)
 
+    @ParentCommand var parent: CacheLogCommand
+
     @Flag(help: "Keep the demo database and print its path, to explore it with other commands.")
     var keep = false
+
+    /// The root command reads --db, --now and -v before any command is known; the demo makes a
+    /// database and a clock of its own, and would silently ignore them.
+    func validate() throws {
+        let global = parent.global
+        if global.db != nil || global.now != nil || global.verbose {
+            throw ValidationError("demo takes no --db, --now or -v: it uses a database and a clock of its own")
+        }
+    }
 
     static let films = """
         [{"id":"2baf70d1-42bb-4437-b551-e5fed5a87abe","title":"Castle in the Sky","description":"The orphan Sheeta inherited a mysterious crystal that links her to the mythical sky-kingdom of Laputa.","image":"https://image.tmdb.org/t/p/w600_and_h900_bestv2/npOnzAbLh6VOIu3naU5QaEcTepo.jpg","url":"https://ghibliapi.vercel.app/films/2baf70d1-42bb-4437-b551-e5fed5a87abe"},\
@@ -71,45 +82,6 @@ struct Demo: AsyncParsableCommand {
             } else {
                 runner.say("Done; the demo database was removed. Run 'cachelog demo --keep' to explore it afterwards.")
             }
-        }
-    }
-}
-
-/// Runs this same executable as a child process, as a person would type the command, and shows
-/// the command line first. The children share stdout and stderr with the demo.
-struct DemoRunner {
-    let executable: URL
-    let db: String
-
-    init(db: String) throws {
-        guard let path = Bundle.main.executablePath else { throw CLIFailure("cannot find the cachelog executable") }
-        executable = URL(fileURLWithPath: path)
-        self.db = db
-    }
-
-    /// Unbuffered, so the demo's lines and its children's output arrive in order.
-    func say(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
-
-    func step(_ number: Int, _ text: String) {
-        say("\n\(Terminal.color("\(number). \(text)", "1"))")
-    }
-
-    func run(_ arguments: [String], expecting expected: Int32 = 0) throws {
-        let shown = arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
-        say("$ cachelog \(shown)")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--db", db] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "CACHELOG_NOW")
-        process.environment = environment
-        try process.run()
-        process.waitUntilExit()
-        if process.terminationStatus != 0 { say("(exit \(process.terminationStatus))") }
-        guard process.terminationStatus == expected else {
-            throw CLIFailure("demo step 'cachelog \(shown)' exited \(process.terminationStatus), expected \(expected)")
         }
     }
 }

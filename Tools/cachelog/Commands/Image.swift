@@ -5,7 +5,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 
-struct Image: AsyncParsableCommand {
+struct Image: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Image data: from the cache when it holds it, else from the remote, then cached.",
         discussion: """
@@ -28,7 +28,7 @@ struct Image: AsyncParsableCommand {
               cachelog image https://example.com/totoro.jpg | file -
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Argument(help: ArgumentHelp("The image's URL (http or https).", valueName: "url"))
     var url: String
@@ -94,12 +94,11 @@ struct Image: AsyncParsableCommand {
             let at = now()
             let timestamp = loaded.cacheTimestamp ?? start
             let saveError: (any Error)? = if case .failed(let error) = loaded.cacheSave { error } else { nil }
+            let report = ImageReport(
+                source: loaded.cacheTimestamp == nil ? .remote : .cache, url: url, key: key, bytes: data.count,
+                cached: saveError == nil, timestamp: timestamp, age: at.timeIntervalSince(timestamp).rounded())
             let stdout = StandardOutput()
-            switch format {
-            case .json:
-                let source = loaded.cacheTimestamp == nil ? "remote" : "cache"
-                stdout.line("{\"source\":\"\(source)\",\"url\":\(JSONText.string(url)),\"key\":\(JSONText.string(key)),\"bytes\":\(data.count),\"cached\":\(saveError == nil),\"timestamp\":\(JSONText.date(timestamp)),\"age\":\(JSONText.number(at.timeIntervalSince(timestamp).rounded()))}")
-            case .text:
+            try stdout.show(report, as: format) {
                 if out == nil { stdout.append(data) }
             }
             stdout.flush()

@@ -3,7 +3,7 @@ import FeedAPI
 import FeedCache
 import Foundation
 
-struct Load: AsyncParsableCommand {
+struct Load: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load a feed: remote first (or a fresh cache first), the other when it fails.",
         discussion: """
@@ -54,7 +54,7 @@ struct Load: AsyncParsableCommand {
               cachelog load 'https://example.com/verses?q={query}&page={page}' --contract verses --query "love one another"
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Argument(help: ArgumentHelp("The feed's URL (http or https); a search's may hold {query} and {page}.", valueName: "url"))
     var url: String
@@ -128,10 +128,7 @@ struct Load: AsyncParsableCommand {
                 now: try global.clock(), client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
             let report = try await job.run()
             let out = StandardOutput()
-            switch format {
-            case .json: out.line(report.json)
-            case .text: report.text.forEach(out.line)
-            }
+            try out.show(report, as: format) { report.text.forEach(out.line) }
             out.flush()
             if let error = report.saveError {
                 throw CLIFailure("the items were loaded from the remote but not cached: \(describeSave(error))")

@@ -29,33 +29,14 @@ struct LoadJob: ContractBody {
     let client: any HTTPClient
     let logger: Logger
 
-    /// What a load delivered: the items as JSON, where they came from, when they were cached,
-    /// and whether they are in the cache now.
-    struct Report {
-        enum Source: String { case remote, cache }
-        let source: Source
-        let key: String
-        /// When the items were cached (from the cache), or loaded (from the remote).
-        let timestamp: Date
-        let age: TimeInterval
-        /// Each item as JSON text.
-        let items: [String]
-        /// Why remote items could not be saved; `nil` when they were (or came from the cache).
-        let saveError: (any Error)?
-        /// For a search: whether the server has another page (`load --more`); `nil` otherwise.
-        var more: Bool?
-
-        var cached: Bool { saveError == nil }
-    }
-
-    func run() async throws -> Report {
+    func run() async throws -> LoadReport {
         try await contract.visit(self)
     }
 
     func run<Item: Sendable>(
         _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], coder: FeedPayloadCoder<Item>,
         contract: Contract, render: @escaping @Sendable (Item) throws -> String
-    ) async throws -> Report {
+    ) async throws -> LoadReport {
         let cursor = search.map { PageCursor(query: $0.query) }
         // One instant for the whole load: what a save records is what the report says.
         let start = now()
@@ -76,7 +57,7 @@ struct LoadJob: ContractBody {
             }
             guard let next = try log.entry(key)?.metadata[SearchRequest.nextName] else {
                 // The server said the cached list is all there is: it stays as it was.
-                return Report(
+                return LoadReport(
                     source: .cache, key: key, timestamp: cached.cacheTimestamp ?? now(), age: now().timeIntervalSince(cached.cacheTimestamp ?? now()),
                     items: try cached.items.map(render), saveError: nil, more: false)
             }
@@ -131,7 +112,7 @@ struct LoadJob: ContractBody {
         if saveError == nil, contract == .people, loaded.source == .remote, let people = loaded.items as? [Person] {
             saveError = await cacheObjects(people, at: start)
         }
-        return Report(
+        return LoadReport(
             source: loaded.cacheTimestamp == nil ? .remote : .cache, key: key, timestamp: timestamp,
             age: at.timeIntervalSince(timestamp), items: try loaded.items.map(render), saveError: saveError,
             more: search == nil ? nil : loaded.source == .remote ? cursor?.more : try log.entry(key)?.metadata[SearchRequest.nextName] != nil)
@@ -156,36 +137,4 @@ struct LoadJob: ContractBody {
 
     /// The object cache key of the resource at `url`.
     static func objectKey(_ url: String) -> String { "object:" + url }
-}
-
-extension LoadJob.Report {
-    /// `{"source":…,"key":…,"cached":bool,"timestamp":…,"age":seconds,"items":[…]}`
-    var json: String {
-        "{\"source\":\"\(source.rawValue)\",\"key\":\(JSONText.string(key)),\"cached\":\(cached),\"timestamp\":\(JSONText.date(timestamp)),\"age\":\(JSONText.number(age.rounded()))\(more.map { ",\"more\":\($0)" } ?? ""),\"items\":[\(items.joined(separator: ","))]}"
-    }
-
-    /// A header line and a line per item, naming it by its title, name or scripture when it has one.
-    /// The header says "cached" only for items that are in the cache.
-    var text: [String] {
-        let count = "\(key): \(items.count) item\(items.count == 1 ? "" : "s")"
-        var lines: [String] = switch (source, cached) {
-        case (.cache, _): ["\(count) from cache, cached \(DateParsing.string(timestamp)) (age \(DurationText.string(age)))"]
-        case (.remote, true): ["\(count) from remote, cached \(DateParsing.string(timestamp)) (age \(DurationText.string(age)))"]
-        case (.remote, false): ["\(count) from remote, loaded \(DateParsing.string(timestamp)), not saved to the cache"]
-        }
-        switch more {
-        case true?: lines[0] += "; more results: add --more"
-        case false?: lines[0] += "; no more results"
-        case nil: break
-        }
-        for item in items {
-            if let fields = (try? JSONSerialization.jsonObject(with: Data(item.utf8), options: [.fragmentsAllowed])) as? [String: Any],
-               let label = ["title", "name", "scripture", "description"].lazy.compactMap({ fields[$0] as? String }).first {
-                lines.append("  \(label)")
-            } else {
-                lines.append("  " + item)
-            }
-        }
-        return lines
-    }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Rebuild: AsyncParsableCommand {
+struct Rebuild: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild the projection and its checkpoints from the log; report what changed.",
         discussion: """
@@ -20,24 +20,16 @@ struct Rebuild: AsyncParsableCommand {
               cachelog rebuild --format json | jq '.repairedKeys'
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: "Output format.")
     var format: TextOrJSON = .text
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForWriting()
-            Terminal.progress("rebuilding…")
-            let report = try await log.rebuildState()
-            Terminal.endProgress()
+        try await writing { log in
+            let report = try await Terminal.showingProgress("rebuilding…") { try await log.rebuildState() }
             let out = StandardOutput()
-            switch format {
-            case .json:
-                let keys = report.repairedKeys.map(JSONText.string).joined(separator: ",")
-                let corrupt = report.corruptSeqs.map(String.init).joined(separator: ",")
-                out.line("{\"events\":\(report.eventsFolded),\"liveKeys\":\(report.liveKeys),\"repairedKeys\":[\(keys)],\"checkpointsRewritten\":\(report.checkpointsRewritten),\"checkpointsRemoved\":\(report.checkpointsRemoved),\"restoredCounters\":[\(report.restoredCounters.map(JSONText.string).joined(separator: ","))],\"corruptSeqs\":[\(corrupt)]}")
-            case .text:
+            try out.show(RebuildSummary(report), as: format) {
                 out.line("folded \(counted(report.eventsFolded, "event")) into \(counted(report.liveKeys, "live key"))")
                 if report.repairedKeys.isEmpty {
                     out.line("projection: unchanged")

@@ -1,9 +1,8 @@
 import ArgumentParser
 import CacheLog
-import FeedCacheLog
 import Foundation
 
-struct Replay: AsyncParsableCommand {
+struct Replay: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the history: one event per line.",
         discussion: """
@@ -24,7 +23,7 @@ struct Replay: AsyncParsableCommand {
               cachelog replay --follow --format jsonl
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("Only events about this key.", valueName: "name"))
     var key: String?
@@ -59,24 +58,23 @@ struct Replay: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForReading()
+        try await reading { log in
             let query = EventQuery(
                 from: from?.position, to: follow ? nil : to?.position, key: key,
                 kinds: types.isEmpty ? nil : Set(types.map(\.kind)), reverse: reverse, limit: limit,
                 includePayload: payload)
             let out = StandardOutput()
-            let printer = EventPrinter(format: format, output: out)
+            let printer = EventPrinter(format: format, output: out, byHand: !follow)
             printer.header()
             var count = 0
             if follow {
                 for try await item in log.follow(query) {
-                    printer.print(item)
+                    try printer.print(item)
                     out.flush()
                 }
             } else {
                 try log.forEachEvent(query) { item in
-                    printer.print(item)
+                    try printer.print(item)
                     count += 1
                     if count % 100_000 == 0 { Terminal.progress("replayed \(count) events…") }
                     return true
@@ -85,107 +83,5 @@ struct Replay: AsyncParsableCommand {
             }
             out.flush()
         }
-    }
-}
-
-struct EventKindArgument: ExpressibleByArgument {
-    let kind: EventKind
-
-    init?(argument: String) {
-        guard let kind = EventKind(name: argument) else { return nil }
-        self.kind = kind
-    }
-
-    static var allValueStrings: [String] { EventKind.allCases.map(\.name) }
-}
-
-/// Renders events as a table a person can scan, or as JSON lines for jq.
-struct EventPrinter {
-    let format: TextOrJSONLines
-    let output: StandardOutput
-
-    func header() {
-        guard format == .text else { return }
-        output.line(Terminal.color("   SEQ  RECORDED AT           TYPE     KEY                   DETAIL", "1"))
-    }
-
-    func print(_ item: LogItem) {
-        switch (format, item) {
-        case (.jsonl, .event(let event)): Self.writeJSON(event, to: output)
-        case (.jsonl, .corrupt(let seq, let detail)):
-            output.line("{\"seq\":\(seq),\"type\":\"corrupt\",\"error\":\(JSONText.string(detail))}")
-        case (.text, .event(let event)): output.line(Self.text(event))
-        case (.text, .corrupt(let seq, let detail)):
-            output.line("\(Self.pad(String(seq), 6, right: true))  \(Self.pad("?", 20))  \(Terminal.color(Self.pad("CORRUPT", 7), "31"))  \(detail)")
-        }
-    }
-
-    /// One JSON line, written as bytes straight into the output buffer: a replay of a million
-    /// events spent most of its time building intermediate Strings.
-    static func writeJSON(_ event: RecordedEvent, to out: StandardOutput) {
-        out.append("{\"seq\":")
-        out.append(event.seq)
-        out.append(",\"at\":")
-        out.appendJSONDate(event.recordedAt)
-        out.append(",\"type\":\"")
-        switch event.kind {
-        case .put: out.append("put\"")
-        case .delete: out.append("delete\"")
-        case .expire: out.append("expire\"")
-        }
-        out.append(",\"key\":")
-        out.appendJSONString(event.key)
-        if let timestamp = event.timestamp {
-            out.append(",\"timestamp\":")
-            out.appendJSONDate(timestamp)
-        }
-        switch event.kind {
-        case .put:
-            out.append(",\"bytes\":")
-            out.append(event.payloadBytes)
-            out.append(",\"maxAge\":")
-            out.write(event.maxAge.map(JSONText.number) ?? "null")
-            out.append(",\"contract\":")
-            if let contract = event.metadata[CacheLogFeedStore.contractName] { out.appendJSONString(contract) } else { out.append("null") }
-        case .delete:
-            out.append(",\"reason\":")
-            out.appendJSONString(event.reason?.name ?? "unknown")
-        case .expire:
-            out.append(",\"maxAge\":")
-            out.write(JSONText.number(event.maxAge ?? 0))
-        }
-        out.append(",\"storedBytes\":")
-        out.append(event.storedBytes)
-        if let payload = event.payload {
-            out.append(",\"payload\":")
-            out.write(JSONText.payload(payload))
-        }
-        out.append("}")
-        out.endLine()
-    }
-
-    static func text(_ event: RecordedEvent) -> String {
-        let detail: String
-        switch event.kind {
-        case .put:
-            let policy = event.maxAge.map { ", max age \(DurationText.string($0))" } ?? ""
-            let contract = event.metadata[CacheLogFeedStore.contractName].map { ", \($0)" } ?? ""
-            detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?"), \(event.payloadBytes) bytes (\(event.storedBytes) stored)\(policy)\(contract)"
-        case .delete:
-            detail = "reason: \(event.reason?.name ?? "unknown")"
-        case .expire:
-            detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?") was \(DurationText.string(event.maxAge ?? 0)) old or more"
-        }
-        let colors = [EventKind.put: "32", .delete: "33", .expire: "35"]
-        var line = "\(pad(String(event.seq), 6, right: true))  \(pad(DateParsing.string(event.recordedAt), 20))  \(Terminal.color(pad(event.kind.name, 7), colors[event.kind] ?? "0"))  \(pad(event.key, 20))  \(detail)"
-        if let payload = event.payload { line += "\n        payload: " + JSONText.payload(payload) }
-        return line
-    }
-
-    static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
-        let count = text.count
-        guard count < width else { return text }
-        let space = String(repeating: " ", count: width - count)
-        return right ? space + text : text + space
     }
 }

@@ -4,7 +4,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 
-struct Searches: AsyncParsableCommand {
+struct Searches: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Past searches, the last saved first: the search history, from the log.",
         discussion: """
@@ -22,7 +22,7 @@ struct Searches: AsyncParsableCommand {
               cachelog searches --contract people --limit 1 --format json | jq -r '.[0].query'
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("Only searches of this contract (verses or people).", valueName: "contract"))
     var contract: Contract?
@@ -38,19 +38,8 @@ struct Searches: AsyncParsableCommand {
         if let contract, !contract.isSearch { throw ValidationError("--contract: the searches are verses and people") }
     }
 
-    private struct Search {
-        var query: String
-        var contract: String
-        var key: String
-        var put: RecordedEvent
-        var items: Int
-        var fresh: Bool
-        var more: Bool
-    }
-
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForReading()
+        try await reading { log in
             let now = try global.clock()()
             let prefix = "search:" + (contract.map { $0.rawValue + ":" } ?? "")
             // The last put of each search key, in log order; keyed by bytes, as the log keys.
@@ -60,31 +49,24 @@ struct Searches: AsyncParsableCommand {
                 return true
             }
             let live = Dictionary(try log.state().entries.map { (Array($0.key.utf8), $0.seq) }, uniquingKeysWith: { first, _ in first })
-            var searches = last.values.map { put -> Search in
+            var searches = last.values.map { put -> PastSearch in
                 let parts = put.key.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
                 let policy = KeyPolicy.of(put) ?? KeyPolicy.unrecorded
                 let fresh = live[Array(put.key.utf8)] == put.seq
                     && put.timestamp.map { CachePolicy(maxAge: policy.maxAge).validate($0, against: now) } == true
-                return Search(
+                return PastSearch(
                     query: put.metadata[SearchRequest.queryName] ?? (parts.count == 3 ? String(parts[2]) : put.key),
                     contract: put.metadata[CacheLogFeedStore.contractName] ?? (parts.count == 3 ? String(parts[1]) : ""),
-                    key: put.key, put: put,
-                    items: put.payload.map(Self.itemCount) ?? 0, fresh: fresh, more: put.metadata[SearchRequest.nextName] != nil)
+                    key: put.key, timestamp: put.timestamp,
+                    items: put.payload.map(Self.itemCount) ?? 0, fresh: fresh, more: put.metadata[SearchRequest.nextName] != nil, seq: put.seq)
             }
-            searches.sort { $0.put.seq > $1.put.seq }
+            searches.sort { $0.seq > $1.seq }
             if let limit { searches = Array(searches.prefix(limit)) }
             let out = StandardOutput()
-            switch format {
-            case .json:
-                let objects = searches.map { search in
-                    "{\"query\":\(JSONText.string(search.query)),\"contract\":\(JSONText.string(search.contract)),\"key\":\(JSONText.string(search.key)),"
-                        + "\"timestamp\":\(search.put.timestamp.map(JSONText.date) ?? "null"),\"items\":\(search.items),\"fresh\":\(search.fresh),\"more\":\(search.more)}"
-                }
-                out.line("[\(objects.joined(separator: ","))]")
-            case .text:
+            try out.show(searches, as: format) {
                 if searches.isEmpty { out.line("no searches") }
                 for search in searches {
-                    let when = search.put.timestamp.map(DateParsing.string) ?? "?"
+                    let when = search.timestamp.map(DateParsing.string) ?? "?"
                     let state = search.fresh ? "fresh" : "stale or gone"
                     out.line("\(when)  \(EventPrinter.pad(search.contract, 7))  \(EventPrinter.pad(String(search.items), 4, right: true)) item\(search.items == 1 ? " " : "s")  \(EventPrinter.pad(state, 13))  \(search.query.isEmpty ? "(empty query)" : search.query)")
                 }

@@ -3,7 +3,7 @@ import CacheLog
 import FeedCache
 import Foundation
 
-struct State: AsyncParsableCommand {
+struct State: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the live cache entries, now or at a point in the past.",
         discussion: """
@@ -21,7 +21,7 @@ struct State: AsyncParsableCommand {
               cachelog state --key films --as-of 12
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
@@ -33,8 +33,7 @@ struct State: AsyncParsableCommand {
     var format: TextOrJSON = .text
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForReading()
+        try await reading { log in
             var state = try asOf.map { try log.state(asOf: $0.position) } ?? log.state()
             // Byte for byte, as the log keys them: Swift's String == would also match a key that
             // differs only in Unicode normalization (NFC and NFD "café").
@@ -43,20 +42,9 @@ struct State: AsyncParsableCommand {
             var now = try global.clock()()
             if case .date(let date)? = asOf?.position { now = date }
             let out = StandardOutput()
-            switch format {
-            case .json:
-                let entries = state.entries.map { entry in
-                    let policy = KeyPolicy.of(entry)
-                    let rule = CachePolicy(maxAge: policy.maxAge)
-                    let expires = rule.expiry(of: entry.timestamp)
-                    return "{\"key\":\(JSONText.string(entry.key)),\"timestamp\":\(JSONText.date(entry.timestamp)),\"seq\":\(entry.seq),\"bytes\":\(entry.bytes),"
-                        + "\"maxAge\":\(JSONText.number(policy.maxAge.timeInterval)),\"expires\":\(expires.map(JSONText.date) ?? "null"),"
-                        + "\"fresh\":\(rule.validate(entry.timestamp, against: now)),\"contract\":\(policy.contract.map(JSONText.string) ?? "null")}"
-                }
-                out.line("{\"seq\":\(state.seq),\"entries\":[\(entries.joined(separator: ","))]}")
-            case .text:
+            try out.show(StateReport(state, now: now), as: format) {
                 out.line("as of seq \(state.seq): \(state.entries.count) live \(state.entries.count == 1 ? "entry" : "entries")")
-                guard !state.entries.isEmpty else { break }
+                guard !state.entries.isEmpty else { return }
                 out.line(Terminal.color("KEY                   CACHED AT             AGE       MAX AGE  FRESH     SEQ     BYTES", "1"))
                 for entry in state.entries {
                     let maxAge = KeyPolicy.of(entry).maxAge

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Stats: AsyncParsableCommand {
+struct Stats: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Count events by type and key; show sizes and compression.",
         discussion: """
@@ -11,32 +11,16 @@ struct Stats: AsyncParsableCommand {
               cachelog stats --format json | jq .compressionRatio
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: "Output format.")
     var format: TextOrJSON = .text
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let stats = try global.openForReading().stats()
+        try await reading { log in
+            let stats = try log.stats()
             let out = StandardOutput()
-            func counts(_ c: LogStats.Counts) -> String { "{\"put\":\(c.put),\"delete\":\(c.delete),\"expire\":\(c.expire),\"total\":\(c.total)}" }
-            let date = { (d: Date?) in d.map(JSONText.date) ?? "null" }
-            // The log keys by bytes: sort and show them so, never merging keys that differ only
-            // in Unicode normalization.
-            let keys = stats.byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }
-            switch format {
-            case .json:
-                let rendered = keys.map { "\(JSONText.string(String(decoding: $0, as: UTF8.self))):\(counts(stats.byKey[$0] ?? .init()))" }
-                out.line("""
-                    {"events":\(counts(stats.events)),"keys":{\(rendered.joined(separator: ","))},"liveKeys":\(stats.liveKeys),\
-                    "corruptRecords":\(stats.corruptRecords),"payloadBytes":\(stats.payloadBytes),"storedBytes":\(stats.storedBytes),\
-                    "storedPayloadBytes":\(stats.storedPayloadBytes),"compressionRatio":\(stats.compressionRatio.map { JSONText.number(($0 * 100).rounded() / 100) } ?? "null"),\
-                    "firstSeq":\(stats.firstSeq.map(String.init) ?? "null"),"lastSeq":\(stats.lastSeq),\
-                    "firstAt":\(date(stats.firstRecordedAt)),"lastAt":\(date(stats.lastRecordedAt)),\
-                    "mapSize":\(stats.mapSize),"mapUsed":\(stats.mapUsed)}
-                    """)
-            case .text:
+            try out.show(StatsReport(stats), as: format) {
                 out.line("events      \(stats.events.total) (put \(stats.events.put), delete \(stats.events.delete), expire \(stats.events.expire))")
                 out.line("seqs        \(stats.firstSeq.map(String.init) ?? "-") … \(stats.lastSeq)")
                 out.line("recorded    \(stats.firstRecordedAt.map(DateParsing.string) ?? "-") … \(stats.lastRecordedAt.map(DateParsing.string) ?? "-")")
@@ -48,7 +32,7 @@ struct Stats: AsyncParsableCommand {
                 if !stats.byKey.isEmpty {
                     out.line()
                     out.line(Terminal.color("KEY                      PUT  DELETE  EXPIRE", "1"))
-                    for key in keys {
+                    for key in stats.sortedKeys {
                         let c = stats.byKey[key] ?? .init()
                         out.line("\(EventPrinter.pad(String(decoding: key, as: UTF8.self), 20))  \(EventPrinter.pad(String(c.put), 6, right: true))  \(EventPrinter.pad(String(c.delete), 6, right: true))  \(EventPrinter.pad(String(c.expire), 6, right: true))")
                     }

@@ -8,7 +8,7 @@ import Logging
 import FoundationNetworking
 #endif
 
-struct Validate: AsyncParsableCommand {
+struct Validate: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the validate-cache use case over one key or every key (a cron job).",
         discussion: """
@@ -34,7 +34,7 @@ struct Validate: AsyncParsableCommand {
               cachelog --now 2026-12-09T10:00:00Z validate --format json | jq '.[] | select(.outcome == "expired")'
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
@@ -48,43 +48,32 @@ struct Validate: AsyncParsableCommand {
     @Option(help: "Output format.")
     var format: TextOrJSON = .text
 
-    /// What validation did (or, in a dry run, would do) to one key.
-    private struct Outcome {
-        var key: String
-        var outcome: String
-        var detail: String
-    }
-
     func run() async throws {
         try await Self.reportingFailures {
             // A dry run only reads: it works on a database this user may not write.
             let log = try dryRun ? global.openForReading() : global.openForWriting()
             let clock = try global.clock()
             let keys = try key.map { [$0] } ?? log.state().entries.map(\.key)
-            var outcomes: [Outcome] = []
+            var outcomes: [ValidationOutcome] = []
             for key in keys {
                 do {
                     outcomes.append(try await validate(key, in: log, clock: clock))
                 } catch {
-                    outcomes.append(Outcome(key: key, outcome: "failed", detail: "\(error)"))
+                    outcomes.append(ValidationOutcome(key: key, outcome: .failed, detail: "\(error)"))
                 }
             }
             let out = StandardOutput()
-            switch format {
-            case .json:
-                let objects = outcomes.map {
-                    "{\"key\":\(JSONText.string($0.key)),\"outcome\":\"\($0.outcome)\",\"detail\":\(JSONText.string($0.detail))\(dryRun ? ",\"dryRun\":true" : "")}"
-                }
-                out.line("[\(objects.joined(separator: ","))]")
-            case .text:
+            // A dry run says so in each JSON object.
+            if dryRun { for index in outcomes.indices { outcomes[index].dryRun = true } }
+            try out.show(outcomes, as: format) {
                 if outcomes.isEmpty { out.line("no live cache entries") }
                 for outcome in outcomes {
-                    let verb = dryRun ? ["expired": "would expire", "deleted": "would delete"][outcome.outcome] ?? outcome.outcome : outcome.outcome
+                    let verb = dryRun ? [.expired: "would expire", .deleted: "would delete"][outcome.outcome] ?? outcome.outcome.rawValue : outcome.outcome.rawValue
                     out.line("\(outcome.key): \(verb) (\(outcome.detail))")
                 }
             }
             out.flush()
-            if outcomes.contains(where: { $0.outcome == "failed" }) { throw ExitCode(Exit.failure) }
+            if outcomes.contains(where: { $0.outcome == .failed }) { throw ExitCode(Exit.failure) }
         }
     }
 
@@ -98,7 +87,7 @@ struct Validate: AsyncParsableCommand {
         return put.kind == .put && put.key.utf8.elementsEqual(key.utf8) && put.payload != nil
     }
 
-    private func validate(_ key: String, in log: CacheLog, clock: @escaping @Sendable () -> Date) async throws -> Outcome {
+    private func validate(_ key: String, in log: CacheLog, clock: @escaping @Sendable () -> Date) async throws -> ValidationOutcome {
         let before = try log.entry(key)
         let recorded = before.map(KeyPolicy.of)
         // What the use case will judge by, for the report: the use case reads the policy itself.
@@ -121,42 +110,12 @@ struct Validate: AsyncParsableCommand {
         switch await store.writes.last {
         case .delete?:
             let why = Self.readsBack(before, key: key, in: log) ? "not a valid \(contract?.rawValue ?? "") payload" : "unreadable"
-            return Outcome(key: key, outcome: "deleted", detail: "\(why); \(try written("deleted"))")
+            return ValidationOutcome(key: key, outcome: .deleted, detail: "\(why); \(try written("deleted"))")
         case .expire?:
-            return Outcome(key: key, outcome: "expired", detail: "\(age ?? "no cache"); \(try written("expired"))")
+            return ValidationOutcome(key: key, outcome: .expired, detail: "\(age ?? "no cache"); \(try written("expired"))")
         default:
-            guard let age else { return Outcome(key: key, outcome: "empty", detail: "no cache") }
-            return Outcome(key: key, outcome: "fresh", detail: age)
+            guard let age else { return ValidationOutcome(key: key, outcome: .empty, detail: "no cache") }
+            return ValidationOutcome(key: key, outcome: .fresh, detail: age)
         }
-    }
-}
-
-/// The validate-cache use case over one key, its payload decoded under the contract it was saved
-/// with (or not decoded, when it recorded none).
-private struct ValidationJob: ContractBody {
-    let store: any FeedStore
-    let clock: @Sendable () -> Date
-    let policy: CachePolicy
-    let judging: PolicyChoice
-    let logger: Logger
-
-    func run(_ contract: Contract?) async throws {
-        guard let contract else {
-            return try await run(coder: FeedPayloadCoder<Data>.bytes)
-        }
-        try await contract.visit(self)
-    }
-
-    func run<Item: Sendable>(
-        _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], coder: FeedPayloadCoder<Item>,
-        contract: Contract, render: @escaping @Sendable (Item) throws -> String
-    ) async throws {
-        try await run(coder: coder)
-    }
-
-    private func run<Item: Sendable>(coder: FeedPayloadCoder<Item>) async throws {
-        try await LocalFeedLoader(
-            store: store, currentDate: clock, policy: policy, coder: coder, judging: judging, logger: logger
-        ).validateCache()
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Verify: AsyncParsableCommand {
+struct Verify: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check every record, checkpoint and the projection; exit 0 only when clean.",
         discussion: """
@@ -18,25 +18,16 @@ struct Verify: AsyncParsableCommand {
               cachelog verify --format json | jq '.problems[].seq'
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: CacheLogCommand
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    /// Either way, the exit code says whether the database is clean.
+    @Option(help: "Output format.") var format: TextOrJSON = .text
 
     func run() async throws {
-        try await Self.reportingFailures {
-            let log = try global.openForReading()
-            Terminal.progress("verifying…")
-            let report = try log.verify()
-            Terminal.endProgress()
+        try await reading { log in
+            let report = try await Terminal.showingProgress("verifying…") { try log.verify() }
             let out = StandardOutput()
-            switch format {
-            case .json:
-                let problems = report.problems.map {
-                    "{\"seq\":\($0.seq.map(String.init) ?? "null"),\"message\":\(JSONText.string($0.message)),\"fixedByRebuild\":\($0.fixedByRebuild)}"
-                }
-                out.line("{\"clean\":\(report.isClean),\"records\":\(report.recordsChecked),\"checkpoints\":\(report.checkpointsChecked),\"problems\":[\(problems.joined(separator: ","))]}")
-            case .text:
+            try out.show(VerificationSummary(report), as: format) {
                 for problem in report.problems { out.line(Terminal.color("problem", "31") + " \(problem)") }
                 let summary = "\(report.recordsChecked) records, \(report.checkpointsChecked) checkpoints checked"
                 let derived = report.problems.filter(\.fixedByRebuild).count

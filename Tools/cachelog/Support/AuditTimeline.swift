@@ -5,11 +5,12 @@ import Foundation
 /// Turns one key's events into the story of its cache: each version written, when it went stale
 /// under its policy, when and why it was replaced, expired or deleted, and the gaps with no cache.
 struct AuditTimeline {
-    struct Entry: Equatable {
-        enum Kind: String { case written, stale, replaced, expired, deleted, ignored, gap, corrupt }
+    /// One line of the story; `audit --format json` shows it as `{"at", "kind", "seq", "text"}`.
+    struct Entry: Equatable, Encodable {
+        enum Kind: String, Encodable { case written, stale, replaced, expired, deleted, ignored, gap, corrupt }
         var at: Date
         var kind: Kind
-        var seq: UInt64?
+        @NullWhenNil var seq: UInt64?
         var text: String
     }
 

@@ -86,33 +86,4 @@ enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
     }
 }
 
-/// Work that depends on a contract's item type (see ``Contract/visit(_:)``).
-protocol ContractBody {
-    associatedtype Result
-    func run<Item: Sendable>(
-        _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], coder: FeedPayloadCoder<Item>,
-        contract: Contract, render: @escaping @Sendable (Item) throws -> String
-    ) async throws -> Result
-}
-
-extension ContractBody {
-    /// `run` for `Codable` items: cached as sorted-key JSON, printed as compact JSON.
-    func codable<Item: Codable & Sendable>(
-        _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], contract: Contract
-    ) async throws -> Result {
-        try await run(mapper, coder: .json, contract: contract) { String(decoding: try JSONText.encoder().encode($0), as: UTF8.self) }
-    }
-}
-
-/// The `json` contract's mapper: a 200 whose body is JSON. The items keep the server's bytes
-/// (see ``JSONValue``).
-enum JSONItemsMapper {
-    @Sendable
-    static func map(_ data: Data, from response: HTTPURLResponse) throws -> [JSONValue] {
-        guard response.statusCode == 200 else { throw RemoteLoaderError.status(response.statusCode) }
-        guard let items = JSONValue.items(in: data) else { throw RemoteLoaderError.invalidData("the body is not JSON") }
-        return items
-    }
-}
-
 extension CacheStrategy: ExpressibleByArgument {}

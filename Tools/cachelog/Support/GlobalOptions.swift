@@ -3,8 +3,9 @@ import CacheLog
 import Foundation
 import Logging
 
-/// Options every command takes. They may also stand before the command name
-/// (`cachelog --db X replay`): `ArgumentOrder` moves them behind it before parsing.
+/// Options every command but demo takes, declared by the root command (``CacheLogCommand``):
+/// ArgumentParser reads a root command's options wherever they stand, before or after the
+/// command name (`cachelog --db X replay`, `cachelog replay --db X`).
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The database directory.",
@@ -21,9 +22,6 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Log what the engine does (map growth, retries) to stderr.")
     var verbose = false
 
-    /// The names `ArgumentOrder` recognises before a command name, with whether they take a value.
-    static let names: [String: Bool] = ["--db": true, "--now": true, "--verbose": false, "-v": false]
-
     func databasePath() -> String {
         let environment = ProcessInfo.processInfo.environment
         if let db, !db.isEmpty { return db }
@@ -32,8 +30,8 @@ struct GlobalOptions: ParsableArguments {
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/cachelog").path
     }
 
-    /// Checked while parsing, so that a bad date is reported with the usage of the command it
-    /// was given to (a check in `run()` would show the root command's usage instead).
+    /// Checked while parsing, so that a bad date or database is a usage error (exit 64), reported
+    /// before any command opens anything.
     func validate() throws {
         _ = try fixedNow()
         // An empty --db is usually an unset shell variable ("--db $DIR"): writing to the
@@ -76,28 +74,22 @@ struct GlobalOptions: ParsableArguments {
     }
 }
 
-/// Moves global options written before the command name to after it, so ArgumentParser, which
-/// reads options per command, sees them where the command declares them.
-enum ArgumentOrder {
-    static func normalized(_ arguments: [String], commands: Set<String>) -> [String] {
-        var leading: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
-            guard let takesValue = GlobalOptions.names[name] else { break }
-            leading.append(argument)
-            if takesValue && !argument.contains("=") && index + 1 < arguments.count {
-                leading.append(arguments[index + 1])
-                index += 1
-            }
-            index += 1
-        }
-        guard !leading.isEmpty else { return arguments }
-        // With no command after them, the global options mean nothing, and left in place the
-        // root command would report "Unknown option '--db'" instead of the actual mistake (an
-        // unknown command or flag); without them it names that mistake, or shows the help.
-        guard index < arguments.count, commands.contains(arguments[index]) else { return Array(arguments[index...]) }
-        return [arguments[index]] + leading + arguments[(index + 1)...]
+/// A command that works on the database, with the options the root command read.
+protocol DatabaseCommand: ParsableCommand {
+    var parent: CacheLogCommand { get }
+}
+
+extension DatabaseCommand {
+    var global: GlobalOptions { parent.global }
+
+    /// Runs `body` on the database opened for reading, reporting its failures as every command does.
+    func reading(_ body: (CacheLog) async throws -> Void) async throws {
+        try await Self.reportingFailures { try await body(try global.openForReading()) }
+    }
+
+    /// Runs `body` on the database opened for writing (and created when `create`), reporting its
+    /// failures as every command does.
+    func writing(create: Bool = false, _ body: (CacheLog) async throws -> Void) async throws {
+        try await Self.reportingFailures { try await body(try global.openForWriting(create: create)) }
     }
 }

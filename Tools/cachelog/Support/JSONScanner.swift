@@ -68,46 +68,42 @@ struct JSONScanner {
     }
 
     private mutating func object() -> Bool {
-        guard depth < Self.maximumDepth else { return false }
-        depth += 1
-        defer { depth -= 1 }
-        take()
-        skipWhitespace()
-        if current == UInt8(ascii: "}") { take(); return true }
-        while true {
-            skipWhitespace()
-            guard current == UInt8(ascii: "\""), string() else { return false }
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else { return false }
-            take()
-            guard value() else { return false }
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): take()
-            case UInt8(ascii: "}"): take(); return true
-            default: return false
-            }
+        container(closing: UInt8(ascii: "}")) { scanner in
+            guard scanner.current == UInt8(ascii: "\""), scanner.string() else { return false }
+            scanner.skipWhitespace()
+            guard scanner.current == UInt8(ascii: ":") else { return false }
+            scanner.take()
+            return scanner.value()
         }
     }
 
     private mutating func array() -> Bool {
-        guard depth < Self.maximumDepth else { return false }
         let isTopLevel = depth == 0
         topLevelArray = topLevelArray || isTopLevel
+        return container(closing: UInt8(ascii: "]")) { scanner in
+            let start = scanner.output.count
+            guard scanner.value() else { return false }
+            if isTopLevel { scanner.elements.append(start..<scanner.output.count) }
+            return true
+        }
+    }
+
+    /// An object or an array: its opening byte, members (`member` reads one) separated by
+    /// commas, then `closing`; no deeper than ``maximumDepth``.
+    private mutating func container(closing: UInt8, member: (inout JSONScanner) -> Bool) -> Bool {
+        guard depth < Self.maximumDepth else { return false }
         depth += 1
         defer { depth -= 1 }
         take()
         skipWhitespace()
-        if current == UInt8(ascii: "]") { take(); return true }
+        if current == closing { take(); return true }
         while true {
             skipWhitespace()
-            let start = output.count
-            guard value() else { return false }
-            if isTopLevel { elements.append(start..<output.count) }
+            guard member(&self) else { return false }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): take()
-            case UInt8(ascii: "]"): take(); return true
+            case closing: take(); return true
             default: return false
             }
         }

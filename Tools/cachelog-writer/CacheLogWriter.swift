@@ -1,0 +1,90 @@
+// cachelog-writer: a second process for the engine's multi-process, crash and full-disk tests.
+//
+//   cachelog-writer DB COUNT [--batch | --mixed] [--seed N] [--map-size BYTES] [--payload-bytes N]
+//                   [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N]
+//
+// Appends COUNT saves to key "k<i % 7>", printing the seq range of each append on stdout as it
+// commits, so a parent can tell exactly which appends were acknowledged before it killed this
+// process.
+//
+// `cachelog-writer --help` lists the options; `--seed` payloads are `SeededGenerator.payload(seed:index:count:)` (Tests/Seeding)
+// below, and `--file-size-limit` makes a write past it fail with EFBIG, as a full disk does.
+//
+// Exit status: 0 when every append committed, 1 (with the error on stderr) when one failed.
+import ArgumentParser
+import CacheLog
+import Foundation
+import Seeding
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@main
+struct CacheLogWriter: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cachelog-writer", abstract: "Append COUNT saves to DB, printing each append's seq range as it commits.")
+
+    @Argument(help: "The database directory.") var db: String
+    @Argument(help: "How many saves to append.") var count: Int
+    @Flag(help: "Each save is delete + put in one append, as a feed save is.") var batch = false
+    @Flag(help: "Save i is a delete + put batch when i is odd, a single put when i is even.") var mixed = false
+    @Option(help: "Payloads from this seed (SeededGenerator.payload in Tests/Seeding); random without it.") var seed: UInt64?
+    @Option(name: .customLong("map-size"), help: "The initial map size in bytes.") var mapSize = 64 << 20
+    @Option(name: .customLong("payload-bytes"), help: "Bytes per payload.") var payloadBytes = 64
+    @Option(name: .customLong("delay-ms"), help: "Milliseconds to wait after each append.") var delayMilliseconds = 0
+    @Option(name: .customLong("file-size-limit"), help: "RLIMIT_FSIZE in bytes, with SIGXFSZ ignored.") var fileSizeLimit: UInt64?
+    @Option(name: .customLong("checkpoint-interval"), help: "Events between checkpoints.") var checkpointInterval = 4096
+
+    /// A negative count would trap in the loops below instead of saying what is wrong.
+    func validate() throws {
+        guard count >= 0, payloadBytes >= 0 else { throw ValidationError("COUNT and --payload-bytes must not be negative") }
+    }
+
+    func run() async throws {
+        do {
+            if let fileSizeLimit { try Self.limitFileSize(to: fileSizeLimit) }
+            try await append()
+        } catch {
+            FileHandle.standardError.write(Data("cachelog-writer: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    private func append() async throws {
+        let log = try CacheLog(path: db, options: .init(initialMapSize: mapSize, checkpointInterval: checkpointInterval))
+        var generator = SystemRandomNumberGenerator()
+        for i in 0..<count {
+            let key = "k\(i % 7)"
+            // Varied bytes, so that compression cannot shrink the payload to nothing.
+            let bytes = seed.map { SeededGenerator.payload(seed: $0, index: i, count: payloadBytes) }
+                ?? Data((0..<payloadBytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let put = Event.put(key: key, payload: bytes, timestamp: Date())
+            let isBatch = batch || (mixed && i % 2 == 1)
+            let range = try await log.append(isBatch ? [.delete(key: key, reason: .replaced), put] : [put])
+            // Unbuffered, so every acknowledged append reaches the parent before a kill can lose it.
+            FileHandle.standardOutput.write(Data("\(range.lowerBound) \(range.upperBound)\n".utf8))
+            if delayMilliseconds > 0 { try await Task.sleep(for: .milliseconds(delayMilliseconds)) }
+        }
+    }
+
+    /// Past the limit a write fails with EFBIG instead of the process dying of SIGXFSZ.
+    private static func limitFileSize(to limit: UInt64) throws {
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_FSIZE.rawValue)
+        #else
+        let resource = RLIMIT_FSIZE
+        #endif
+        signal(SIGXFSZ, SIG_IGN)
+        var rlim = rlimit()
+        getrlimit(resource, &rlim)
+        rlim.rlim_cur = rlim_t(limit)
+        guard setrlimit(resource, &rlim) == 0 else { throw SetLimitError(errno: errno) }
+    }
+}
+
+struct SetLimitError: Error, CustomStringConvertible {
+    let errno: Int32
+    var description: String { "setrlimit(RLIMIT_FSIZE) failed: errno \(errno)" }
+}

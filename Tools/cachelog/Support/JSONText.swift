@@ -1,0 +1,79 @@
+import Foundation
+
+/// How the CLI writes JSON's scalars, shared by ``JSONOutput`` and replay's byte-level fast path
+/// (``EventPrinter``), so that both write the same bytes for the same value.
+enum JSONText {
+    /// Appends `value` as a JSON string literal, escaping only what JSON requires: `"`, `\` and
+    /// the control characters (`\n`, `\r`, `\t`, else `\u00XX`). Every escaped character is
+    /// ASCII, so the UTF-8 is scanned byte by byte and copied in runs.
+    static func appendString(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                appendEscape(byte, to: &bytes)
+                start = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(_ byte: UInt8, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
+        case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
+        case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
+    }
+
+    static func string(_ value: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(value.utf8.count + 2)
+        appendString(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A number as JSON: whole numbers without a fraction, and `null` for NaN and the infinities,
+    /// which a stored record may hold but JSON cannot.
+    static func number(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// Appends `date(date)`'s UTF-8, without an intermediate String.
+    static func appendDate(_ date: Date, to bytes: inout [UInt8]) {
+        guard date.timeIntervalSince1970.isFinite else {
+            bytes.append(contentsOf: "null".utf8)
+            return
+        }
+        bytes.append(UInt8(ascii: "\""))
+        DateParsing.append(date, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A date as a JSON string (`DateParsing.string`), or `null` when it is not a finite number.
+    static func date(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        appendDate(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A payload as JSON: when it is JSON, its own bytes without the whitespace between tokens
+    /// (numbers and escapes exactly as stored, and always one line); else a base64 string.
+    static func payload(_ data: Data) -> String {
+        if let scanned = JSONScanner.scan(Array(data)) {
+            return String(decoding: scanned.compact, as: UTF8.self)
+        }
+        return string(data.base64EncodedString())
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// Messages for people go to stderr; colour only on a terminal and never with NO_COLOR.
+enum Terminal {
+    static let stderrIsTerminal = isatty(2) == 1
+    static let stdoutIsTerminal = isatty(1) == 1
+    static let colorAllowed = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
+
+    static func message(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Colours `text` for stdout when stdout is a terminal that accepts colour.
+    static func color(_ text: String, _ code: String) -> String {
+        guard stdoutIsTerminal && colorAllowed else { return text }
+        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+    }
+
+    /// A progress line on stderr, rewritten in place; only when stderr is a terminal.
+    static func progress(_ text: String) {
+        guard stderrIsTerminal else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
+    }
+
+    /// `text` as progress while `work` runs.
+    static func showingProgress<Result>(_ text: String, _ work: () async throws -> Result) async rethrows -> Result {
+        progress(text)
+        defer { endProgress() }
+        return try await work()
+    }
+
+    static func endProgress() {
+        guard stderrIsTerminal else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+}
