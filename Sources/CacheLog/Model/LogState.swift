@@ -6,6 +6,11 @@ public struct LogState: Sendable, Equatable {
     public var seq: UInt64
     public var entries: [Entry]
 
+    public init(seq: UInt64, entries: [Entry]) {
+        self.seq = seq
+        self.entries = entries
+    }
+
     /// The entry whose key has exactly these UTF-8 bytes (keys are compared as LMDB compares them).
     public func entry(for key: String) -> Entry? { entries.first { $0.key.utf8.elementsEqual(key.utf8) } }
 }

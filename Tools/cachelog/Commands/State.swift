@@ -7,12 +7,13 @@ struct State: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the live cache entries, now or at a point in the past.",
         discussion: """
-            The projection of the log: for each key, its live put (seq, cache timestamp, payload \
+            The state of the cache (the projection of the log): for each key, its live put (seq, cache timestamp, payload \
             size) and the policy it was saved under: its max age (7d for a put saved before puts \
             recorded a policy), when it expires and whether it is fresh at --now (or at the date \
             given to --as-of), and its contract. JSON entries carry key, timestamp, seq, bytes, \
             maxAge (seconds), expires, fresh and contract (null when none). --as-of rebuilds it as it was right after a seq, or after the last event \
-            recorded by a date. A stored timestamp that is not a finite number (a damaged or \
+            recorded by a date. With --key, only that key's own records are read (through the key index), \
+            however long the log. A stored timestamp that is not a finite number (a damaged or \
             hand-made record) is shown as nan, inf or -inf, and as null in JSON.
 
             Examples:
@@ -34,10 +35,17 @@ struct State: AsyncParsableCommand, DatabaseCommand {
 
     func run() async throws {
         try await reading { log in
-            var state = try asOf.map { try log.state(asOf: $0.position) } ?? log.state()
-            // Byte for byte, as the log keys them: Swift's String == would also match a key that
-            // differs only in Unicode normalization (NFC and NFD "café").
-            if let key { state.entries = state.entries.filter { $0.key.utf8.elementsEqual(key.utf8) } }
+            let state: LogState
+            if let key, !key.isEmpty {
+                // One key: its own records through the key index, not the whole state.
+                let (seq, entry) = try log.entry(key, asOf: asOf?.position ?? .seq(.max))
+                state = LogState(seq: seq, entries: entry.map { [$0] } ?? [])
+            } else {
+                var all = try asOf.map { try log.state(asOf: $0.position) } ?? log.state()
+                // No key is empty: `--key ""` lists nothing.
+                if key != nil { all.entries = [] }
+                state = all
+            }
             // Ages are as seen at the point asked for: a date given to --as-of, else the clock.
             var now = try global.clock()()
             if case .date(let date)? = asOf?.position { now = date }
