@@ -8,7 +8,7 @@ extension LogTables {
     /// seq the key has, so the value goes at the end of the key's run.
     @available(*, noasync)
     func index(_ txn: Transaction, key: [UInt8], seq: UInt64) throws {
-        guard let keyIndex else { return }
+        guard let keyIndex = table.keyIndex else { return }
         do {
             try txn.put(keyIndex, key, SeqKey.bytes(seq), options: .appendDuplicate)
         } catch let error as CacheLogError where error.isKeyExists {
@@ -21,7 +21,7 @@ extension LogTables {
     /// Removes the record `seq` of `key` from the index (compaction).
     @available(*, noasync)
     func unindex(_ txn: Transaction, key: [UInt8], seq: UInt64) throws {
-        guard let keyIndex else { return }
+        guard let keyIndex = table.keyIndex else { return }
         try txn.delete(keyIndex, key, value: SeqKey.bytes(seq))
     }
 
@@ -33,9 +33,9 @@ extension LogTables {
     @available(*, noasync)
     func compareKeyIndex(_ txn: Transaction, missing: (UInt64, [UInt8]) throws -> Void,
                          extra: (_ key: [UInt8], _ value: [UInt8]) throws -> Void) throws {
-        guard let keyIndex else { return }
+        guard let keyIndex = table.keyIndex else { return }
         try txn.withCursor(keyIndex) { index in
-            try txn.forEachRow(events) { row in
+            try txn.forEachRow(table.events) { row in
                 guard let seq = SeqKey.decode(row.key),
                       let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false)
                 else { return }
@@ -56,7 +56,7 @@ extension LogTables {
                 wrong.append((Array(row.key), Array(row.value)))
                 return
             }
-            guard let record = try txn.get(events, SeqKey.bytes(seq)),
+            guard let record = try txn.get(table.events, SeqKey.bytes(seq)),
                   let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
             else { return }
             if !EventCodec.keyBytes(header, in: record).elementsEqual(row.key) && Self.passesChecksum(record, seq: seq) {
@@ -72,7 +72,7 @@ extension LogTables {
     /// which tells damage from what the fold passed over.
     @available(*, noasync)
     func keyIndexMatches(_ txn: Transaction, folded: RecordDigest, base: UInt64) throws -> Bool {
-        guard let keyIndex else { return true }
+        guard let keyIndex = table.keyIndex else { return true }
         var digest = RecordDigest()
         var early = Set<[UInt8]>()
         var malformed = false
@@ -89,8 +89,8 @@ extension LogTables {
         guard !malformed, digest == folded else { return false }
         // At or before the base only the records compaction kept are left: few, checked one by one.
         var kept = Set<[UInt8]>()
-        for seq in try seqs(txn, in: events, below: base + 1) {
-            guard let record = try txn.get(events, SeqKey.bytes(seq)),
+        for seq in try seqs(txn, in: table.events, below: base + 1) {
+            guard let record = try txn.get(table.events, SeqKey.bytes(seq)),
                   let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
             else { return false }
             kept.insert(Array(EventCodec.keyBytes(header, in: record)) + SeqKey.bytes(seq))
@@ -105,7 +105,7 @@ extension LogTables {
     /// Makes the index list exactly what the log holds. Returns the number of entries added and removed.
     @available(*, noasync)
     func repairKeyIndex(_ txn: Transaction) throws -> Int {
-        guard let keyIndex else { return 0 }
+        guard let keyIndex = table.keyIndex else { return 0 }
         var changed = 0
         try compareKeyIndex(txn, missing: { seq, key in
             try txn.put(keyIndex, key, SeqKey.bytes(seq))
@@ -124,12 +124,12 @@ extension LogTables {
     /// records only; without it, the whole state as of `seq`.
     @available(*, noasync)
     func foldedEntry(_ txn: Transaction, key: [UInt8], asOf seq: UInt64) throws -> LogState.Entry? {
-        guard let keyIndex, !key.isEmpty else { return try foldedState(txn, asOf: seq).entry(forKey: key) }
+        guard let keyIndex = table.keyIndex, !key.isEmpty else { return try foldedState(txn, asOf: seq).entry(forKey: key) }
         let base = try baseSeq(txn)
         guard seq >= base else { throw CacheLogError.historyCompacted(firstAvailable: base) }
         var folded = StateFold()
         if base > 0 {
-            guard let raw = try txn.get(checkpoints, SeqKey.bytes(base)) else {
+            guard let raw = try txn.get(table.checkpoints, SeqKey.bytes(base)) else {
                 throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
             }
             if let entry = try CheckpointCodec.entry(forKey: key, in: raw, seq: base) {
@@ -139,7 +139,7 @@ extension LogTables {
         try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(base + 1), atMost: false)) { seqs in
             while let row = try seqs.next(), let at = SeqKey.decode(row.value), at <= seq {
                 // As the fold of the whole log does: a record whose framing fails is passed over.
-                guard let record = try txn.get(events, SeqKey.bytes(at)),
+                guard let record = try txn.get(table.events, SeqKey.bytes(at)),
                       let header = try? EventCodec.decodeHeader(record, seq: at, verifyChecksum: false)
                 else { continue }
                 try? folded.apply(header, record: record, seq: at)
@@ -153,7 +153,7 @@ extension LogTables {
     /// The format stamped in `meta`.
     @available(*, noasync)
     func stampedFormat(_ txn: Transaction) throws -> UInt32 {
-        guard let raw = try txn.get(meta, MetaKey.format), raw.count == 4 else { return 0 }
+        guard let raw = try txn.get(table.meta, MetaKey.format), raw.count == 4 else { return 0 }
         return UInt32(bigEndian: raw.loadUnaligned(as: UInt32.self))
     }
 
@@ -164,7 +164,7 @@ extension LogTables {
     func upgradeToKeyIndex(_ txn: Transaction) throws -> Int {
         guard try stampedFormat(txn) < Environment.keyIndexFormat else { return 0 }
         let added = try repairKeyIndex(txn)
-        try txn.put(meta, MetaKey.format, withUnsafeBytes(of: Environment.keyIndexFormat.bigEndian) { Array($0) })
+        try txn.put(table.meta, MetaKey.format, withUnsafeBytes(of: Environment.keyIndexFormat.bigEndian) { Array($0) })
         return added
     }
 }

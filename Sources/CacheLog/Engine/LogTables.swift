@@ -2,34 +2,30 @@ import Foundation
 
 /// The operations on the tables inside one transaction. Every write here runs inside the
 /// writer's transaction, so the append, the state and the counters commit together or not at all.
+///
+/// Callers reach the table handles through it (`tables.events`), as its own code does (`table.events`).
+@dynamicMemberLookup
 struct LogTables {
-    let events: Table
-    let state: Table
-    let checkpoints: Table
-    let meta: Table
-    /// nil when reads must scan (see ``Tables/keyIndex``).
-    let keyIndex: Table?
+    let table: Tables
     /// Minimum number of events between checkpoints.
     let checkpointInterval: Int
 
     init(_ tables: Tables, checkpointInterval: Int) {
-        events = tables.events
-        state = tables.state
-        checkpoints = tables.checkpoints
-        meta = tables.meta
-        keyIndex = tables.keyIndex
+        table = tables
         self.checkpointInterval = checkpointInterval
     }
+
+    subscript<Value>(dynamicMember keyPath: KeyPath<Tables, Value>) -> Value { table[keyPath: keyPath] }
 
     // MARK: meta
 
     func u64(_ txn: Transaction, _ key: [UInt8]) throws -> UInt64 {
-        guard let raw = try txn.get(meta, key), raw.count == 8 else { return 0 }
+        guard let raw = try txn.get(table.meta, key), raw.count == 8 else { return 0 }
         return UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self))
     }
 
     func setU64(_ txn: Transaction, _ key: [UInt8], _ value: UInt64) throws {
-        try txn.put(meta, key, SeqKey.bytes(value))
+        try txn.put(table.meta, key, SeqKey.bytes(value))
     }
 
     /// The last `recordedAt` appended; a value that is not a finite number is damage, and
@@ -59,7 +55,7 @@ struct LogTables {
 
     /// The seq of the last record in the log, if any.
     func lastRecordSeq(_ txn: Transaction) throws -> UInt64? {
-        try txn.withCursor(events, from: .last) { rows in try rows.next().flatMap { SeqKey.decode($0.key) } }
+        try txn.withCursor(table.events, from: .last) { rows in try rows.next().flatMap { SeqKey.decode($0.key) } }
     }
 
     /// Sets the counters in `meta` that contradict the log to what the log says: `lastSeq` to the
@@ -76,7 +72,7 @@ struct LogTables {
             restored.append("lastSeq")
         }
         if !Double(bitPattern: try u64(txn, MetaKey.lastRecordedAt)).isFinite {
-            let time = try txn.get(events, SeqKey.bytes(inLog)).flatMap(EventCodec.recordedAt).flatMap { $0.isFinite ? $0 : nil } ?? 0
+            let time = try txn.get(table.events, SeqKey.bytes(inLog)).flatMap(EventCodec.recordedAt).flatMap { $0.isFinite ? $0 : nil } ?? 0
             try setU64(txn, MetaKey.lastRecordedAt, time.bitPattern)
             restored.append("lastRecordedAt")
         }
@@ -121,7 +117,7 @@ struct LogTables {
                 // Appended: a seq sorts after every existing key, so LMDB fills pages to the end
                 // instead of splitting them.
                 do {
-                    try txn.put(events, SeqKey.bytes(seq), record, options: .append)
+                    try txn.put(table.events, SeqKey.bytes(seq), record, options: .append)
                 } catch let error as CacheLogError where error.isKeyExists {
                     throw CacheLogError.corruptMeta(detail: "lastSeq is \(seq - 1), but the log holds later records")
                 }
@@ -151,7 +147,7 @@ struct LogTables {
     /// candidate gets no reference, so this put stores a fresh copy.
     private func identicalPayload(_ txn: Transaction, _ event: EventCodec.Prepared, removed: [[UInt8]: UInt64]) throws -> UInt64? {
         guard let candidate = liveEntryIfReadable(txn, key: event.key)?.payloadSeq ?? removed[event.key],
-              let record = try txn.get(events, SeqKey.bytes(candidate)),
+              let record = try txn.get(table.events, SeqKey.bytes(candidate)),
               let header = try? EventCodec.decodeHeader(record, seq: candidate, verifyChecksum: true),
               header.kind == .put, !header.isReference, header.payloadLength == Int(event.payloadLength),
               UnsafeRawBufferPointer(rebasing: record[header.body]).elementsEqual(event.body)
@@ -165,19 +161,19 @@ struct LogTables {
             let entry = LogState.Entry(
                 key: "", seq: seq, timestamp: Date(storedSeconds: event.timestamp), bytes: Int(event.payloadLength),
                 payloadSeq: payloadSeq)
-            try txn.put(state, event.key, StateRowCodec.encode(entry))
+            try txn.put(table.state, event.key, StateRowCodec.encode(entry))
         case .delete:
-            try txn.delete(state, event.key)
+            try txn.delete(table.state, event.key)
         case .expire:
             // Same rule as `StateFold.apply`: only the version cached at `timestamp` expires.
             // Bits are compared as stored (a Date round trip may move the last one). A damaged
             // row is judged by the log's entry for the key, so the expire removes it too.
-            guard let raw = try txn.get(state, event.key) else { return }
+            guard let raw = try txn.get(table.state, event.key) else { return }
             let live: UInt64? = raw.count == StateRowCodec.size
                 ? UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
                 : try? foldedState(txn).timestampBits(forKey: event.key)
             guard live == event.timestamp.bitPattern else { return }
-            try txn.delete(state, event.key)
+            try txn.delete(table.state, event.key)
         }
     }
 
@@ -186,11 +182,11 @@ struct LogTables {
     private func checkpointDue(_ txn: Transaction, seq: UInt64, last: UInt64) throws -> Bool {
         let gap = seq - last
         guard gap >= UInt64(checkpointInterval) else { return false }
-        return gap >= UInt64(try txn.entryCount(state))
+        return gap >= UInt64(try txn.entryCount(table.state))
     }
 
     func writeCheckpoint(_ txn: Transaction, seq: UInt64, rows: [StateFold.Row]) throws {
-        try txn.put(checkpoints, SeqKey.bytes(seq), try CheckpointCodec.encode(rows))
+        try txn.put(table.checkpoints, SeqKey.bytes(seq), try CheckpointCodec.encode(rows))
     }
 
     // MARK: payloads
@@ -209,7 +205,7 @@ struct LogTables {
         throws -> (EventCodec.Header, UnsafeRawBufferPointer, UInt64) {
         let source = try EventCodec.payloadSeq(header, in: record, seq: seq)
         guard source != seq else { return (header, record, seq) }
-        guard let target = try txn.get(events, SeqKey.bytes(source)) else {
+        guard let target = try txn.get(table.events, SeqKey.bytes(source)) else {
             throw CacheLogError.corruptRecord(seq: seq, detail: "its payload is at seq \(source), which is missing")
         }
         let targetHeader = try EventCodec.decodeHeader(target, seq: source)
@@ -247,7 +243,7 @@ struct LogTables {
     func storedRows(_ txn: Transaction) throws -> (rows: [StateFold.Row], malformed: [[UInt8]]) {
         var rows: [StateFold.Row] = []
         var malformed: [[UInt8]] = []
-        try txn.forEachRow(state) { row in
+        try txn.forEachRow(table.state) { row in
             let key = String(decoding: row.key, as: UTF8.self)
             if let entry = StateRowCodec.decode(key: key, row.value) {
                 rows.append((Array(row.key), entry))
@@ -262,7 +258,7 @@ struct LogTables {
     /// folding needs; the policy stays in the put, one read away. A put that cannot be read
     /// leaves them empty (``CacheLog/verify()`` names the damage).
     func withRecordedPolicy(_ entry: LogState.Entry, _ txn: Transaction) throws -> LogState.Entry {
-        guard let record = try txn.get(events, SeqKey.bytes(entry.seq)),
+        guard let record = try txn.get(table.events, SeqKey.bytes(entry.seq)),
               let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false)
         else { return entry }
         var entry = entry
@@ -280,7 +276,7 @@ struct LogTables {
     /// The key's live entry: its `state` row, or, when that row is damaged, the fold of the log
     /// (see ``currentEntries(_:onDamaged:)``).
     func entry(_ txn: Transaction, key: [UInt8], onDamaged: ([String]) -> Void = { _ in }) throws -> LogState.Entry? {
-        guard let raw = try txn.get(state, key) else { return nil }
+        guard let raw = try txn.get(table.state, key) else { return nil }
         let name = String(decoding: key, as: UTF8.self)
         if let entry = StateRowCodec.decode(key: name, raw) { return entry }
         onDamaged([name])
@@ -306,7 +302,7 @@ struct LogTables {
     /// byte. A record whose framing fails is skipped and reported to `onCorrupt`.
     func fold(_ txn: Transaction, into folded: inout StateFold, range: ClosedRange<UInt64>,
               onCorrupt: (UInt64, CacheLogError) -> Void, onEvent: (UInt64, inout StateFold) throws -> Void = { _, _ in }) throws {
-        try txn.withCursor(events, from: .atLeast(SeqKey.bytes(range.lowerBound))) { rows in
+        try txn.withCursor(table.events, from: .atLeast(SeqKey.bytes(range.lowerBound))) { rows in
             while let row = try rows.next(), let seq = SeqKey.decode(row.key), seq <= range.upperBound {
                 do {
                     let header = try EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false)
@@ -323,7 +319,7 @@ struct LogTables {
     /// when nothing was compacted (`base` is 0).
     func baseState(_ txn: Transaction, base: UInt64) throws -> StateFold {
         guard base > 0 else { return StateFold() }
-        guard let raw = try txn.get(checkpoints, SeqKey.bytes(base)) else {
+        guard let raw = try txn.get(table.checkpoints, SeqKey.bytes(base)) else {
             throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
         }
         return try CheckpointCodec.decode(raw, seq: base)
@@ -350,7 +346,7 @@ struct LogTables {
         guard seq >= base else { throw CacheLogError.historyCompacted(firstAvailable: base) }
         var folded = StateFold()
         var start: UInt64 = 1
-        let checkpoint: (UInt64, StateFold)? = try txn.withCursor(checkpoints, from: .atMost(SeqKey.bytes(seq)), reverse: true) { rows in
+        let checkpoint: (UInt64, StateFold)? = try txn.withCursor(table.checkpoints, from: .atMost(SeqKey.bytes(seq)), reverse: true) { rows in
             while let row = try rows.next(), let at = SeqKey.decode(row.key), at >= base {
                 do {
                     return (at, try CheckpointCodec.decode(row.value, seq: at))
@@ -383,7 +379,7 @@ struct LogTables {
     /// is unreadable or not a number is passed over, so that one bad record does not fail
     /// every question asked by date.
     private func record(_ txn: Transaction, atLeast seq: UInt64) throws -> (UInt64, Double)? {
-        try txn.withCursor(events, from: .atLeast(SeqKey.bytes(seq))) { rows in
+        try txn.withCursor(table.events, from: .atLeast(SeqKey.bytes(seq))) { rows in
             while let row = try rows.next(), let at = SeqKey.decode(row.key) {
                 if let recordedAt = EventCodec.recordedAt(row.value), recordedAt.isFinite { return (at, recordedAt) }
             }

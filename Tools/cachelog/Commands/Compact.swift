@@ -8,15 +8,11 @@ struct Compact: AsyncParsableCommand, DatabaseCommand {
         discussion: """
             Removes every event before --before, or recorded more than --keep before --now, except \
             the records live cache entries use. State as of any later point stays available; \
-            earlier points are gone for good. It reports the bytes freed: LMDB reuses those pages \
-            for later writes, but data.mdb does not shrink. To make a smaller file, stop every \
-            process that uses the database, make a compacting copy with LMDB's mdb_copy (Debian's \
-            lmdb-utils) and move it into place:
-
-              mdb_copy -c ./feeds.db ./feeds.compacted && mv ./feeds.compacted/data.mdb ./feeds.db/data.mdb
-
-            A copy made while another process writes would lose that process's later writes, so \
-            the tool does not do it for you.
+            earlier points are gone for good. It reports the bytes of history freed: LMDB reuses \
+            their pages for later writes, but data.mdb does not shrink. To make the file smaller, stop \
+            every process that uses the database and replace data.mdb with LMDB's compacting copy \
+            (README, "Reclaiming disk space"); a copy made while another process writes would lose \
+            that process's later writes, so the tool does not make it for you.
 
             Examples:
               cachelog compact --keep 30d
