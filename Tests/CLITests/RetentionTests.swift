@@ -85,4 +85,31 @@ struct RetentionTests {
         #expect(try indexed.jsonLines().compactMap { $0.int("seq") } == filmsNow)
         #expect(!indexed.stderr.contains("no key index"), "\(indexed)")
     }
+
+    @Test
+    func aKeyIndexEntryLost_isNamedByVerify_andRepairedByRebuild_throughTheBinary() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.seedHistory()
+        // An outside program drops the entry of seq 2 (the first films put) from the index.
+        try await Planting(db: sandbox.db).python("""
+            keys = env.open_db(b"keys", txn=txn, dupsort=True, dupfixed=True, create=False)
+            assert txn.delete(b"films", seq(2), db=keys)
+            """)
+        let replay = try await sandbox.cachelog("replay", "--key", "films", "--format", "jsonl")
+        #expect(try replay.jsonLines().compactMap { $0.int("seq") }.contains(2) == false, "reads follow the index")
+
+        let verify = try await sandbox.cachelog("verify", "--format", "json")
+        #expect(verify.status == ExitCode.failure, "\(verify)")
+        let problems = try #require(try verify.json()["problems"] as? [[String: Any]])
+        #expect(problems.count == 1 && problems.first?.int("seq") == 2, "\(verify)")
+        #expect(problems.first?.string("message")?.contains("key index") == true)
+        #expect(problems.first?["fixedByRebuild"] as? Bool == true)
+
+        let rebuild = try await sandbox.cachelog("rebuild")
+        #expect(rebuild.status == ExitCode.ok, "\(rebuild)")
+        #expect(rebuild.stdoutLines.contains("key index: repaired 1 entry"), "\(rebuild)")
+        #expect(try await sandbox.cachelog("verify").status == ExitCode.ok)
+        let again = try await sandbox.cachelog("replay", "--key", "films", "--format", "jsonl")
+        #expect(try again.jsonLines().compactMap { $0.int("seq") }.contains(2))
+    }
 }

@@ -9,7 +9,7 @@ struct CacheLogCommand: AsyncParsableCommand {
         abstract: "A durable, auditable feed cache: load feeds, replay and audit the cache's event log.",
         discussion: """
             Every cache operation (put, delete, expire) is an event in an append-only, compressed \
-            log in LMDB; the current cache is a projection of it. Start with 'cachelog demo'.
+            log in LMDB; the current cache (the state) is a projection of it. Start with 'cachelog demo'.
 
             Every command but demo takes the options below (--db, --now, -v), before or after \
             the command name.

@@ -4,12 +4,12 @@ import Foundation
 
 struct Rebuild: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Rebuild the projection and its checkpoints from the log; report what changed.",
+        abstract: "Rebuild the state, its checkpoints and the key index from the log; report what changed.",
         discussion: """
-            The current cache (the projection), its checkpoints and the log's counters are \
-            derived from the log, so they can be rebuilt from it. Run this when 'cachelog verify' \
+            The current cache (the state: the projection of the log), its checkpoints, the key \
+            index and the log's counters are derived from the log, so they can be rebuilt from it. Run this when 'cachelog verify' \
             says rebuild repairs what it found. Meanwhile, reads answer from the log when a \
-            projection row cannot be decoded (slower); a row that decodes but is wrong is only \
+            state row cannot be decoded (slower); a row that decodes but is wrong is only \
             found by verify. Records that fail their checks are skipped and listed; the log \
             itself is never changed. After a compaction, the checkpoint at the compaction base \
             stands for history that is gone: if it is damaged, nothing can rebuild it, and this \
@@ -32,12 +32,15 @@ struct Rebuild: AsyncParsableCommand, DatabaseCommand {
             try out.show(RebuildSummary(report), as: format) {
                 out.line("folded \(counted(report.eventsFolded, "event")) into \(counted(report.liveKeys, "live key"))")
                 if report.repairedKeys.isEmpty {
-                    out.line("projection: unchanged")
+                    out.line("state: unchanged")
                 } else {
-                    out.line("projection: repaired \(counted(report.repairedKeys.count, "key"))")
+                    out.line("state: repaired \(counted(report.repairedKeys.count, "key"))")
                     for key in report.repairedKeys { out.line("  \(key)") }
                 }
                 out.line("checkpoints: \(report.checkpointsRewritten) rewritten, \(report.checkpointsRemoved) removed")
+                if report.keyIndexEntriesRepaired > 0 {
+                    out.line("key index: repaired \(counted(report.keyIndexEntriesRepaired, "entry", plural: "entries"))")
+                }
                 if !report.restoredCounters.isEmpty {
                     out.line("counters: restored \(report.restoredCounters.joined(separator: ", ")) from the log")
                 }
@@ -49,6 +52,6 @@ struct Rebuild: AsyncParsableCommand, DatabaseCommand {
     }
 }
 
-private func counted(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
+private func counted(_ count: Int, _ noun: String, plural: String? = nil) -> String {
+    "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
 }

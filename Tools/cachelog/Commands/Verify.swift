@@ -4,12 +4,12 @@ import Foundation
 
 struct Verify: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check every record, checkpoint and the projection; exit 0 only when clean.",
+        abstract: "Check every record, checkpoint, the state and the key index; exit 0 only when clean.",
         discussion: """
             Checks each record's framing, checksum and compressed body, the order of seqs and \
-            recorded times, every checkpoint, and that the stored projection equals the fold of \
-            the log. Prints each problem with its seq; exits 1 when there is any. Problems in the \
-            projection or a checkpoint (fixedByRebuild in JSON) are repaired by 'cachelog rebuild'; \
+            recorded times, every checkpoint, that the stored state equals the fold of the log, \
+            and that the key index lists every record under its key. Prints each problem with its seq; exits 1 when there is any. Problems in the \
+            state, a checkpoint or the key index (fixedByRebuild in JSON) are repaired by 'cachelog rebuild'; \
             a damaged record is not: validate deletes what it leaves unreadable, and the next load \
             caches a fresh copy.
 

@@ -7,10 +7,12 @@ struct RebuildSummary: Encodable {
     let checkpointsRewritten, checkpointsRemoved: Int
     let restoredCounters: [String]
     let corruptSeqs: [UInt64]
+    let keyIndexEntriesRepaired: Int
 
     init(_ report: RebuildReport) {
         (events, liveKeys, repairedKeys) = (report.eventsFolded, report.liveKeys, report.repairedKeys)
         (checkpointsRewritten, checkpointsRemoved) = (report.checkpointsRewritten, report.checkpointsRemoved)
         (restoredCounters, corruptSeqs) = (report.restoredCounters, report.corruptSeqs)
+        keyIndexEntriesRepaired = report.keyIndexEntriesRepaired
     }
 }
