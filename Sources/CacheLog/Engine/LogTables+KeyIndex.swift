@@ -148,6 +148,23 @@ extension LogTables {
         return folded.entry(forKey: key)
     }
 
+    /// Lists every record whose framing reads in an index that is empty (a database from before
+    /// the index): no lookup per record and no checksum, as there is nothing to compare with.
+    /// Returns nil when the index is not empty (another process's appends got there first).
+    @available(*, noasync)
+    private func fillEmptyKeyIndex(_ txn: Transaction) throws -> Int? {
+        guard let keyIndex = table.keyIndex, try txn.entryCount(keyIndex) == 0 else { return nil }
+        var added = 0
+        try txn.forEachRow(table.events) { row in
+            guard let seq = SeqKey.decode(row.key),
+                  let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false)
+            else { return }
+            try txn.put(keyIndex, Array(EventCodec.keyBytes(header, in: row.value)), SeqKey.bytes(seq), options: .appendDuplicate)
+            added += 1
+        }
+        return added
+    }
+
     // MARK: the format that brought the index
 
     /// The format stamped in `meta`.
@@ -163,7 +180,7 @@ extension LogTables {
     @available(*, noasync)
     func upgradeToKeyIndex(_ txn: Transaction) throws -> Int {
         guard try stampedFormat(txn) < Environment.keyIndexFormat else { return 0 }
-        let added = try repairKeyIndex(txn)
+        let added = try fillEmptyKeyIndex(txn) ?? repairKeyIndex(txn)
         try txn.put(table.meta, MetaKey.format, withUnsafeBytes(of: Environment.keyIndexFormat.bigEndian) { Array($0) })
         return added
     }
