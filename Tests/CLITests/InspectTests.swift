@@ -260,11 +260,13 @@ struct InspectTests {
         #expect(result.status == ExitCode.ok, "\(result)")
         #expect(result.stderr.isEmpty)
         #expect(result.stdoutLines.count == 1)
-        #expect(result.stdout.hasPrefix("removed 3 events ("))
-        #expect(result.stdout.contains(" bytes); kept 1 earlier still in use; history now starts after seq "))
+        // The state at the cut (seq 4) uses the films put at 2 and the genres put at 4: both stay,
+        // so "as of" any later point still knows their policy.
+        #expect(result.stdout.hasPrefix("removed 2 events ("))
+        #expect(result.stdout.contains(" bytes); kept 2 earlier still in use; history now starts after seq "))
 
         let replay = try await sandbox.cachelog("replay", "--format", "jsonl")
-        #expect(try replay.jsonLines().compactMap { $0.int("seq") } == [4, 5, 6])
+        #expect(try replay.jsonLines().compactMap { $0.int("seq") } == [2, 4, 5, 6])
         let state = try await sandbox.cachelog("state", "--format", "json")
         #expect((try state.json()["entries"] as? [[String: Any]])?.compactMap { $0.int("seq") } == [6, 4])
         let verify = try await sandbox.cachelog("verify")
@@ -272,7 +274,7 @@ struct InspectTests {
 
         // The live caches still serve, payloads intact.
         let payloads = try await sandbox.cachelog("replay", "--payload", "--type", "put", "--format", "jsonl")
-        #expect(try payloads.jsonLines().map { ($0["payload"] as? [Any])?.count } == [3, 3])
+        #expect(try payloads.jsonLines().map { ($0["payload"] as? [Any])?.count } == [2, 3, 3])
         let before = try await sandbox.cachelog("compact", "--before", "5")
         #expect(before.stdout.hasPrefix("removed 0 events (0 bytes);"), "\(before)")
     }
@@ -283,11 +285,11 @@ struct InspectTests {
         try await sandbox.seedHistory()
         let result = try await sandbox.cachelog("compact", "--before", Day.dec3)
         #expect(result.status == ExitCode.ok, "\(result)")
-        // The films feed of Dec 3 is unchanged from Dec 1, so its put (seq 6) refers to the
-        // payload of seq 2: that record stays, the other three before the cut go.
-        #expect(result.stdout.hasPrefix("removed 3 events (") && result.stdout.contains("bytes); kept 1 earlier still in use"), "\(result)")
+        // The films put (seq 2) and the genres put (seq 4) make the state at the cut, and the
+        // films put of Dec 3 (seq 6) refers to the payload of seq 2: both stay, the deletes go.
+        #expect(result.stdout.hasPrefix("removed 2 events (") && result.stdout.contains("bytes); kept 2 earlier still in use"), "\(result)")
         let replay = try await sandbox.cachelog("replay", "--payload", "--format", "jsonl")
-        #expect(try replay.jsonLines().compactMap { $0.int("seq") } == [2, 5, 6, 7, 8])
+        #expect(try replay.jsonLines().compactMap { $0.int("seq") } == [2, 4, 5, 6, 7, 8])
         #expect(try replay.jsonLines().allSatisfy { $0.string("type") != "corrupt" })
         let stats = try await sandbox.cachelog("stats", "--format", "json")
         #expect(try stats.json().int("firstSeq") == 2)

@@ -225,4 +225,70 @@ struct KeyIndexTests {
         #expect(indexed.first.map { $0 >= 14 } == true, "\(indexed)")
         #expect(try log.verify().isClean)
     }
+
+    @Test(arguments: [UInt64(0), 99_999, 2])
+    func anIndexEntryForASeqTheLogCannotHold_isNamedByVerify_andRemovedByRebuild(seq: UInt64) async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        for step in 0..<6 {
+            try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: Data("v\(step)".utf8), timestamp: Date())])
+        }
+        try await log.compact(before: .seq(9))
+        // 0 is no seq, 99999 is past the last one, 2 was compacted away.
+        try RawLMDB.write(log) { txn, _ in
+            var keys: MDB_dbi = 0
+            try #require(mdb_dbi_open(txn, "keys", UInt32(MDB_DUPSORT | MDB_DUPFIXED), &keys) == MDB_SUCCESS)
+            #expect(RawLMDB.put(txn, keys, Array("films".utf8), RawLMDB.seqKey(seq)) == MDB_SUCCESS)
+        }
+        #expect(try log.verify().problems.map(\.description) == [
+            "seq \(seq): the key index lists this seq under \"films\", but the log holds no such record",
+        ])
+        #expect(try await log.rebuildState().keyIndexEntriesRepaired == 1)
+        #expect(try log.verify().isClean)
+        #expect(try Self.rawEntries(log) == (try Self.recordsAsEntries(log)))
+    }
+
+    @Test
+    func anIndexEntryThatIsNotASeq_isNamedAsSuch() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await log.append(.put(key: "films", payload: Data("v".utf8), timestamp: Date()))
+        try RawLMDB.write(log) { txn, _ in
+            var keys: MDB_dbi = 0
+            try #require(mdb_dbi_open(txn, "other", UInt32(MDB_CREATE), &keys) == MDB_SUCCESS)
+            var index: MDB_dbi = 0
+            try #require(mdb_dbi_open(txn, "keys", UInt32(MDB_DUPSORT | MDB_DUPFIXED), &index) == MDB_SUCCESS)
+            // A fixed-size duplicate table takes values of its one size only: a short value goes
+            // under a key of its own, as a damaged page might leave it.
+            #expect(RawLMDB.put(txn, index, Array("films2".utf8), [0, 0, 0xFF]) == MDB_SUCCESS)
+        }
+        #expect(try log.verify().problems.map(\.description) == [
+            "the key index holds an entry under \"films2\" that is not a seq",
+        ])
+        #expect(try await log.rebuildState().keyIndexEntriesRepaired == 1)
+        #expect(try log.verify().isClean)
+    }
+
+    @Test
+    func compaction_keepsThePutsOfTheStateAtTheCut_soStateAsOfLaterPointsKeepsTheirPolicy() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try makeLog(dir, clock: clock)
+        let saved = clock.date
+        try await log.append([.delete(key: "gone", reason: .replaced),
+                              .put(key: "gone", payload: Data("g".utf8), timestamp: saved, maxAge: 86_400, metadata: ["contract": "genres"])])
+        clock.advance(3_600)
+        try await log.append(.put(key: "x", payload: Data("x".utf8), timestamp: clock.date, maxAge: 604_800, metadata: ["contract": "json"]))
+        clock.advance(13 * 86_400)
+        try await log.append(.expire(key: "gone", timestamp: saved, maxAge: 86_400))
+        let before = try log.state(asOf: .seq(3))
+        #expect(before.entry(for: "gone")?.maxAge == 86_400)
+
+        try await log.compact(before: .seq(4))
+
+        #expect(try log.state(asOf: .seq(3)) == before, "the policy of each entry at the cut is kept")
+        #expect(try log.entry("gone", asOf: .seq(3)).entry == before.entry(for: "gone"))
+        #expect(try events(log).map(\.seq) == [2, 3, 4], "the delete before the cut went; the puts the cut's state uses stayed")
+        #expect(try log.verify().isClean)
+    }
 }

@@ -82,6 +82,7 @@ struct MaintenanceTests {
         let last = try log.lastSeq()
         let cut = last - 10
         let stateAtCut = try log.state(asOf: .seq(cut))
+        let stateAtBase = try log.state(asOf: .seq(cut - 1))
         let stateNow = try log.state()
 
         let report = try await log.compact(before: .seq(cut))
@@ -89,7 +90,9 @@ struct MaintenanceTests {
         #expect(report.firstAvailable == cut - 1)
         let remaining = try events(log).map(\.seq)
         #expect(remaining.first == 1)
-        #expect(remaining.filter { $0 < cut }.allSatisfy { seq in stateNow.entries.contains { $0.seq == seq } })
+        // What stays before the cut is what the state now, or the state at the cut, uses.
+        #expect(remaining.filter { $0 < cut }.allSatisfy { seq in (stateNow.entries + stateAtBase.entries).contains { $0.seq == seq } })
+        #expect(try log.state(asOf: .seq(cut - 1)) == stateAtBase)
         #expect(Array(remaining.drop { $0 < cut }) == Array(cut...last))
         #expect(try log.retrieve("keep")?.payload == payload("kept"))
         #expect(try log.state() == stateNow)

@@ -19,11 +19,15 @@ extension CacheLog {
                 let newBase = cut - 1
                 // The state right before the cut stands in for everything removed.
                 var baseState = try tables.foldedState(txn, asOf: newBase)
-                try tables.writeCheckpoint(txn, seq: newBase, rows: baseState.orderedRows())
+                let baseRows = baseState.orderedRows()
+                try tables.writeCheckpoint(txn, seq: newBase, rows: baseRows)
 
                 // Keep the live puts, the records holding their payloads, and every record before
-                // the cut that a put after it refers to for its (unchanged) payload.
+                // the cut that a put after it refers to for its (unchanged) payload. Keep the puts
+                // of the state at the cut too: "as of" any point from the cut on reads each entry's
+                // policy (max age, contract) from its put, and the audit tells its story from it.
                 var live = Set(try tables.currentEntries(txn, onDamaged: self.logDamagedRows).flatMap { [$0.seq, $0.payloadSeq] })
+                live.formUnion(baseRows.flatMap { [$0.entry.seq, $0.entry.payloadSeq] })
                 try txn.forEachRow(tables.events, from: .atLeast(SeqKey.bytes(cut))) { row in
                     guard let seq = SeqKey.decode(row.key) else { return }
                     if let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false),

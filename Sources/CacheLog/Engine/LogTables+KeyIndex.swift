@@ -27,7 +27,8 @@ extension LogTables {
 
     /// Compares the index with the log: every whole record must be listed under its key
     /// (`missing` hears of each that is not), and no entry may name a whole record of another
-    /// key, or be no seq at all (`extra` hears of each, after the walk over the log). Damaged
+    /// key, a seq the log cannot hold, or be no seq at all (`extra` hears of each, after the walk
+    /// over the log). Damaged
     /// records are `verify`'s to name, not the index's. Reads only, so a
     /// healthy index costs no dirty page (a write transaction holds every page it dirties in memory).
     @available(*, noasync)
@@ -48,17 +49,23 @@ extension LogTables {
                 try missing(seq, Array(key))
             }
         }
-        // An entry whose record is missing or unreadable is left alone: reads pass over it, and
-        // `verify` names the record itself (a gap, a corrupt record), not the entry too.
+        // An entry whose record is unreadable, or missing where the log must have one (after the
+        // compaction base, up to the last seq), is left alone: reads pass over it, and `verify`
+        // names the record itself (a corrupt record, a gap), not the entry too. An entry for a
+        // seq the log cannot hold (0, past the last seq, or compacted away) is wrong.
+        let last = (try? lastSeq(txn)) ?? LogTables.maxSeq
+        let base = (try? baseSeq(txn)) ?? 0
         var wrong: [([UInt8], [UInt8])] = []
         try txn.forEachRow(keyIndex) { row in
             guard let seq = SeqKey.decode(row.value) else {
                 wrong.append((Array(row.key), Array(row.value)))
                 return
             }
-            guard let record = try txn.get(table.events, SeqKey.bytes(seq)),
-                  let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
-            else { return }
+            guard let record = try txn.get(table.events, SeqKey.bytes(seq)) else {
+                if seq == 0 || seq > last || seq <= base { wrong.append((Array(row.key), Array(row.value))) }
+                return
+            }
+            guard let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false) else { return }
             if !EventCodec.keyBytes(header, in: record).elementsEqual(row.key) && Self.passesChecksum(record, seq: seq) {
                 wrong.append((Array(row.key), Array(row.value)))
             }

@@ -193,10 +193,19 @@ struct Verification {
             let count = missing.count == 1 ? "this record" : "\(missing.count) records from this one on"
             problems.append(.init(seq: first, message: "the key index does not list \(count)", fixedByRebuild: true))
         }
+        // A record already named (missing, corrupt) is one problem, not also its index entry's.
+        extra.removeAll { entry in entry.seq.map { seq in problems.contains { $0.seq == seq } } ?? false }
         if let first = extra.first {
             let more = extra.count == 1 ? "" : " (and \(extra.count - 1) more entries)"
             let key = String(decoding: first.key, as: UTF8.self)
-            problems.append(.init(seq: first.seq, message: "the key index lists this record under \"\(key)\", which is not its key\(more)", fixedByRebuild: true))
+            let what: String
+            switch first.seq {
+            case nil: what = "the key index holds an entry under \"\(key)\" that is not a seq"
+            case let seq? where try txn.get(tables.events, SeqKey.bytes(seq)) == nil:
+                what = "the key index lists this seq under \"\(key)\", but the log holds no such record"
+            default: what = "the key index lists this record under \"\(key)\", which is not its key"
+            }
+            problems.append(.init(seq: first.seq, message: what + more, fixedByRebuild: true))
         }
     }
 
