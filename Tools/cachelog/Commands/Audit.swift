@@ -23,7 +23,7 @@ struct Audit: AsyncParsableCommand, DatabaseCommand {
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("One max age that judges staleness for every version: 90s, 15m, 12h or 7d; at most 36500d. (default: each version's recorded policy)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("One max age that judges staleness for every version: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: each version's recorded policy)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
     @Option(help: "Output format.")

@@ -21,16 +21,19 @@ struct Compact: AsyncParsableCommand, DatabaseCommand {
             Examples:
               cachelog compact --keep 30d
               cachelog compact --before 1000
+              cachelog compact --before 30d
               cachelog compact --before 2026-11-01T00:00:00Z
             """)
 
     @ParentCommand var parent: CacheLogCommand
 
-    @Option(help: ArgumentHelp("A seq, or a date (the first event recorded at or after it).", valueName: "seq|date"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "A seq, a date, or a duration before --now (30d): the first event recorded at or after it.",
+        discussion: "Takes \(PositionArgument.forms).", valueName: "seq|date|duration"), transform: PositionArgument.parse)
     var before: PositionArgument?
 
-    @Option(help: ArgumentHelp(
-        "Keep this much history: drop what was recorded more than this before --now (90s, 15m, 12h, 7d).",
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Keep this much history: drop what was recorded more than this before --now (90s, 15m, 12h, 7d, 1w).",
         valueName: "duration"), transform: MaxAgeArgument.parse)
     var keep: MaxAgeArgument?
 
@@ -46,7 +49,7 @@ struct Compact: AsyncParsableCommand, DatabaseCommand {
         if let keep {
             position = .date(try global.clock()().addingTimeInterval(-keep.value.timeInterval))
         } else if let before {
-            position = before.position
+            position = before.position(now: try global.clock()())
         } else {
             throw ValidationError("give either --before <seq|date> or --keep <duration>")
         }

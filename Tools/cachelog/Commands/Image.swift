@@ -36,7 +36,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand {
     @Option(help: ArgumentHelp("Write the bytes to this file.", valueName: "file"))
     var out: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cached copy serves: 90s, 15m, 12h or 7d; at most 36500d. (default: the max age it was saved under; 7d for a new save)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("How long the cached copy serves: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: the max age it was saved under; 7d for a new save)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
     @Option(help: ArgumentHelp(

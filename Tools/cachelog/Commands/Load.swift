@@ -73,13 +73,13 @@ struct Load: AsyncParsableCommand, DatabaseCommand {
     @Option(help: ArgumentHelp("The payload contract the body must match.", valueName: "contract"))
     var contract: Contract = .json
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cache serves: 90s, 15m, 12h or 7d; at most 36500d. (default: the contract's)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("How long the cache serves: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: the contract's)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
     @Option(help: ArgumentHelp("remote-first or cache-first. (default: the contract's)", valueName: "strategy"))
     var strategy: CacheStrategy?
 
-    @Option(help: ArgumentHelp("Retries when the remote sends invalid data (connection errors are not retried). (default: the contract's)", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Retries when the remote sends invalid data (connection errors are not retried). (default: the contract's)", valueName: "n"))
     var retries: Int?
 
     @Option(help: ArgumentHelp(

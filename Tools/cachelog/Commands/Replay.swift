@@ -20,6 +20,7 @@ struct Replay: AsyncParsableCommand, DatabaseCommand {
               cachelog replay
               cachelog replay --key films --type expire --format jsonl | jq .timestamp
               cachelog replay --from 2026-12-01 --to 2026-12-08 --reverse --limit 20
+              cachelog replay --from 24h
               cachelog replay --follow --format jsonl
             """)
 
@@ -31,10 +32,14 @@ struct Replay: AsyncParsableCommand, DatabaseCommand {
     @Option(name: .customLong("type"), help: ArgumentHelp("Only this type (put, delete, expire); repeat for several.", valueName: "type"))
     var types: [EventKindArgument] = []
 
-    @Option(help: ArgumentHelp("First event: a seq or a date (recorded at or after).", valueName: "seq|date"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "First event: a seq, a date or a duration before --now (recorded at or after).",
+        discussion: "Takes \(PositionArgument.forms).", valueName: "seq|date|duration"), transform: PositionArgument.parse)
     var from: PositionArgument?
 
-    @Option(help: ArgumentHelp("Last event: a seq or a date (recorded at or before).", valueName: "seq|date"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Last event: a seq, a date or a duration before --now (recorded at or before); a bare day (2026-12-08) includes that whole day.",
+        discussion: "Takes \(PositionArgument.forms).", valueName: "seq|date|duration"), transform: PositionArgument.parse)
     var to: PositionArgument?
 
     @Option(help: ArgumentHelp("At most this many events.", valueName: "n"))
@@ -58,9 +63,11 @@ struct Replay: AsyncParsableCommand, DatabaseCommand {
     }
 
     func run() async throws {
+        // Relative positions count back from the run's clock.
+        let now = try global.clock()()
         try await reading { log in
             let query = EventQuery(
-                from: from?.position, to: follow ? nil : to?.position, key: key,
+                from: from?.position(now: now), to: follow ? nil : to?.position(now: now, inclusiveDay: true), key: key,
                 kinds: types.isEmpty ? nil : Set(types.map(\.kind)), reverse: reverse, limit: limit,
                 includePayload: payload)
             let out = StandardOutput()

@@ -20,6 +20,7 @@ struct State: AsyncParsableCommand, DatabaseCommand {
               cachelog state
               cachelog state --as-of 2026-12-05T00:00:00Z --format json | jq '.entries[].key'
               cachelog state --key films --as-of 12
+              cachelog state --as-of 7d
             """)
 
     @ParentCommand var parent: CacheLogCommand
@@ -27,28 +28,32 @@ struct State: AsyncParsableCommand, DatabaseCommand {
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
 
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("A seq or a date.", valueName: "seq|date"))
+    @Option(name: .customLong("as-of"), parsing: .unconditional, help: ArgumentHelp(
+        "A seq, a date (a bare day is its 00:00 UTC) or a duration before --now (7d or -7d: a week ago).",
+        discussion: "Takes \(PositionArgument.forms).", valueName: "seq|date|duration"), transform: PositionArgument.parse)
     var asOf: PositionArgument?
 
     @Option(help: "Output format.")
     var format: TextOrJSON = .text
 
     func run() async throws {
+        let clockNow = try global.clock()()
+        let position = asOf?.position(now: clockNow)
         try await reading { log in
             let state: LogState
             if let key, !key.isEmpty {
                 // One key: its own records through the key index, not the whole state.
-                let (seq, entry) = try log.entry(key, asOf: asOf?.position ?? .seq(.max))
+                let (seq, entry) = try log.entry(key, asOf: position ?? .seq(.max))
                 state = LogState(seq: seq, entries: entry.map { [$0] } ?? [])
             } else {
-                var all = try asOf.map { try log.state(asOf: $0.position) } ?? log.state()
+                var all = try position.map { try log.state(asOf: $0) } ?? log.state()
                 // No key is empty: `--key ""` lists nothing.
                 if key != nil { all.entries = [] }
                 state = all
             }
             // Ages are as seen at the point asked for: a date given to --as-of, else the clock.
-            var now = try global.clock()()
-            if case .date(let date)? = asOf?.position { now = date }
+            var now = clockNow
+            if case .date(let date)? = position { now = date }
             let out = StandardOutput()
             try out.show(StateReport(state, now: now), as: format) {
                 out.line("as of seq \(state.seq): \(state.entries.count) live \(state.entries.count == 1 ? "entry" : "entries")")

@@ -39,7 +39,7 @@ struct Validate: AsyncParsableCommand, DatabaseCommand {
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("One max age for every key: 90s, 15m, 12h or 7d; at most 36500d. (default: each key's recorded policy)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("One max age for every key: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: each key's recorded policy)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
     @Flag(name: .customLong("dry-run"), help: "Print what would be expired or deleted; write nothing.")

@@ -9,7 +9,7 @@ import Logging
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The database directory.",
-        discussion: "Default: $CACHELOG_DB, else $XDG_CACHE_HOME/cachelog, else ~/.cache/cachelog. Created on first write; read-only commands never create it.",
+        discussion: "A leading ~ or ~/ is your home ($HOME), even when quoted. Default: $CACHELOG_DB, else $XDG_CACHE_HOME/cachelog, else ~/.cache/cachelog. Created on first write; read-only commands never create it.",
         valueName: "path"))
     var db: String?
 
@@ -24,10 +24,22 @@ struct GlobalOptions: ParsableArguments {
 
     func databasePath() -> String {
         let environment = ProcessInfo.processInfo.environment
-        if let db, !db.isEmpty { return db }
-        if let path = environment["CACHELOG_DB"], !path.isEmpty { return path }
+        if let db, !db.isEmpty { return Self.expandingHome(db) ?? db }
+        if let path = environment["CACHELOG_DB"], !path.isEmpty { return Self.expandingHome(path) ?? path }
         if let cache = environment["XDG_CACHE_HOME"], !cache.isEmpty { return cache + "/cachelog" }
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/cachelog").path
+    }
+
+    /// `path` with a leading `~` or `~/` read from `$HOME`, as a shell would have done had the
+    /// path not been quoted; `nil` for `~otheruser`, which the tool does not look up (see
+    /// ``validate()``). A path not starting with `~` is returned as it is.
+    static func expandingHome(_ path: String) -> String? {
+        guard path.hasPrefix("~") else { return path }
+        let rest = path.dropFirst()
+        guard rest.isEmpty || rest.hasPrefix("/") else { return nil }
+        let environment = ProcessInfo.processInfo.environment
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return home + rest
     }
 
     /// Checked while parsing, so that a bad date or database is a usage error (exit 64), reported
@@ -37,6 +49,13 @@ struct GlobalOptions: ParsableArguments {
         // An empty --db is usually an unset shell variable ("--db $DIR"): writing to the
         // default database instead would be a surprise.
         if let db, db.isEmpty { throw ValidationError("--db is empty; give a database directory, or leave --db out for the default") }
+        // `~user` would need a password-database lookup; a quoted `~user/x` is more likely a
+        // mistake than a wish, and must never become a directory named `~user`.
+        let fromEnvironment = ProcessInfo.processInfo.environment["CACHELOG_DB"]
+        for (value, source) in [(db, "--db"), (db == nil ? fromEnvironment : nil, "CACHELOG_DB")] {
+            guard let value, !value.isEmpty, Self.expandingHome(value) == nil else { continue }
+            throw ValidationError("\(source): '\(value)' starts with ~user, which is not expanded; write the full path, or ~/ for your own home")
+        }
     }
 
     /// The fixed `--now` date, if one was given (here or in `CACHELOG_NOW`).
