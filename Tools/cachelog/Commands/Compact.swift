@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Compact: AsyncParsableCommand, DatabaseCommand {
+struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drop the history before a point, keeping what the live cache uses.",
         discussion: """
@@ -22,6 +22,7 @@ struct Compact: AsyncParsableCommand, DatabaseCommand {
               cachelog compact --keep 30d
               cachelog compact --before 1000
               cachelog compact --before 30d
+              cachelog compact --keep 30d --format json | jq .bytesFreed
               cachelog compact --before 2026-11-01T00:00:00Z
             """)
 
@@ -37,7 +38,11 @@ struct Compact: AsyncParsableCommand, DatabaseCommand {
         valueName: "duration"), transform: MaxAgeArgument.parse)
     var keep: MaxAgeArgument?
 
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
     func validate() throws {
+        try checkDocumentFormat()
         guard (before == nil) != (keep == nil) else {
             throw ValidationError("give either --before <seq|date> or --keep <duration>")
         }
@@ -56,7 +61,9 @@ struct Compact: AsyncParsableCommand, DatabaseCommand {
         try await writing { log in
             let report = try await log.compact(before: position)
             let out = StandardOutput()
-            out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s") (\(report.bytesFreed) bytes); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")
+            try out.show(CompactSummary(report), as: format) {
+                out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s") (\(report.bytesFreed) bytes); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")
+            }
         }
     }
 }

@@ -5,7 +5,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 
-struct Image: AsyncParsableCommand, DatabaseCommand {
+struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Image data: from the cache when it holds it, else from the remote, then cached.",
         discussion: """
@@ -43,13 +43,14 @@ struct Image: AsyncParsableCommand, DatabaseCommand {
         "Seconds the remote may take in all, from connecting to the last byte (1 to 3600).", valueName: "seconds"))
     var timeout = 60
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
 
     /// The contract name image puts record: their payload is the bytes as they are.
     static let contract = "image"
 
     func validate() throws {
+        try checkDocumentFormat()
         guard let parsed = URL(string: url), parsed.isHTTP, parsed.host != nil else {
             throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/image.jpg")
         }

@@ -3,7 +3,7 @@ import FeedAPI
 import FeedCache
 import Foundation
 
-struct Load: AsyncParsableCommand, DatabaseCommand {
+struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load a feed: remote first (or a fresh cache first), the other when it fails.",
         discussion: """
@@ -88,8 +88,8 @@ struct Load: AsyncParsableCommand, DatabaseCommand {
         valueName: "seconds"))
     var timeout = 60
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
 
     /// The cache key: given, or the default of a search or an object.
     var resolvedKey: String? {
@@ -100,6 +100,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand {
     }
 
     func validate() throws {
+        try checkDocumentFormat()
         let sample = SearchRequest.expand(url, query: query ?? "", page: 1)
         guard let parsed = URL(string: sample), parsed.isHTTP, parsed.host != nil else {
             throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/feed.json")

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Replay: AsyncParsableCommand, DatabaseCommand {
+struct Replay: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the history: one event per line.",
         discussion: """
@@ -54,10 +54,14 @@ struct Replay: AsyncParsableCommand, DatabaseCommand {
     @Flag(help: "Include each put's payload.")
     var payload = false
 
-    @Option(help: "Output format.")
-    var format: TextOrJSONLines = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    /// Replay prints a stream of events: text or JSON lines.
+    var format: TextOrJSONLines { chosenFormat.stream ?? .jsonl }
 
     func validate() throws {
+        if chosenFormat.stream == nil { throw ValidationError("replay prints one event per line: use --format jsonl") }
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
         if follow && reverse { throw ValidationError("--follow reads forward; drop --reverse") }
     }

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Stats: AsyncParsableCommand, DatabaseCommand {
+struct Stats: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Count events by type and key; show sizes and compression.",
         discussion: """
@@ -13,8 +13,10 @@ struct Stats: AsyncParsableCommand, DatabaseCommand {
 
     @ParentCommand var parent: CacheLogCommand
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await reading { log in

@@ -8,7 +8,7 @@ import Logging
 import FoundationNetworking
 #endif
 
-struct Validate: AsyncParsableCommand, DatabaseCommand {
+struct Validate: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the validate-cache use case over one key or every key (a cron job).",
         discussion: """
@@ -45,8 +45,10 @@ struct Validate: AsyncParsableCommand, DatabaseCommand {
     @Flag(name: .customLong("dry-run"), help: "Print what would be expired or deleted; write nothing.")
     var dryRun = false
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await Self.reportingFailures {

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Verify: AsyncParsableCommand, DatabaseCommand {
+struct Verify: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check every record, checkpoint and the projection; exit 0 only when clean.",
         discussion: """
@@ -21,7 +21,10 @@ struct Verify: AsyncParsableCommand, DatabaseCommand {
     @ParentCommand var parent: CacheLogCommand
 
     /// Either way, the exit code says whether the database is clean.
-    @Option(help: "Output format.") var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await reading { log in

@@ -1,6 +1,8 @@
 import ArgumentParser
 
-struct Version: ParsableCommand {
+struct Version: ParsableCommand, FormattedCommand {
+    @ParentCommand var parent: CacheLogCommand
+
     static let configuration = CommandConfiguration(
         abstract: "Print the version and the database format (as --version does).",
         discussion: """
@@ -9,8 +11,10 @@ struct Version: ParsableCommand {
               cachelog version --format json | jq .databaseFormat
             """)
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    func validate() throws { try checkDocumentFormat() }
 
     func run() throws {
         let out = StandardOutput()

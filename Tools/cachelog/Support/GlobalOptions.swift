@@ -19,6 +19,11 @@ struct GlobalOptions: ParsableArguments {
         valueName: "date"))
     var now: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Output format for the command: text, json or jsonl, as the command's own --format (which wins).",
+        valueName: "format"))
+    var format: OutputFormat?
+
     @Flag(name: [.short, .long], help: "Log what the engine does (map growth, retries) to stderr.")
     var verbose = false
 
