@@ -62,6 +62,7 @@ struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             let report = try await log.compact(before: position)
             let out = StandardOutput()
             try out.show(CompactSummary(report), as: format) {
+                guard report.removed > 0 || !global.quiet else { return }
                 out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s") (\(report.bytesFreed) bytes); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")
             }
         }

@@ -129,7 +129,8 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 now: try global.clock(), client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
             let report = try await job.run()
             let out = StandardOutput()
-            try out.show(report, as: format) { report.text.forEach(out.line) }
+            // --quiet: a load that worked prints nothing (the exit code says so).
+            try out.show(report, as: format) { if !global.quiet { report.text.forEach(out.line) } }
             out.flush()
             if let error = report.saveError {
                 throw CLIFailure("the items were loaded from the remote but not cached: \(describeSave(error))")

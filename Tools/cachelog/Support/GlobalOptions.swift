@@ -24,6 +24,11 @@ struct GlobalOptions: ParsableArguments {
         valueName: "format"))
     var format: OutputFormat?
 
+    @Flag(name: [.short, .long], help: ArgumentHelp(
+        "For cron: print only changes and problems (validate: what it expired or deleted; load: nothing on success; compact: only when it removed something).",
+        discussion: "Problems still go to stderr and set the exit code; --format json output is unchanged."))
+    var quiet = false
+
     @Flag(name: [.short, .long], help: "Log what the engine does (map growth, retries) to stderr.")
     var verbose = false
 
