@@ -22,7 +22,7 @@ struct DurationBoundTests {
         #expect(result.status == ExitCode.usage, "\(result)")
         #expect(result.stdout.isEmpty)
         let error = try #require(result.stderrLines.first, "nothing on stderr")
-        #expect(error.hasPrefix("Error: "), "\(error)")
+        #expect(error.hasPrefix("cachelog: "), "\(error)")
         #expect(error.contains("at most 36500d (100 years)"), "\(error)")
         #expect(!looksLikeACrash(result.stderr))
         #expect(!FileManager.default.fileExists(atPath: sandbox.db))

@@ -57,6 +57,28 @@ struct CacheLogCommand: AsyncParsableCommand {
         }
         // stdout is for results only; every log line goes to stderr.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        await main(nil)
+        do {
+            var command = try parseAsRoot(nil)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(usageErrorInOneLine: error)
+        }
+    }
+
+    /// Ends the run for `error`. A usage error is one line on stderr, as every failure is:
+    /// `cachelog: <what is wrong> (see 'cachelog <command> --help')`, exit 64. Help, --version
+    /// and exit codes go to ArgumentParser as they are.
+    static func exit(usageErrorInOneLine error: any Error) -> Never {
+        guard !(error is ExitCode), exitCode(for: error) == .validationFailure else { exit(withError: error) }
+        var text = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
+        if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
+        let names = Set(configuration.subcommands.compactMap { $0.configuration.commandName ?? $0._commandName })
+        let command = CommandLine.arguments.dropFirst().first(where: names.contains).map { "cachelog \($0)" } ?? "cachelog"
+        Terminal.message("cachelog: \(text) (see '\(command) --help')")
+        Foundation.exit(Exit.usage)
     }
 }

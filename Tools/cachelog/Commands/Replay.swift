@@ -42,7 +42,7 @@ struct Replay: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         discussion: "Takes \(PositionArgument.forms).", valueName: "seq|date|duration"), transform: PositionArgument.parse)
     var to: PositionArgument?
 
-    @Option(help: ArgumentHelp("At most this many events.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many events.", valueName: "n"))
     var limit: Int?
 
     @Flag(help: "Newest first.")

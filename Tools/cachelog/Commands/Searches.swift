@@ -27,7 +27,7 @@ struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Option(help: ArgumentHelp("Only searches of this contract (verses or people).", valueName: "contract"))
     var contract: Contract?
 
-    @Option(help: ArgumentHelp("At most this many searches.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many searches.", valueName: "n"))
     var limit: Int?
 
     @Option(name: .customLong("format"), help: OutputFormat.help)
