@@ -212,6 +212,19 @@ struct UsageTests {
         #expect(plain.contains("expire"))
     }
 
+    @Test
+    func progressLines_onATerminal_butNeverWithNO_COLOR_orTERMdumb() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.seedHistory()
+        let shown = try await runOnTerminal(sandbox, ["--db", sandbox.db, "verify"], environment: ["TERM": "xterm"], stderrToo: true)
+        #expect(shown.contains("\(escape)[2K"), "a terminal gets progress: \(shown)")
+        for environment in [["NO_COLOR": "1"], ["TERM": "dumb"]] {
+            let plain = try await runOnTerminal(sandbox, ["--db", sandbox.db, "verify"], environment: environment, stderrToo: true)
+            #expect(!plain.contains(escape), "\(environment): \(plain)")
+            #expect(plain.contains("no problems"), "\(environment): \(plain)")
+        }
+    }
+
     // MARK: demo
 
     @Test

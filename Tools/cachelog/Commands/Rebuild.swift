@@ -50,7 +50,3 @@ struct Rebuild: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         }
     }
 }
-
-private func counted(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
-}

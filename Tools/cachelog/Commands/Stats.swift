@@ -36,7 +36,7 @@ struct Stats: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                     out.line(Terminal.color("KEY                      PUT  DELETE  EXPIRE", "1"))
                     for key in stats.sortedKeys {
                         let c = stats.byKey[key] ?? .init()
-                        out.line("\(EventPrinter.pad(String(decoding: key, as: UTF8.self), 20))  \(EventPrinter.pad(String(c.put), 6, right: true))  \(EventPrinter.pad(String(c.delete), 6, right: true))  \(EventPrinter.pad(String(c.expire), 6, right: true))")
+                        out.line("\(EventPrinter.keyCell(String(decoding: key, as: UTF8.self), 20))  \(EventPrinter.pad(String(c.put), 6, right: true))  \(EventPrinter.pad(String(c.delete), 6, right: true))  \(EventPrinter.pad(String(c.expire), 6, right: true))")
                     }
                 }
             }

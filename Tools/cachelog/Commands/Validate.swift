@@ -90,7 +90,7 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 if outcomes.isEmpty && !global.quiet { out.line("no live cache entries") }
                 for outcome in outcomes where outcome.isNews || !global.quiet {
                     let verb = dryRun ? [.expired: "would expire", .deleted: "would delete"][outcome.outcome] ?? outcome.outcome.rawValue : outcome.outcome.rawValue
-                    out.line("\(outcome.key): \(verb) (\(outcome.detail))")
+                    out.line("\(EventPrinter.escaped(outcome.key)): \(verb) (\(outcome.detail))")
                 }
             }
             out.flush()

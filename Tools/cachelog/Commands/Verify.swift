@@ -32,7 +32,7 @@ struct Verify: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             let out = StandardOutput()
             try out.show(VerificationSummary(report), as: format) {
                 for problem in report.problems { out.line(Terminal.color("problem", "31") + " \(problem)") }
-                let summary = "\(report.recordsChecked) records, \(report.checkpointsChecked) checkpoints checked"
+                let summary = "\(counted(report.recordsChecked, "record")), \(counted(report.checkpointsChecked, "checkpoint")) checked"
                 let derived = report.problems.filter(\.fixedByRebuild).count
                 let repair = derived == 0 ? "" : "; 'cachelog rebuild' repairs \(derived == report.problems.count ? (derived == 1 ? "it" : "them") : "\(derived) of them")"
                 out.line(report.isClean ? Terminal.color("ok", "32") + ": \(summary), no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s"): \(summary)\(repair)")

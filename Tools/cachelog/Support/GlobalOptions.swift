@@ -99,7 +99,19 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens the database for writing; creates it only for commands that cache (`create`).
     func openForWriting(create: Bool = false) throws -> CacheLog {
-        try CacheLog(path: databasePath(), options: .init(createIfMissing: create, clock: try clock(), logger: logger()))
+        let log = try CacheLog(path: databasePath(), options: .init(createIfMissing: create, clock: try clock(), logger: logger()))
+        warnIfNowIsBeforeTheLog(log)
+        return log
+    }
+
+    /// Recorded time never goes backward in the log: a --now before the last recorded event does
+    /// not stamp what this run appends. Says so in one line on stderr rather than silently.
+    private func warnIfNowIsBeforeTheLog(_ log: CacheLog) {
+        guard let fixed = try? fixedNow(),
+              case .event(let last)? = try? log.events(EventQuery(reverse: true, limit: 1)).first,
+              last.recordedAt.timeIntervalSince1970.isFinite, last.recordedAt > fixed
+        else { return }
+        Terminal.message("cachelog: --now \(DateParsing.string(fixed)) is before the last recorded event (seq \(last.seq), \(DateParsing.string(last.recordedAt))); what this run appends is recorded at that later time, since recorded time never goes backward (ages are still judged at --now)")
     }
 }
 
