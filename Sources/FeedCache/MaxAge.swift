@@ -58,9 +58,10 @@ extension MaxAge {
 }
 
 extension MaxAge: LosslessStringConvertible {
-    /// Parses a non-negative whole number followed by one unit letter: `s`, `m`, `h` or `d`.
+    /// Parses a non-negative whole number followed by one unit letter: `s`, `m`, `h`, `d` or `w`
+    /// (a week: 7 days, held and printed as days).
     ///
-    /// `"90s"`, `"15m"`, `"12h"` and `"7d"` parse; `"7"`, `"-1d"`, `"1.5h"`, `"7 days"` do not.
+    /// `"90s"`, `"15m"`, `"12h"`, `"7d"` and `"1w"` parse; `"7"`, `"-1d"`, `"1.5h"`, `"7 days"` do not.
     public init?(_ description: String) {
         guard let unit = description.last,
               let value = Int(description.dropLast()),
@@ -72,6 +73,10 @@ extension MaxAge: LosslessStringConvertible {
         case "m": self = .minutes(value)
         case "h": self = .hours(value)
         case "d": self = .days(value)
+        case "w":
+            let (days, overflow) = value.multipliedReportingOverflow(by: 7)
+            guard !overflow else { return nil }
+            self = .days(days)
         default: return nil
         }
     }

@@ -22,7 +22,7 @@ struct DurationBoundTests {
         #expect(result.status == ExitCode.usage, "\(result)")
         #expect(result.stdout.isEmpty)
         let error = try #require(result.stderrLines.first, "nothing on stderr")
-        #expect(error.hasPrefix("Error: "), "\(error)")
+        #expect(error.hasPrefix("cachelog: "), "\(error)")
         #expect(error.contains("at most 36500d (100 years)"), "\(error)")
         #expect(!looksLikeACrash(result.stderr))
         #expect(!FileManager.default.fileExists(atPath: sandbox.db))
@@ -69,12 +69,21 @@ struct DurationBoundTests {
         #expect(try MaxAgeArgument.parse(text).description == text)
     }
 
-    @Test(arguments: [("0d", MaxAgeArgument.Problem.notPositive), ("7x", .notADuration), ("-1d", .notADuration), ("d", .notADuration)])
+    @Test(arguments: [
+        ("0d", MaxAgeArgument.Problem.notPositive), ("0s", .notPositive), ("7x", .notADuration), ("-1d", .negative), ("d", .notADuration),
+        ("1.5d", .notWhole(suggestion: "36h")), ("0.5m", .notWhole(suggestion: "30s")), ("7days", .spelledOut(suggestion: "7d")),
+        ("7 days", .spelledOut(suggestion: "7d")), ("2 weeks", .spelledOut(suggestion: "2w")), ("12hours", .spelledOut(suggestion: "12h")),
+    ])
     func maxAgeArgument_saysWhatIsWrong(_ text: String, _ problem: MaxAgeArgument.Problem) {
         #expect(throws: problem) { try MaxAgeArgument.parse(text) }
     }
 
-    @Test(arguments: ["36501d", "876001h", "52560001m", "3153600001s", "9223372036854775807s", "99999999999999999999d"])
+    @Test(arguments: [("1w", "7d"), ("2w", "14d"), ("5214w", "36498d")])
+    func maxAgeArgument_takesWeeks_andPrintsThemAsDays(_ text: String, _ printed: String) throws {
+        #expect(try MaxAgeArgument.parse(text).description == printed)
+    }
+
+    @Test(arguments: ["36501d", "5215w", "9999999999999999999w", "876001h", "52560001m", "3153600001s", "9223372036854775807s", "99999999999999999999d"])
     func maxAgeArgument_refusesDurationsPastTheBound(_ text: String) {
         #expect(throws: MaxAgeArgument.Problem.tooLong) { try MaxAgeArgument.parse(text) }
         #expect(MaxAgeArgument(argument: text) == nil)

@@ -19,7 +19,8 @@ struct GlobalOptionTests {
         let result = try await sandbox.run(arguments)
         #expect(result.status == ExitCode.usage, "\(result)")
         #expect(result.stdout.isEmpty)
-        #expect(result.stderrLines.first?.hasPrefix("Error: \(says)") == true, "\(result)")
+        #expect(result.stderrLines.first?.hasPrefix("cachelog: \(says)") == true, "\(result)")
+        #expect(result.stderrLines.count == 1, "\(result)")
     }
 
     @Test

@@ -104,11 +104,17 @@ struct InspectTests {
     }
 
     @Test
-    func validate_onAMissingDatabase_failsWithOneLine_andCreatesNothing() async throws {
+    func validate_onAMissingDatabase_saysNothingToValidate_exitsZero_andCreatesNothing() async throws {
         let sandbox = try Sandbox()
         let result = try await sandbox.cachelog("validate")
-        #expect(result.status == ExitCode.failure, "\(result)")
-        #expect(result.stderrLines.count == 1)
+        #expect(result.status == ExitCode.ok, "\(result)")
+        #expect(result.stdoutLines == ["nothing to validate: no database at \(sandbox.db) yet"])
+        #expect(result.stderr.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.db))
+        let json = try await sandbox.cachelog("validate", "--format", "json")
+        #expect(json.status == ExitCode.ok && json.stdout == "[]\n", "\(json)")
+        let quiet = try await sandbox.cachelog("--quiet", "validate")
+        #expect(quiet.status == ExitCode.ok && quiet.stdout.isEmpty, "\(quiet)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.db))
     }
 

@@ -59,7 +59,7 @@ struct UsageTests {
         #expect(result.status == ExitCode.usage, "\(name): \(result)")
         #expect(result.stdout.isEmpty, "\(name)")
         let error = try #require(result.stderrLines.first, "\(name): nothing on stderr")
-        #expect(error.hasPrefix("Error: "), "\(name): \(error)")
+        #expect(error.hasPrefix("cachelog: "), "\(name): \(error)")
         #expect(error.contains(says), "\(name): \(error)")
         #expect(!looksLikeACrash(result.stderr), "\(name): \(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.db), "\(name) created the database")
@@ -212,6 +212,19 @@ struct UsageTests {
         #expect(plain.contains("expire"))
     }
 
+    @Test
+    func progressLines_onATerminal_butNeverWithNO_COLOR_orTERMdumb() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.seedHistory()
+        let shown = try await runOnTerminal(sandbox, ["--db", sandbox.db, "verify"], environment: ["TERM": "xterm"], stderrToo: true)
+        #expect(shown.contains("\(escape)[2K"), "a terminal gets progress: \(shown)")
+        for environment in [["NO_COLOR": "1"], ["TERM": "dumb"]] {
+            let plain = try await runOnTerminal(sandbox, ["--db", sandbox.db, "verify"], environment: environment, stderrToo: true)
+            #expect(!plain.contains(escape), "\(environment): \(plain)")
+            #expect(plain.contains("no problems"), "\(environment): \(plain)")
+        }
+    }
+
     // MARK: demo
 
     @Test
@@ -246,5 +259,49 @@ struct UsageTests {
         #expect(result.status == ExitCode.ok, "\(result)")
         #expect(result.stdout.contains("films: 3 items from remote, cached 2026-12-01T10:00:00Z (age 0s)"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.db))
+    }
+}
+
+/// A usage error is one line on stderr, as the README promises: what is wrong, and where help is.
+@Suite("One-line usage errors", .timeLimit(.minutes(2)))
+struct OneLineUsageTests {
+    @Test(arguments: [
+        (["--bogus"], "cachelog: Unknown option '--bogus' (see 'cachelog --help')"),
+        (["nosuch"], "cachelog: Unexpected argument 'nosuch' (see 'cachelog --help')"),
+        (["state", "--as-of"], "cachelog: Missing value for '--as-of <seq|date|duration>' (see 'cachelog state --help')"),
+    ])
+    func aUsageError_isOneLineOnStderr_exit64(arguments: [String], line: String) async throws {
+        let sandbox = try Sandbox()
+        let result = try await sandbox.run(["--db", sandbox.db] + arguments)
+        #expect(result.status == ExitCode.usage, "\(result)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrLines == [line], "\(result)")
+    }
+
+    @Test
+    func aNegativeNumber_isTakenAsTheValue_notAMissingOne() async throws {
+        let sandbox = try Sandbox()
+        let result = try await sandbox.cachelog("replay", "--limit", "-1")
+        #expect(result.status == ExitCode.usage, "\(result)")
+        #expect(result.stderrLines == ["cachelog: --limit must not be negative (see 'cachelog replay --help')"], "\(result)")
+    }
+
+    @Test
+    func aBadValue_isOneLine_thatSaysWhatToWrite() async throws {
+        let sandbox = try Sandbox()
+        let result = try await sandbox.cachelog("validate", "--max-age", "1.5d")
+        #expect(result.status == ExitCode.usage, "\(result)")
+        #expect(result.stderrLines.count == 1, "\(result)")
+        #expect(result.stderrLines.first?.hasSuffix("write 36h; units are s, m, h, d and w (see 'cachelog validate --help')") == true, "\(result)")
+    }
+
+    @Test
+    func helpAndVersion_stillGoToStdout_exit0() async throws {
+        let sandbox = try Sandbox()
+        for arguments in [["--help"], ["state", "--help"], ["help", "state"], ["--version"]] {
+            let result = try await sandbox.run(arguments)
+            #expect(result.status == ExitCode.ok, "\(arguments): \(result)")
+            #expect(!result.stdout.isEmpty && result.stderr.isEmpty, "\(arguments): \(result)")
+        }
     }
 }

@@ -75,7 +75,13 @@ struct CachePolicyTests {
         #expect(maxAge.description == text)
     }
 
-    @Test(arguments: ["", "7", "d", "-1d", "+7d", "1.5h", "7 d", "7days", "7D", "7w", " 7d"])
+    @Test(arguments: [("1w", MaxAge.days(7)), ("2w", .days(14)), ("0w", .days(0))])
+    func maxAge_takesWeeks_asDays(_ text: String, _ maxAge: MaxAge) {
+        #expect(MaxAge(text) == maxAge)
+        #expect(MaxAge(maxAge.description) == maxAge)
+    }
+
+    @Test(arguments: ["", "7", "d", "-1d", "+7d", "1.5h", "7 d", "7days", "7D", "7W", " 7d", "1317624576693539402w"])
     func maxAge_rejectsAnythingElse(_ text: String) {
         #expect(MaxAge(text) == nil)
     }

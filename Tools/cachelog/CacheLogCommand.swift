@@ -14,8 +14,8 @@ struct CacheLogCommand: AsyncParsableCommand {
             Every command but demo takes the options below (--db, --now, -v), before or after \
             the command name.
 
-            Durations: 90s, 15m, 12h, 7d (at most 36500d). Dates: RFC 3339 with Z or an offset (2026-12-01T10:00:00Z, 2026-12-01T11:00:00+01:00), or a bare date (2026-12-01: that day at 00:00 UTC). \
-            --from, --to, --as-of and --before also take a seq.
+            Durations: a whole number and a unit s, m, h, d or w: 90s, 15m, 12h, 7d, 1w (at most 36500d; write 36h, not 1.5d). Dates: RFC 3339 with Z or an offset (2026-12-01T10:00:00Z, 2026-12-01T11:00:00+01:00), or a bare date (2026-12-01: that day at 00:00 UTC). \
+            --from, --to, --as-of and --before also take a seq, or a duration before --now (7d or -7d: a week ago); a bare date given to --to includes that whole day.
 
             Exit codes: 0 ok, 1 failure, 3 no usable data (load, image), 64 usage, 130 or 143 \
             interrupted by SIGINT or SIGTERM (a save is whole in the log or absent; image caches \
@@ -26,7 +26,8 @@ struct CacheLogCommand: AsyncParsableCommand {
               cachelog --db ./feeds.db load https://example.com/films.json --key films --contract films
               cachelog --db ./feeds.db replay --key films --format jsonl
             """,
-        subcommands: [Load.self, Image.self, Searches.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Rebuild.self, Compact.self, Demo.self])
+        version: VersionReport.text,
+        subcommands: [Load.self, Image.self, Searches.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Rebuild.self, Compact.self, Demo.self, Version.self])
 
     /// The options every command but demo takes. Declared here, they are read before and after
     /// the command name alike; the commands reach them through `@ParentCommand`.
@@ -56,6 +57,28 @@ struct CacheLogCommand: AsyncParsableCommand {
         }
         // stdout is for results only; every log line goes to stderr.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        await main(nil)
+        do {
+            var command = try parseAsRoot(nil)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(usageErrorInOneLine: error)
+        }
+    }
+
+    /// Ends the run for `error`. A usage error is one line on stderr, as every failure is:
+    /// `cachelog: <what is wrong> (see 'cachelog <command> --help')`, exit 64. Help, --version
+    /// and exit codes go to ArgumentParser as they are.
+    static func exit(usageErrorInOneLine error: any Error) -> Never {
+        guard !(error is ExitCode), exitCode(for: error) == .validationFailure else { exit(withError: error) }
+        var text = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
+        if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
+        let names = Set(configuration.subcommands.compactMap { $0.configuration.commandName ?? $0._commandName })
+        let command = CommandLine.arguments.dropFirst().first(where: names.contains).map { "cachelog \($0)" } ?? "cachelog"
+        Terminal.message("cachelog: \(text) (see '\(command) --help')")
+        Foundation.exit(Exit.usage)
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Audit: AsyncParsableCommand, DatabaseCommand {
+struct Audit: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer \"why was it stale?\": each key's cache timeline.",
         discussion: """
@@ -23,11 +23,13 @@ struct Audit: AsyncParsableCommand, DatabaseCommand {
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("One max age that judges staleness for every version: 90s, 15m, 12h or 7d; at most 36500d. (default: each version's recorded policy)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("One max age that judges staleness for every version: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: each version's recorded policy)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await reading { log in

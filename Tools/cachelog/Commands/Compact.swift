@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Compact: AsyncParsableCommand, DatabaseCommand {
+struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drop the history before a point, keeping what the live cache uses.",
         discussion: """
@@ -17,20 +17,28 @@ struct Compact: AsyncParsableCommand, DatabaseCommand {
             Examples:
               cachelog compact --keep 30d
               cachelog compact --before 1000
+              cachelog compact --before 30d
+              cachelog compact --keep 30d --format json | jq .bytesFreed
               cachelog compact --before 2026-11-01T00:00:00Z
             """)
 
     @ParentCommand var parent: CacheLogCommand
 
-    @Option(help: ArgumentHelp("A seq, or a date (the first event recorded at or after it).", valueName: "seq|date"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "A seq, a date, or a duration before --now (30d): the first event recorded at or after it.",
+        discussion: "Takes \(PositionArgument.forms).", valueName: "seq|date|duration"), transform: PositionArgument.parse)
     var before: PositionArgument?
 
-    @Option(help: ArgumentHelp(
-        "Keep this much history: drop what was recorded more than this before --now (90s, 15m, 12h, 7d).",
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Keep this much history: drop what was recorded more than this before --now (90s, 15m, 12h, 7d, 1w).",
         valueName: "duration"), transform: MaxAgeArgument.parse)
     var keep: MaxAgeArgument?
 
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
     func validate() throws {
+        try checkDocumentFormat()
         guard (before == nil) != (keep == nil) else {
             throw ValidationError("give either --before <seq|date> or --keep <duration>")
         }
@@ -42,14 +50,17 @@ struct Compact: AsyncParsableCommand, DatabaseCommand {
         if let keep {
             position = .date(try global.clock()().addingTimeInterval(-keep.value.timeInterval))
         } else if let before {
-            position = before.position
+            position = before.position(now: try global.clock()())
         } else {
             throw ValidationError("give either --before <seq|date> or --keep <duration>")
         }
         try await writing { log in
             let report = try await log.compact(before: position)
             let out = StandardOutput()
-            out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s") (\(report.bytesFreed) bytes); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")
+            try out.show(CompactSummary(report), as: format) {
+                guard report.removed > 0 || !global.quiet else { return }
+                out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s") (\(report.bytesFreed) bytes); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")
+            }
         }
     }
 }

@@ -30,6 +30,7 @@ struct Demo: AsyncParsableCommand {
         if global.db != nil || global.now != nil || global.verbose {
             throw ValidationError("demo takes no --db, --now or -v: it uses a database and a clock of its own")
         }
+        if global.format != nil { throw ValidationError("demo takes no --format: it prints a walk-through as text") }
     }
 
     static let films = """

@@ -5,7 +5,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 
-struct Image: AsyncParsableCommand, DatabaseCommand {
+struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Image data: from the cache when it holds it, else from the remote, then cached.",
         discussion: """
@@ -36,20 +36,21 @@ struct Image: AsyncParsableCommand, DatabaseCommand {
     @Option(help: ArgumentHelp("Write the bytes to this file.", valueName: "file"))
     var out: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cached copy serves: 90s, 15m, 12h or 7d; at most 36500d. (default: the max age it was saved under; 7d for a new save)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("How long the cached copy serves: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: the max age it was saved under; 7d for a new save)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
     @Option(help: ArgumentHelp(
         "Seconds the remote may take in all, from connecting to the last byte (1 to 3600).", valueName: "seconds"))
     var timeout = 60
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
 
     /// The contract name image puts record: their payload is the bytes as they are.
     static let contract = "image"
 
     func validate() throws {
+        try checkDocumentFormat()
         guard let parsed = URL(string: url), parsed.isHTTP, parsed.host != nil else {
             throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/image.jpg")
         }

@@ -3,7 +3,7 @@ import FeedAPI
 import FeedCache
 import Foundation
 
-struct Load: AsyncParsableCommand, DatabaseCommand {
+struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load a feed: remote first (or a fresh cache first), the other when it fails.",
         discussion: """
@@ -73,13 +73,13 @@ struct Load: AsyncParsableCommand, DatabaseCommand {
     @Option(help: ArgumentHelp("The payload contract the body must match.", valueName: "contract"))
     var contract: Contract = .json
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long the cache serves: 90s, 15m, 12h or 7d; at most 36500d. (default: the contract's)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("How long the cache serves: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: the contract's)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
     @Option(help: ArgumentHelp("remote-first or cache-first. (default: the contract's)", valueName: "strategy"))
     var strategy: CacheStrategy?
 
-    @Option(help: ArgumentHelp("Retries when the remote sends invalid data (connection errors are not retried). (default: the contract's)", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Retries when the remote sends invalid data (connection errors are not retried). (default: the contract's)", valueName: "n"))
     var retries: Int?
 
     @Option(help: ArgumentHelp(
@@ -88,8 +88,8 @@ struct Load: AsyncParsableCommand, DatabaseCommand {
         valueName: "seconds"))
     var timeout = 60
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
 
     /// The cache key: given, or the default of a search or an object.
     var resolvedKey: String? {
@@ -100,6 +100,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand {
     }
 
     func validate() throws {
+        try checkDocumentFormat()
         let sample = SearchRequest.expand(url, query: query ?? "", page: 1)
         guard let parsed = URL(string: sample), parsed.isHTTP, parsed.host != nil else {
             throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/feed.json")
@@ -128,7 +129,8 @@ struct Load: AsyncParsableCommand, DatabaseCommand {
                 now: try global.clock(), client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
             let report = try await job.run()
             let out = StandardOutput()
-            try out.show(report, as: format) { report.text.forEach(out.line) }
+            // --quiet: a load that worked prints nothing (the exit code says so).
+            try out.show(report, as: format) { if !global.quiet { report.text.forEach(out.line) } }
             out.flush()
             if let error = report.saveError {
                 throw CLIFailure("the items were loaded from the remote but not cached: \(describeSave(error))")

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Rebuild: AsyncParsableCommand, DatabaseCommand {
+struct Rebuild: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild the state, its checkpoints and the key index from the log; report what changed.",
         discussion: """
@@ -22,8 +22,10 @@ struct Rebuild: AsyncParsableCommand, DatabaseCommand {
 
     @ParentCommand var parent: CacheLogCommand
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await writing { log in
@@ -50,8 +52,4 @@ struct Rebuild: AsyncParsableCommand, DatabaseCommand {
             }
         }
     }
-}
-
-private func counted(_ count: Int, _ noun: String, plural: String? = nil) -> String {
-    "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
 }

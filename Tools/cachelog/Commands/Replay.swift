@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Replay: AsyncParsableCommand, DatabaseCommand {
+struct Replay: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the history: one event per line.",
         discussion: """
@@ -20,6 +20,7 @@ struct Replay: AsyncParsableCommand, DatabaseCommand {
               cachelog replay
               cachelog replay --key films --type expire --format jsonl | jq .timestamp
               cachelog replay --from 2026-12-01 --to 2026-12-08 --reverse --limit 20
+              cachelog replay --from 24h
               cachelog replay --follow --format jsonl
             """)
 
@@ -31,13 +32,17 @@ struct Replay: AsyncParsableCommand, DatabaseCommand {
     @Option(name: .customLong("type"), help: ArgumentHelp("Only this type (put, delete, expire); repeat for several.", valueName: "type"))
     var types: [EventKindArgument] = []
 
-    @Option(help: ArgumentHelp("First event: a seq or a date (recorded at or after).", valueName: "seq|date"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "First event: a seq, a date or a duration before --now (recorded at or after).",
+        discussion: "Takes \(PositionArgument.forms).", valueName: "seq|date|duration"), transform: PositionArgument.parse)
     var from: PositionArgument?
 
-    @Option(help: ArgumentHelp("Last event: a seq or a date (recorded at or before).", valueName: "seq|date"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Last event: a seq, a date or a duration before --now (recorded at or before); a bare day (2026-12-08) includes that whole day.",
+        discussion: "Takes \(PositionArgument.forms).", valueName: "seq|date|duration"), transform: PositionArgument.parse)
     var to: PositionArgument?
 
-    @Option(help: ArgumentHelp("At most this many events.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many events.", valueName: "n"))
     var limit: Int?
 
     @Flag(help: "Newest first.")
@@ -49,18 +54,24 @@ struct Replay: AsyncParsableCommand, DatabaseCommand {
     @Flag(help: "Include each put's payload.")
     var payload = false
 
-    @Option(help: "Output format.")
-    var format: TextOrJSONLines = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    /// Replay prints a stream of events: text or JSON lines.
+    var format: TextOrJSONLines { chosenFormat.stream ?? .jsonl }
 
     func validate() throws {
+        if chosenFormat.stream == nil { throw ValidationError("replay prints one event per line: use --format jsonl") }
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
         if follow && reverse { throw ValidationError("--follow reads forward; drop --reverse") }
     }
 
     func run() async throws {
+        // Relative positions count back from the run's clock.
+        let now = try global.clock()()
         try await reading { log in
             let query = EventQuery(
-                from: from?.position, to: follow ? nil : to?.position, key: key,
+                from: from?.position(now: now), to: follow ? nil : to?.position(now: now, inclusiveDay: true), key: key,
                 kinds: types.isEmpty ? nil : Set(types.map(\.kind)), reverse: reverse, limit: limit,
                 includePayload: payload)
             let out = StandardOutput()

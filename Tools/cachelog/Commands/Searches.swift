@@ -4,7 +4,7 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 
-struct Searches: AsyncParsableCommand, DatabaseCommand {
+struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Past searches, the last saved first: the search history, from the log.",
         discussion: """
@@ -27,13 +27,14 @@ struct Searches: AsyncParsableCommand, DatabaseCommand {
     @Option(help: ArgumentHelp("Only searches of this contract (verses or people).", valueName: "contract"))
     var contract: Contract?
 
-    @Option(help: ArgumentHelp("At most this many searches.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many searches.", valueName: "n"))
     var limit: Int?
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
 
     func validate() throws {
+        try checkDocumentFormat()
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
         if let contract, !contract.isSearch { throw ValidationError("--contract: the searches are verses and people") }
     }

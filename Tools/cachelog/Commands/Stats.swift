@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Stats: AsyncParsableCommand, DatabaseCommand {
+struct Stats: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Count events by type and key; show sizes and compression.",
         discussion: """
@@ -13,8 +13,10 @@ struct Stats: AsyncParsableCommand, DatabaseCommand {
 
     @ParentCommand var parent: CacheLogCommand
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await reading { log in
@@ -34,7 +36,7 @@ struct Stats: AsyncParsableCommand, DatabaseCommand {
                     out.line(Terminal.color("KEY                      PUT  DELETE  EXPIRE", "1"))
                     for key in stats.sortedKeys {
                         let c = stats.byKey[key] ?? .init()
-                        out.line("\(EventPrinter.pad(String(decoding: key, as: UTF8.self), 20))  \(EventPrinter.pad(String(c.put), 6, right: true))  \(EventPrinter.pad(String(c.delete), 6, right: true))  \(EventPrinter.pad(String(c.expire), 6, right: true))")
+                        out.line("\(EventPrinter.keyCell(String(decoding: key, as: UTF8.self), 20))  \(EventPrinter.pad(String(c.put), 6, right: true))  \(EventPrinter.pad(String(c.delete), 6, right: true))  \(EventPrinter.pad(String(c.expire), 6, right: true))")
                     }
                 }
             }

@@ -8,7 +8,7 @@ import Logging
 import FoundationNetworking
 #endif
 
-struct Validate: AsyncParsableCommand, DatabaseCommand {
+struct Validate: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the validate-cache use case over one key or every key (a cron job).",
         discussion: """
@@ -23,6 +23,11 @@ struct Validate: AsyncParsableCommand, DatabaseCommand {
             recorded at that moment, and since recorded time never goes backward in the log, a \
             future --now also stamps every later event with it. To ask "what would expire on \
             Friday?" without writing anything, add --dry-run.
+
+            --quiet prints only what was expired or deleted, and problems. A database that does \
+            not exist yet is nothing to validate (exit 0; nothing is created); --key with a key \
+            the log never held is an error (exit 1). JSON outcomes carry key, outcome, detail, \
+            and the judged cache's timestamp, age and maxAge (seconds) and seq (null without one).
 
             A key that cannot be validated (its write fails) is reported and the others go on; \
             the exit code is then 1.
@@ -39,20 +44,36 @@ struct Validate: AsyncParsableCommand, DatabaseCommand {
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("One max age for every key: 90s, 15m, 12h or 7d; at most 36500d. (default: each key's recorded policy)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("One max age for every key: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: each key's recorded policy)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
     @Flag(name: .customLong("dry-run"), help: "Print what would be expired or deleted; write nothing.")
     var dryRun = false
 
-    @Option(help: "Output format.")
-    var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await Self.reportingFailures {
             // A dry run only reads: it works on a database this user may not write.
-            let log = try dryRun ? global.openForReading() : global.openForWriting()
+            let log: CacheLog
+            do {
+                log = try dryRun ? global.openForReading() : global.openForWriting()
+            } catch CacheLogError.noDatabase(let path) {
+                // A cron job that runs before the first load: nothing is wrong, and nothing is created.
+                let out = StandardOutput()
+                try out.show([ValidationOutcome](), as: format) {
+                    if !global.quiet { out.line("nothing to validate: no database at \(path) yet") }
+                }
+                out.flush()
+                return
+            }
             let clock = try global.clock()
+            if let key, try log.events(EventQuery(key: key, limit: 1)).isEmpty {
+                throw CLIFailure("no key '\(key)' in the log; 'cachelog state' lists the live keys")
+            }
             let keys = try key.map { [$0] } ?? log.state().entries.map(\.key)
             var outcomes: [ValidationOutcome] = []
             for key in keys {
@@ -66,10 +87,10 @@ struct Validate: AsyncParsableCommand, DatabaseCommand {
             // A dry run says so in each JSON object.
             if dryRun { for index in outcomes.indices { outcomes[index].dryRun = true } }
             try out.show(outcomes, as: format) {
-                if outcomes.isEmpty { out.line("no live cache entries") }
-                for outcome in outcomes {
+                if outcomes.isEmpty && !global.quiet { out.line("no live cache entries") }
+                for outcome in outcomes where outcome.isNews || !global.quiet {
                     let verb = dryRun ? [.expired: "would expire", .deleted: "would delete"][outcome.outcome] ?? outcome.outcome.rawValue : outcome.outcome.rawValue
-                    out.line("\(outcome.key): \(verb) (\(outcome.detail))")
+                    out.line("\(EventPrinter.escaped(outcome.key)): \(verb) (\(outcome.detail))")
                 }
             }
             out.flush()
@@ -98,6 +119,16 @@ struct Validate: AsyncParsableCommand, DatabaseCommand {
             store: store, clock: clock, policy: CachePolicy(maxAge: maxAge?.value ?? KeyPolicy.unrecorded.maxAge),
             judging: maxAge == nil ? .recorded : .loaders, logger: global.logger()
         ).run(contract)
+        // The facts, as fields for JSON.
+        func facts(_ outcome: ValidationOutcome) -> ValidationOutcome {
+            var outcome = outcome
+            guard let before else { return outcome }
+            outcome.timestamp = before.timestamp
+            outcome.age = clock().timeIntervalSince(before.timestamp)
+            outcome.maxAge = policy.timeInterval
+            outcome.seq = before.seq
+            return outcome
+        }
         let age = before.map {
             "cached \(DateParsing.string($0.timestamp)), \(DurationText.string(clock().timeIntervalSince($0.timestamp))) old, max age \(policy)"
         }
@@ -110,12 +141,12 @@ struct Validate: AsyncParsableCommand, DatabaseCommand {
         switch await store.writes.last {
         case .delete?:
             let why = Self.readsBack(before, key: key, in: log) ? "not a valid \(contract?.rawValue ?? "") payload" : "unreadable"
-            return ValidationOutcome(key: key, outcome: .deleted, detail: "\(why); \(try written("deleted"))")
+            return facts(ValidationOutcome(key: key, outcome: .deleted, detail: "\(why); \(try written("deleted"))"))
         case .expire?:
-            return ValidationOutcome(key: key, outcome: .expired, detail: "\(age ?? "no cache"); \(try written("expired"))")
+            return facts(ValidationOutcome(key: key, outcome: .expired, detail: "\(age ?? "no cache"); \(try written("expired"))"))
         default:
             guard let age else { return ValidationOutcome(key: key, outcome: .empty, detail: "no cache") }
-            return ValidationOutcome(key: key, outcome: .fresh, detail: age)
+            return facts(ValidationOutcome(key: key, outcome: .fresh, detail: age))
         }
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Verify: AsyncParsableCommand, DatabaseCommand {
+struct Verify: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check every record, checkpoint, the state and the key index; exit 0 only when clean.",
         discussion: """
@@ -21,7 +21,10 @@ struct Verify: AsyncParsableCommand, DatabaseCommand {
     @ParentCommand var parent: CacheLogCommand
 
     /// Either way, the exit code says whether the database is clean.
-    @Option(help: "Output format.") var format: TextOrJSON = .text
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await reading { log in
@@ -29,7 +32,7 @@ struct Verify: AsyncParsableCommand, DatabaseCommand {
             let out = StandardOutput()
             try out.show(VerificationSummary(report), as: format) {
                 for problem in report.problems { out.line(Terminal.color("problem", "31") + " \(problem)") }
-                let summary = "\(report.recordsChecked) records, \(report.checkpointsChecked) checkpoints checked"
+                let summary = "\(counted(report.recordsChecked, "record")), \(counted(report.checkpointsChecked, "checkpoint")) checked"
                 let derived = report.problems.filter(\.fixedByRebuild).count
                 let repair = derived == 0 ? "" : "; 'cachelog rebuild' repairs \(derived == report.problems.count ? (derived == 1 ? "it" : "them") : "\(derived) of them")"
                 out.line(report.isClean ? Terminal.color("ok", "32") + ": \(summary), no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s"): \(summary)\(repair)")

@@ -14,6 +14,9 @@ struct StateReport: Encodable {
         @NullWhenNil var expires: Date?
         let fresh: Bool
         @NullWhenNil var contract: String?
+        /// With `--payload`: what the cache held (its JSON, else base64; null when the put
+        /// cannot be read back). Absent without `--payload`.
+        var payload: RawJSON?
 
         init(_ entry: LogState.Entry, now: Date) {
             let policy = KeyPolicy.of(entry)
@@ -29,8 +32,12 @@ struct StateReport: Encodable {
     let seq: UInt64
     let entries: [Entry]
 
-    init(_ state: LogState, now: Date) {
+    init(_ state: LogState, now: Date, payloads: [UInt64: Data?]? = nil) {
         seq = state.seq
-        entries = state.entries.map { Entry($0, now: now) }
+        entries = state.entries.map { entry in
+            var reported = Entry(entry, now: now)
+            if let payloads { reported.payload = (payloads[entry.seq] ?? nil).map(RawJSON.init(payload:)) ?? RawJSON("null") }
+            return reported
+        }
     }
 }

@@ -81,13 +81,62 @@ struct EventPrinter {
             detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?") was \(DurationText.string(event.maxAge ?? 0)) old or more"
         }
         let colors = [EventKind.put: "32", .delete: "33", .expire: "35"]
-        var line = "\(pad(String(event.seq), 6, right: true))  \(pad(DateParsing.string(event.recordedAt), 20))  \(Terminal.color(pad(event.kind.name, 7), colors[event.kind] ?? "0"))  \(pad(event.key, 20))  \(detail)"
+        var line = "\(pad(String(event.seq), 6, right: true))  \(pad(DateParsing.string(event.recordedAt), 20))  \(Terminal.color(pad(event.kind.name, 7), colors[event.kind] ?? "0"))  \(keyCell(event.key, 20))  \(detail)"
         if let payload = event.payload { line += "\n        payload: " + JSONText.payload(payload) }
         return line
     }
 
+    /// A key as a table cell: escaped (``escaped(_:)``) so that a row stays one line, and padded
+    /// to `width` columns by display width. `--format json` has the key as it is.
+    static func keyCell(_ key: String, _ width: Int) -> String { pad(escaped(key), width) }
+
+    /// `text` with tabs, newlines and other control characters written as `\t`, `\n`, `\r` and
+    /// `\u{1b}`, and a backslash as `\\` so that the escapes are unambiguous.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\\" }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\\": out += "\\\\"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    out += "\\u{" + String(scalar.value, radix: 16) + "}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    /// The columns `text` takes on a terminal: 2 for wide characters (CJK, emoji), 0 for
+    /// combining marks and zero-width joiners within a character, 1 otherwise.
+    static func displayWidth(_ text: String) -> Int {
+        text.reduce(0) { sum, character in
+            let scalars = character.unicodeScalars
+            guard let first = scalars.first else { return sum }
+            let wide = scalars.contains { $0.properties.isEmojiPresentation } || (character.unicodeScalars.contains("\u{FE0F}") && first.properties.isEmoji)
+                || isWide(first.value)
+            return sum + (wide ? 2 : 1)
+        }
+    }
+
+    private static func isWide(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
+             0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+            return true
+        default:
+            return false
+        }
+    }
+
     static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
-        let count = text.count
+        let count = displayWidth(text)
         guard count < width else { return text }
         let space = String(repeating: " ", count: width - count)
         return right ? space + text : text + space

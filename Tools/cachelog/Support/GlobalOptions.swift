@@ -9,7 +9,7 @@ import Logging
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The database directory.",
-        discussion: "Default: $CACHELOG_DB, else $XDG_CACHE_HOME/cachelog, else ~/.cache/cachelog. Created on first write; read-only commands never create it.",
+        discussion: "A leading ~ or ~/ is your home ($HOME), even when quoted. Default: $CACHELOG_DB, else $XDG_CACHE_HOME/cachelog, else ~/.cache/cachelog. Created on first write; read-only commands never create it.",
         valueName: "path"))
     var db: String?
 
@@ -19,15 +19,37 @@ struct GlobalOptions: ParsableArguments {
         valueName: "date"))
     var now: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Output format for the command: text, json or jsonl, as the command's own --format (which wins).",
+        valueName: "format"))
+    var format: OutputFormat?
+
+    @Flag(name: [.short, .long], help: ArgumentHelp(
+        "For cron: print only changes and problems (validate: what it expired or deleted; load: nothing on success; compact: only when it removed something).",
+        discussion: "Problems still go to stderr and set the exit code; --format json output is unchanged."))
+    var quiet = false
+
     @Flag(name: [.short, .long], help: "Log what the engine does (map growth, retries) to stderr.")
     var verbose = false
 
     func databasePath() -> String {
         let environment = ProcessInfo.processInfo.environment
-        if let db, !db.isEmpty { return db }
-        if let path = environment["CACHELOG_DB"], !path.isEmpty { return path }
+        if let db, !db.isEmpty { return Self.expandingHome(db) ?? db }
+        if let path = environment["CACHELOG_DB"], !path.isEmpty { return Self.expandingHome(path) ?? path }
         if let cache = environment["XDG_CACHE_HOME"], !cache.isEmpty { return cache + "/cachelog" }
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/cachelog").path
+    }
+
+    /// `path` with a leading `~` or `~/` read from `$HOME`, as a shell would have done had the
+    /// path not been quoted; `nil` for `~otheruser`, which the tool does not look up (see
+    /// ``validate()``). A path not starting with `~` is returned as it is.
+    static func expandingHome(_ path: String) -> String? {
+        guard path.hasPrefix("~") else { return path }
+        let rest = path.dropFirst()
+        guard rest.isEmpty || rest.hasPrefix("/") else { return nil }
+        let environment = ProcessInfo.processInfo.environment
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return home + rest
     }
 
     /// Checked while parsing, so that a bad date or database is a usage error (exit 64), reported
@@ -37,6 +59,13 @@ struct GlobalOptions: ParsableArguments {
         // An empty --db is usually an unset shell variable ("--db $DIR"): writing to the
         // default database instead would be a surprise.
         if let db, db.isEmpty { throw ValidationError("--db is empty; give a database directory, or leave --db out for the default") }
+        // `~user` would need a password-database lookup; a quoted `~user/x` is more likely a
+        // mistake than a wish, and must never become a directory named `~user`.
+        let fromEnvironment = ProcessInfo.processInfo.environment["CACHELOG_DB"]
+        for (value, source) in [(db, "--db"), (db == nil ? fromEnvironment : nil, "CACHELOG_DB")] {
+            guard let value, !value.isEmpty, Self.expandingHome(value) == nil else { continue }
+            throw ValidationError("\(source): '\(value)' starts with ~user, which is not expanded; write the full path, or ~/ for your own home")
+        }
     }
 
     /// The fixed `--now` date, if one was given (here or in `CACHELOG_NOW`).
@@ -70,7 +99,19 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens the database for writing; creates it only for commands that cache (`create`).
     func openForWriting(create: Bool = false) throws -> CacheLog {
-        try CacheLog(path: databasePath(), options: .init(createIfMissing: create, clock: try clock(), logger: logger()))
+        let log = try CacheLog(path: databasePath(), options: .init(createIfMissing: create, clock: try clock(), logger: logger()))
+        warnIfNowIsBeforeTheLog(log)
+        return log
+    }
+
+    /// Recorded time never goes backward in the log: a --now before the last recorded event does
+    /// not stamp what this run appends. Says so in one line on stderr rather than silently.
+    private func warnIfNowIsBeforeTheLog(_ log: CacheLog) {
+        guard let fixed = try? fixedNow(),
+              case .event(let last)? = try? log.events(EventQuery(reverse: true, limit: 1)).first,
+              last.recordedAt.timeIntervalSince1970.isFinite, last.recordedAt > fixed
+        else { return }
+        Terminal.message("cachelog: --now \(DateParsing.string(fixed)) is before the last recorded event (seq \(last.seq), \(DateParsing.string(last.recordedAt))); what this run appends is recorded at that later time, since recorded time never goes backward (ages are still judged at --now)")
     }
 }
 

@@ -1,10 +1,14 @@
 import Foundation
 
-/// Messages for people go to stderr; colour only on a terminal and never with NO_COLOR.
+/// Messages for people go to stderr; colour and progress lines only on a terminal, and never
+/// with NO_COLOR or TERM=dumb (a terminal that cannot move the cursor or clear a line).
 enum Terminal {
     static let stderrIsTerminal = isatty(2) == 1
     static let stdoutIsTerminal = isatty(1) == 1
-    static let colorAllowed = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
+    static let colorAllowed = (ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true)
+        && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    /// `\r\e[2K` rewrites a progress line in place: escape sequences like colour.
+    static let progressAllowed = stderrIsTerminal && colorAllowed
 
     static func message(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
@@ -18,7 +22,7 @@ enum Terminal {
 
     /// A progress line on stderr, rewritten in place; only when stderr is a terminal.
     static func progress(_ text: String) {
-        guard stderrIsTerminal else { return }
+        guard progressAllowed else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
     }
 
@@ -30,7 +34,7 @@ enum Terminal {
     }
 
     static func endProgress() {
-        guard stderrIsTerminal else { return }
+        guard progressAllowed else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
     }
 }

@@ -1,0 +1,23 @@
+import Foundation
+import Testing
+import CacheLog
+
+/// One version, from the library: `--version`, `version` and `version --format json` agree.
+@Suite("version", .timeLimit(.minutes(2)))
+struct VersionTests {
+    @Test
+    func versionFlag_andCommand_printTheLibrarysVersion_andDatabaseFormat() async throws {
+        let sandbox = try Sandbox()
+        let expected = "cachelog \(CacheLog.version) (database format \(CacheLog.databaseFormat))"
+        for arguments in [["--version"], ["version"]] {
+            let result = try await sandbox.run(arguments)
+            #expect(result.status == ExitCode.ok, "\(result)")
+            #expect(result.stdoutLines == [expected], "\(result)")
+            #expect(result.stderr.isEmpty)
+        }
+        let json = try await sandbox.run(["version", "--format", "json"])
+        #expect(json.status == ExitCode.ok, "\(json)")
+        #expect(try json.json().string("version") == CacheLog.version)
+        #expect(try json.json().int("databaseFormat") == Int(CacheLog.databaseFormat))
+    }
+}

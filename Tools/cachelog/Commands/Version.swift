@@ -1,0 +1,24 @@
+import ArgumentParser
+
+struct Version: ParsableCommand, FormattedCommand {
+    @ParentCommand var parent: CacheLogCommand
+
+    static let configuration = CommandConfiguration(
+        abstract: "Print the version and the database format (as --version does).",
+        discussion: """
+            Examples:
+              cachelog version
+              cachelog version --format json | jq .databaseFormat
+            """)
+
+    @Option(name: .customLong("format"), help: OutputFormat.help)
+    var formatOption: OutputFormat?
+
+    func validate() throws { try checkDocumentFormat() }
+
+    func run() throws {
+        let out = StandardOutput()
+        try out.show(VersionReport(), as: format) { out.line(VersionReport.text) }
+        out.flush()
+    }
+}

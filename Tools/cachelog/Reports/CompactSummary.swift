@@ -1,0 +1,11 @@
+import CacheLog
+
+/// `compact --format json`: what was removed and where history now starts.
+struct CompactSummary: Encodable {
+    let removed, bytesFreed, keptLive: Int
+    let firstAvailable: UInt64
+
+    init(_ report: CompactionReport) {
+        (removed, bytesFreed, keptLive, firstAvailable) = (report.removed, report.bytesFreed, report.keptLive, report.firstAvailable)
+    }
+}
