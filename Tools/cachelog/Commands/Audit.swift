@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Audit: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
+struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer \"why was it stale?\": each key's cache timeline.",
         discussion: """
@@ -28,8 +28,6 @@ struct Audit: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
     @Option(name: .customLong("format"), help: OutputFormat.help)
     var formatOption: OutputFormat?
-
-    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await reading { log in

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Rebuild: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
+struct Rebuild: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild the state, its checkpoints and the key index from the log; report what changed.",
         discussion: """
@@ -24,8 +24,6 @@ struct Rebuild: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
     @Option(name: .customLong("format"), help: OutputFormat.help)
     var formatOption: OutputFormat?
-
-    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await writing { log in

@@ -3,7 +3,7 @@ import CacheLog
 import FeedCache
 import Foundation
 
-struct State: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
+struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the live cache entries, now or at a point in the past.",
         discussion: """
@@ -40,8 +40,6 @@ struct State: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
     @Option(name: .customLong("format"), help: OutputFormat.help)
     var formatOption: OutputFormat?
-
-    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         let clockNow = try global.clock()()

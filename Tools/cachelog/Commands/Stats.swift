@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Stats: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
+struct Stats: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Count events by type and key; show sizes and compression.",
         discussion: """
@@ -15,8 +15,6 @@ struct Stats: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
     @Option(name: .customLong("format"), help: OutputFormat.help)
     var formatOption: OutputFormat?
-
-    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await reading { log in

@@ -8,7 +8,7 @@ import Logging
 import FoundationNetworking
 #endif
 
-struct Validate: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
+struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the validate-cache use case over one key or every key (a cron job).",
         discussion: """
@@ -52,8 +52,6 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
     @Option(name: .customLong("format"), help: OutputFormat.help)
     var formatOption: OutputFormat?
-
-    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await Self.reportingFailures {

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheLog
 import Foundation
 
-struct Verify: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
+struct Verify: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check every record, checkpoint, the state and the key index; exit 0 only when clean.",
         discussion: """
@@ -23,8 +23,6 @@ struct Verify: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     /// Either way, the exit code says whether the database is clean.
     @Option(name: .customLong("format"), help: OutputFormat.help)
     var formatOption: OutputFormat?
-
-    func validate() throws { try checkDocumentFormat() }
 
     func run() async throws {
         try await reading { log in

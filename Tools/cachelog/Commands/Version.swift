@@ -1,6 +1,6 @@
 import ArgumentParser
 
-struct Version: ParsableCommand, FormattedCommand {
+struct Version: ParsableCommand, DocumentCommand {
     @ParentCommand var parent: CacheLogCommand
 
     static let configuration = CommandConfiguration(
@@ -13,8 +13,6 @@ struct Version: ParsableCommand, FormattedCommand {
 
     @Option(name: .customLong("format"), help: OutputFormat.help)
     var formatOption: OutputFormat?
-
-    func validate() throws { try checkDocumentFormat() }
 
     func run() throws {
         let out = StandardOutput()

@@ -44,7 +44,8 @@ protocol FormattedCommand: ParsableCommand {
 }
 
 extension FormattedCommand {
-    static var commandName: String { configuration.commandName ?? _commandName }
+    /// ArgumentParser's own name for the command: the type's name, lowercased, unless configured.
+    static var commandName: String { configuration.commandName ?? String(describing: Self.self).lowercased() }
 
     /// The format asked for: this command's --format, else the one given before the command name.
     var chosenFormat: OutputFormat { formatOption ?? parent.global.format ?? .text }
@@ -57,4 +58,12 @@ extension FormattedCommand {
         guard chosenFormat.document == nil else { return }
         throw ValidationError("\(Self.commandName) prints one document, not lines: use --format json")
     }
+}
+
+/// A command that prints one document (text or JSON): `--format jsonl` is a usage error, checked
+/// while parsing so that it is reported with the command's usage.
+protocol DocumentCommand: FormattedCommand {}
+
+extension DocumentCommand {
+    func validate() throws { try checkDocumentFormat() }
 }
