@@ -76,7 +76,7 @@ struct CacheLogCommand: AsyncParsableCommand {
         guard !(error is ExitCode), exitCode(for: error) == .validationFailure else { exit(withError: error) }
         var text = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
-        let names = Set(configuration.subcommands.compactMap { $0.configuration.commandName ?? $0._commandName })
+        let names = Set(configuration.subcommands.map { $0.configuration.commandName ?? String(describing: $0).lowercased() })
         let command = CommandLine.arguments.dropFirst().first(where: names.contains).map { "cachelog \($0)" } ?? "cachelog"
         Terminal.message("cachelog: \(text) (see '\(command) --help')")
         Foundation.exit(Exit.usage)
