@@ -311,4 +311,17 @@ struct InspectTests {
         #expect(result.stderrLines.count == 1)
         #expect(!FileManager.default.fileExists(atPath: sandbox.db))
     }
+
+    @Test
+    func stats_meansByStoredWhatReplayDoes_theBytesOfWholeRecords() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.seedHistory()
+        let replay = try await sandbox.cachelog("replay", "--format", "jsonl")
+        let stored = try replay.jsonLines().compactMap { $0.int("storedBytes") }.reduce(0, +)
+        let stats = try await sandbox.cachelog("stats")
+        #expect(stats.status == ExitCode.ok, "\(stats)")
+        #expect(stats.stdoutLines.contains("stored      \(stored) bytes in records (headers, keys, compressed payloads, checksums)"), "\(stats)")
+        #expect(stats.stdoutLines.contains { $0.hasPrefix("payloads ") && $0.contains("bytes, compressed to ") }, "\(stats)")
+        #expect(try await sandbox.cachelog("stats", "--format", "json").json().int("storedBytes") == stored)
+    }
 }

@@ -124,6 +124,21 @@ extension LogTables {
         return changed
     }
 
+    /// Removes the entries below `cut` whose seq is not in `kept` and whose record is gone: the
+    /// ones compaction could not remove by their record's key.
+    @available(*, noasync)
+    func unindexStragglers(_ txn: Transaction, below cut: UInt64, keeping kept: Set<UInt64>) throws {
+        guard let keyIndex = table.keyIndex else { return }
+        var stragglers: [([UInt8], [UInt8])] = []
+        try txn.forEachRow(keyIndex) { row in
+            guard let seq = SeqKey.decode(row.value), seq < cut, !kept.contains(seq),
+                  try txn.get(table.events, SeqKey.bytes(seq)) == nil
+            else { return }
+            stragglers.append((Array(row.key), Array(row.value)))
+        }
+        for (key, value) in stragglers { try txn.delete(keyIndex, key, value: value) }
+    }
+
     // MARK: one key as of a seq
 
     /// The key's live entry right after `seq`: its entry in the compaction base checkpoint, folded

@@ -25,8 +25,9 @@ struct Stats: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                 out.line("seqs        \(stats.firstSeq.map(String.init) ?? "-") … \(stats.lastSeq)")
                 out.line("recorded    \(stats.firstRecordedAt.map(DateParsing.string) ?? "-") … \(stats.lastRecordedAt.map(DateParsing.string) ?? "-")")
                 out.line("live keys   \(stats.liveKeys)")
-                out.line("payloads    \(stats.payloadBytes) bytes, stored in \(stats.storedPayloadBytes) (\(stats.compressionRatio.map { String(format: "%.2fx", $0) } ?? "-"))")
-                out.line("log         \(stats.storedBytes) bytes in records")
+                // "Stored" is one thing everywhere, as replay says it: a whole record's bytes.
+                out.line("payloads    \(stats.payloadBytes) bytes, compressed to \(stats.storedPayloadBytes) (\(stats.compressionRatio.map { String(format: "%.2fx", $0) } ?? "-"))")
+                out.line("stored      \(stats.storedBytes) bytes in records (headers, keys, compressed payloads, checksums)")
                 out.line("map         \(stats.mapUsed) of \(stats.mapSize) bytes used")
                 if stats.corruptRecords > 0 { out.line("corrupt     \(stats.corruptRecords) records (run cachelog verify)") }
                 if !stats.byKey.isEmpty {
