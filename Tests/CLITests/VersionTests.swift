@@ -20,4 +20,13 @@ struct VersionTests {
         #expect(try json.json().string("version") == CacheLog.version)
         #expect(try json.json().int("databaseFormat") == Int(CacheLog.databaseFormat))
     }
+
+    /// Found by cli-fuzz: `--version` beside `--format json` printed a line of text.
+    @Test(arguments: [["stats", "--format", "json", "--version"], ["--format=jsonl", "verify", "--version"], ["version", "--version", "--format", "json"]])
+    func versionFlag_withAJSONFormat_printsJSON(_ arguments: [String]) async throws {
+        let sandbox = try Sandbox()
+        let result = try await sandbox.run(arguments)
+        #expect(result.status == ExitCode.ok, "\(result)")
+        #expect(result.stdoutLines == [#"{"version":"\#(CacheLog.version)","databaseFormat":\#(CacheLog.databaseFormat)}"#], "\(result)")
+    }
 }

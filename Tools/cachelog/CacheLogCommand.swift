@@ -73,6 +73,14 @@ struct CacheLogCommand: AsyncParsableCommand {
     /// `cachelog: <what is wrong> (see 'cachelog <command> --help')`, exit 64. Help, --version
     /// and exit codes go to ArgumentParser as they are.
     static func exit(usageErrorInOneLine error: any Error) -> Never {
+        // `--version` anywhere prints the version; asked for JSON, it prints it as `version` does,
+        // so that a script's `--format json` never gets a line of text.
+        if exitCode(for: error) == .success, message(for: error) == VersionReport.text, jsonRequested {
+            let out = StandardOutput()
+            try? out.show(VersionReport(), as: .json) {}
+            out.flush()
+            Foundation.exit(0)
+        }
         guard !(error is ExitCode), exitCode(for: error) == .validationFailure else { exit(withError: error) }
         var text = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
@@ -80,5 +88,13 @@ struct CacheLogCommand: AsyncParsableCommand {
         let command = CommandLine.arguments.dropFirst().first(where: names.contains).map { "cachelog \($0)" } ?? "cachelog"
         Terminal.message("cachelog: \(text) (see '\(command) --help')")
         Foundation.exit(Exit.usage)
+    }
+
+    /// `--format json` or `jsonl` (as one argument or two) anywhere on the command line.
+    private static var jsonRequested: Bool {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let formats = zip(arguments, arguments.dropFirst()).filter { $0.0 == "--format" }.map(\.1)
+            + arguments.filter { $0.hasPrefix("--format=") }.map { String($0.dropFirst("--format=".count)) }
+        return formats.contains { $0 == "json" || $0 == "jsonl" }
     }
 }
