@@ -44,15 +44,15 @@ extension CacheLog {
                     freed += record.count
                     // The key index loses the record too (a record whose framing is damaged names
                     // no key: the walk below removes its entry).
-                    if let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false) {
-                        try tables.unindex(txn, key: Array(EventCodec.keyBytes(header, in: record)), seq: seq)
+                    if let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false),
+                       try tables.unindex(txn, key: Array(EventCodec.keyBytes(header, in: record)), seq: seq) {
                         freed += SeqKey.size
                     }
                     try txn.delete(tables.events, SeqKey.bytes(seq))
                 }
                 // Entries of records that were already missing or unreadable name no key to
                 // remove them by: one walk of the index drops what is left below the cut.
-                try tables.unindexStragglers(txn, below: cut, keeping: live)
+                freed += SeqKey.size * (try tables.unindexStragglers(txn, below: cut, keeping: live))
                 for seq in try tables.seqs(txn, in: tables.checkpoints, below: newBase) {
                     try txn.delete(tables.checkpoints, SeqKey.bytes(seq))
                 }

@@ -18,18 +18,17 @@ extension LogTables {
         }
     }
 
-    /// Removes the record `seq` of `key` from the index (compaction).
+    /// Removes the record `seq` of `key` from the index (compaction). Returns false when it was not listed.
     @available(*, noasync)
-    func unindex(_ txn: Transaction, key: [UInt8], seq: UInt64) throws {
-        guard let keyIndex = table.keyIndex else { return }
-        try txn.delete(keyIndex, key, value: SeqKey.bytes(seq))
+    func unindex(_ txn: Transaction, key: [UInt8], seq: UInt64) throws -> Bool {
+        guard let keyIndex = table.keyIndex else { return false }
+        return try txn.delete(keyIndex, key, value: SeqKey.bytes(seq))
     }
 
     /// Compares the index with the log: every whole record must be listed under its key
     /// (`missing` hears of each that is not), and no entry may name a whole record of another
     /// key, a seq the log cannot hold, or be no seq at all (`extra` hears of each, after the walk
-    /// over the log). Damaged
-    /// records are `verify`'s to name, not the index's. Reads only, so a
+    /// over the log). Damaged records are `verify`'s to name, not the index's. Reads only, so a
     /// healthy index costs no dirty page (a write transaction holds every page it dirties in memory).
     @available(*, noasync)
     func compareKeyIndex(_ txn: Transaction, missing: (UInt64, [UInt8]) throws -> Void,
@@ -125,10 +124,10 @@ extension LogTables {
     }
 
     /// Removes the entries below `cut` whose seq is not in `kept` and whose record is gone: the
-    /// ones compaction could not remove by their record's key.
+    /// ones compaction could not remove by their record's key. Returns how many it removed.
     @available(*, noasync)
-    func unindexStragglers(_ txn: Transaction, below cut: UInt64, keeping kept: Set<UInt64>) throws {
-        guard let keyIndex = table.keyIndex else { return }
+    func unindexStragglers(_ txn: Transaction, below cut: UInt64, keeping kept: Set<UInt64>) throws -> Int {
+        guard let keyIndex = table.keyIndex else { return 0 }
         var stragglers: [([UInt8], [UInt8])] = []
         try txn.forEachRow(keyIndex) { row in
             guard let seq = SeqKey.decode(row.value), seq < cut, !kept.contains(seq),
@@ -137,6 +136,7 @@ extension LogTables {
             stragglers.append((Array(row.key), Array(row.value)))
         }
         for (key, value) in stragglers { try txn.delete(keyIndex, key, value: value) }
+        return stragglers.count
     }
 
     // MARK: one key as of a seq
@@ -192,8 +192,7 @@ extension LogTables {
     /// The format stamped in `meta`.
     @available(*, noasync)
     func stampedFormat(_ txn: Transaction) throws -> UInt32 {
-        guard let raw = try txn.get(table.meta, MetaKey.format), raw.count == 4 else { return 0 }
-        return UInt32(bigEndian: raw.loadUnaligned(as: UInt32.self))
+        try txn.get(table.meta, MetaKey.format).flatMap(MetaKey.format(in:)) ?? 0
     }
 
     /// Fills the index of a database written before it existed, and stamps the format that
@@ -203,7 +202,7 @@ extension LogTables {
     func upgradeToKeyIndex(_ txn: Transaction) throws -> Int {
         guard try stampedFormat(txn) < Environment.keyIndexFormat else { return 0 }
         let added = try fillEmptyKeyIndex(txn) ?? repairKeyIndex(txn)
-        try txn.put(table.meta, MetaKey.format, withUnsafeBytes(of: Environment.keyIndexFormat.bigEndian) { Array($0) })
+        try txn.put(table.meta, MetaKey.format, MetaKey.formatValue(Environment.keyIndexFormat))
         return added
     }
 }

@@ -53,15 +53,15 @@ struct Tables: Sendable {
         var version = Environment.formatVersion
         if isNew {
             try t.put(meta, MetaKey.magic, Environment.magic)
-            try t.put(meta, MetaKey.format, withUnsafeBytes(of: Environment.formatVersion.bigEndian) { Array($0) })
+            try t.put(meta, MetaKey.format, MetaKey.formatValue(Environment.formatVersion))
         } else {
             guard let stamp = try t.get(meta, MetaKey.magic), stamp.elementsEqual(Environment.magic) else {
                 throw CacheLogError.notADatabase(path: path, detail: "no CacheLog stamp")
             }
-            guard let format = try t.get(meta, MetaKey.format), format.count == 4 else {
+            guard let stored = try t.get(meta, MetaKey.format).flatMap(MetaKey.format(in:)) else {
                 throw CacheLogError.notADatabase(path: path, detail: "no format version")
             }
-            version = UInt32(bigEndian: format.loadUnaligned(as: UInt32.self))
+            version = stored
             if version > Environment.formatVersion && !readOnly {
                 throw CacheLogError.newerFormat(found: version, supported: Environment.formatVersion)
             }

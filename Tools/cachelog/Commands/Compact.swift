@@ -37,29 +37,24 @@ struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Option(name: .customLong("format"), help: OutputFormat.help)
     var formatOption: OutputFormat?
 
+    static let eitherBeforeOrKeep = ValidationError("give either --before <seq|date> or --keep <duration>")
+
     func validate() throws {
         try checkDocumentFormat()
-        guard (before == nil) != (keep == nil) else {
-            throw ValidationError("give either --before <seq|date> or --keep <duration>")
-        }
+        guard (before == nil) != (keep == nil) else { throw Self.eitherBeforeOrKeep }
     }
 
     func run() async throws {
         // Resolved before opening, so that a bad --now is a usage error, not a failure.
-        let position: LogPosition
-        if let keep {
-            position = .date(try global.clock()().addingTimeInterval(-keep.value.timeInterval))
-        } else if let before {
-            position = before.position(now: try global.clock()())
-        } else {
-            throw ValidationError("give either --before <seq|date> or --keep <duration>")
-        }
+        let now = try global.clock()()
+        guard let position = keep.map({ LogPosition.date(now.addingTimeInterval(-$0.value.timeInterval)) }) ?? before?.position(now: now)
+        else { throw Self.eitherBeforeOrKeep }
         try await writing { log in
             let report = try await log.compact(before: position)
             let out = StandardOutput()
             try out.show(CompactSummary(report), as: format) {
                 guard report.removed > 0 || !global.quiet else { return }
-                out.line("removed \(report.removed) event\(report.removed == 1 ? "" : "s") (\(report.bytesFreed) bytes); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")
+                out.line("removed \(counted(report.removed, "event")) (\(report.bytesFreed) bytes); kept \(report.keptLive) earlier still in use; history now starts after seq \(report.firstAvailable)")
             }
         }
     }

@@ -71,7 +71,7 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             }
             let out = StandardOutput()
             try out.show(StateReport(state, now: now, payloads: payloads), as: format) {
-                out.line("as of seq \(state.seq): \(state.entries.count) live \(state.entries.count == 1 ? "entry" : "entries")")
+                out.line("as of seq \(state.seq): \(counted(state.entries.count, "live entry", plural: "live entries"))")
                 guard !state.entries.isEmpty else { return }
                 out.line(Terminal.color("KEY                   CACHED AT             AGE       MAX AGE  FRESH     SEQ     BYTES", "1"))
                 for entry in state.entries {

@@ -33,7 +33,7 @@ struct Verify: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                 let summary = "\(counted(report.recordsChecked, "record")), \(counted(report.checkpointsChecked, "checkpoint")) checked"
                 let derived = report.problems.filter(\.fixedByRebuild).count
                 let repair = derived == 0 ? "" : "; 'cachelog rebuild' repairs \(derived == report.problems.count ? (derived == 1 ? "it" : "them") : "\(derived) of them")"
-                out.line(report.isClean ? Terminal.color("ok", "32") + ": \(summary), no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s"): \(summary)\(repair)")
+                out.line(report.isClean ? Terminal.color("ok", "32") + ": \(summary), no problems" : "\(counted(report.problems.count, "problem")): \(summary)\(repair)")
             }
             out.flush()
             if !report.isClean { throw ExitCode(Exit.failure) }

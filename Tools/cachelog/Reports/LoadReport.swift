@@ -35,7 +35,7 @@ struct LoadReport: Encodable {
     /// A header line and a line per item, naming it by its title, name or scripture when it has one.
     /// The header says "cached" only for items that are in the cache.
     var text: [String] {
-        let count = "\(key): \(items.count) item\(items.count == 1 ? "" : "s")"
+        let count = "\(key): \(counted(items.count, "item"))"
         var lines: [String] = switch (source, cached) {
         case (.cache, _): ["\(count) from cache, cached \(DateParsing.string(timestamp)) (age \(DurationText.string(age)))"]
         case (.remote, true): ["\(count) from remote, cached \(DateParsing.string(timestamp)) (age \(DurationText.string(age)))"]

@@ -8,6 +8,9 @@ extension Comparison {
     /// Keys of the scale log, with the prefix image caches use.
     static func scaleKey(_ index: Int) -> String { "image:https://images.example.com/feed/\(index)" }
 
+    /// Small JSON payloads (about 50 bytes), as an image index entry might be.
+    static let scalePayloads = (0..<64).map { Data("{\"id\":\($0),\"url\":\"https://images.example.com/\($0).png\"}".utf8) }
+
     func scale() async throws {
         let events = config.scale, keys = config.scaleKeys
         guard events > 0 else { return }
@@ -100,7 +103,7 @@ extension Comparison {
     private func indexCost() async throws {
         progress("append cost of the key index")
         let count = 10_000, batches = 20
-        let payloads = (0..<64).map { Data("{\"id\":\($0),\"url\":\"https://images.example.com/\($0).png\"}".utf8) }
+        let payloads = Self.scalePayloads
         let keys = (0..<config.scaleKeys).map(Self.scaleKey)
         var keyOffset = 0
         func nextKeys() -> [String] {
@@ -130,7 +133,7 @@ extension Comparison {
     private func generateScaleLog(path: String, events: Int, keys: Int) async throws {
         let clock = BatchClock(Date(timeIntervalSince1970: 1_672_531_200)) // 2023-01-01
         let log = try CacheLog(path: path, options: .init(durability: .unsynced, initialMapSize: 1 << 32, clock: { clock.now }))
-        let payloads = (0..<64).map { Data("{\"id\":\($0),\"url\":\"https://images.example.com/\($0).png\"}".utf8) }
+        let payloads = Self.scalePayloads
         var random = SeededGenerator(seed: 11)
         var written = 0
         while written < events {
