@@ -43,6 +43,59 @@ struct TableTests {
     }
 
     @Test
+    func longKeys_areCutWithAnEllipsis_soTheColumnsAfterThemStayAligned_andJSONHasTheWholeKey() async throws {
+        let sandbox = try Sandbox()
+        let long = "search:star-wars-people:" + String(repeating: "skywalker-", count: 8)
+        let keys = [long, "映" + String(repeating: "画", count: 30), "films"]
+        for key in keys {
+            // Whole-second times: a time with milliseconds is wider than its column (left alone).
+            let load = try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/films.json"), "--key", key)
+            try #require(load.status == ExitCode.ok, "\(load)")
+        }
+        // state and stats size the key column to the widest key, up to 40 columns: every row,
+        // and the header, is then exactly as wide, whatever the key.
+        for command in ["state", "stats"] {
+            let result = try await sandbox.cachelog("--now", Day.dec2, command)
+            #expect(result.status == ExitCode.ok, "\(command): \(result)")
+            let table = Array(result.stdoutLines.drop { !$0.hasPrefix("KEY") })
+            #expect(table.count == 4, "\(command): \(result)")
+            #expect(Set(table.map(EventPrinter.displayWidth)).count == 1, "\(command): \(table)")
+            #expect(table.first?.hasPrefix("KEY" + String(repeating: " ", count: 39)) == true, "\(command): \(table)")
+            #expect(table.contains { $0.hasPrefix("search:star-wars-peo…kywalker-skywalker-  ") }, "\(command): \(table)")
+            #expect(table.contains { $0.hasPrefix("映" + String(repeating: "画", count: 9) + "…" + String(repeating: "画", count: 9) + "   ") }, "\(command): \(table)")
+            #expect(!result.stdout.contains(long), "\(command) showed the whole long key: \(result)")
+        }
+        // replay streams, so its key column stays 20 wide: each put's detail starts at one column.
+        let replay = try await sandbox.cachelog("replay", "--type", "put")
+        let detailStarts = replay.stdoutLines.dropFirst().compactMap { row in row.range(of: "cached ").map { EventPrinter.displayWidth(String(row[..<$0.lowerBound])) } }
+        #expect(detailStarts == [61, 61, 61], "\(replay)")
+        #expect(replay.stdout.contains("search:sta…kywalker-  "), "\(replay)")
+        let json = try await sandbox.cachelog("state", "--format", "json")
+        #expect(Set((try json.json()["entries"] as? [[String: Any]])?.compactMap { $0.string("key") } ?? []) == Set(keys))
+    }
+
+    @Test
+    func aKeyCut_keepsWholeCharacters_andTheWidthItWasGiven() {
+        #expect(EventPrinter.truncated("short", to: 20) == "short")
+        #expect(EventPrinter.truncated("abcdefghij", to: 5) == "ab…ij")
+        #expect(EventPrinter.truncated("object:http://127.0.0.1:8000/people/11.json", to: 20) == "object:htt…e/11.json")
+        // A wide character that would straddle the edge is left out, not split.
+        #expect(EventPrinter.truncated("映画映画映画", to: 6) == "映…画")
+        #expect(EventPrinter.displayWidth(EventPrinter.keyCell("映画映画映画映画映画映画", 7)) == 7)
+        #expect(EventPrinter.truncated("👨‍👩‍👧‍👦👨‍👩‍👧‍👦👨‍👩‍👧‍👦", to: 5) == "👨‍👩‍👧‍👦…👨‍👩‍👧‍👦")
+    }
+
+    @Test
+    func audit_withAClockEarlierThanTheLog_saysSo_insteadOfANegativeDuration() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.seedHistory()
+        let audit = try await sandbox.cachelog("--now", "2026-11-01T00:00:00Z", "audit", "--key", "films")
+        #expect(audit.status == ExitCode.ok, "\(audit)")
+        #expect(audit.stdout.contains("no cache since then (the clock reads 2026-11-01T00:00:00Z, earlier)"), "\(audit)")
+        #expect(!audit.stdout.contains("(-"), "\(audit)")
+    }
+
+    @Test
     func oneCheckpoint_isSingular() {
         #expect(counted(1, "checkpoint") == "1 checkpoint")
         #expect(counted(0, "checkpoint") == "0 checkpoints")

@@ -21,6 +21,30 @@ struct UsageTests {
         #expect(!result.stdout.contains(escape))
     }
 
+    /// On a narrow terminal an example wraps, and its continuation stays indented under it
+    /// instead of starting at the left margin, where it would read as prose.
+    @Test(arguments: [""] + commands)
+    func help_onANarrowTerminal_wrapsExamplesWithTheirIndentation(command: String) async throws {
+        let sandbox = try Sandbox()
+        let arguments = command.isEmpty ? ["--help"] : [command, "--help"]
+        let result = try await sandbox.run(arguments, environment: ["COLUMNS": "50"])
+        #expect(result.status == ExitCode.ok, "\(result)")
+        let lines = result.stdoutLines
+        guard let examples = lines.firstIndex(where: { $0.hasPrefix("Example") }) else {
+            Issue.record("no examples: \(result)"); return
+        }
+        let block = lines[(examples + 1)...].prefix { !$0.isEmpty }
+        #expect(!block.isEmpty, "\(result)")
+        for line in block {
+            // Indented by spaces, or by no-break spaces before a word too long for any line.
+            let indentation = line.prefix { $0 == " " || $0 == "\u{00A0}" }
+            #expect(indentation.count >= 2, "an example line lost its indentation: \(line.debugDescription)\n\(result)")
+            #expect(line.count < 50 || !line.dropFirst(indentation.count).contains(" "), "\(line.debugDescription)")
+        }
+        // The continuations are indented deeper than the example they continue.
+        #expect(block.contains { $0.hasPrefix("      ") } || block.allSatisfy { $0.count < 48 }, "\(block)")
+    }
+
     @Test
     func help_root_documentsTheExitCodesAndListsEveryCommand() async throws {
         let sandbox = try Sandbox()

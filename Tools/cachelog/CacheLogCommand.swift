@@ -7,7 +7,7 @@ struct CacheLogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cachelog",
         abstract: "A durable, auditable feed cache: load feeds, replay and audit the cache's event log.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             Every cache operation (put, delete, expire) is an event in an append-only, compressed \
             log in LMDB; the current cache (the state) is a projection of it. Start with 'cachelog demo'.
 
@@ -25,7 +25,7 @@ struct CacheLogCommand: AsyncParsableCommand {
               cachelog demo
               cachelog --db ./feeds.db load https://example.com/films.json --key films --contract films
               cachelog --db ./feeds.db replay --key films --format jsonl
-            """,
+            """),
         version: VersionReport.text,
         subcommands: [Load.self, Image.self, Searches.self, Replay.self, State.self, Audit.self, Validate.self, Stats.self, Verify.self, Rebuild.self, Compact.self, Demo.self, Version.self])
 

@@ -5,7 +5,7 @@ import Foundation
 struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer \"why was it stale?\": each key's cache timeline.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             For each key: when every cache version was written, when it became stale under the \
             policy it was saved under (7d for a version saved before puts recorded a policy) or \
             under --max-age when given, when it was replaced, expired or deleted and why, and the \
@@ -16,7 +16,7 @@ struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             Examples:
               cachelog audit --key films
               cachelog audit --max-age 30d --format json | jq '.keys[].timeline[] | select(.kind == "stale")'
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 

@@ -5,7 +5,7 @@ import Foundation
 struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drop the history before a point, keeping what the live cache uses.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             Removes every event before --before, or recorded more than --keep before --now, except \
             the records live cache entries use. State as of any later point stays available; \
             earlier points are gone for good. It reports the bytes of history freed: LMDB reuses \
@@ -20,7 +20,7 @@ struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
               cachelog compact --before 30d
               cachelog compact --keep 30d --format json | jq .bytesFreed
               cachelog compact --before 2026-11-01T00:00:00Z
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 

@@ -5,7 +5,7 @@ import LoopbackHTTP
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Walk through the whole story on a throwaway database and a local server.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             Starts an HTTP server on 127.0.0.1 that serves a small film feed, and a database in a \
             temporary directory, then runs real cachelog commands against them: an online load, \
             an offline load served from the cache, the same eight days later (the cache is past its \
@@ -16,7 +16,7 @@ struct Demo: AsyncParsableCommand {
             Example:
               cachelog demo
               cachelog demo --keep     # keep the database to explore it afterwards
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 

@@ -8,7 +8,7 @@ import Foundation
 struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Image data: from the cache when it holds it, else from the remote, then cached.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             The film and image feed apps' image data use case. The bytes of URL are cached under the \\
             key image:URL (one atomic delete + put, recording --max-age): while the cached copy is \\
             younger than --max-age it is delivered with no request at all; otherwise the remote is \\
@@ -26,7 +26,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
               cachelog image https://example.com/totoro.jpg --out totoro.jpg
               cachelog image https://example.com/totoro.jpg --format json | jq .source
               cachelog image https://example.com/totoro.jpg | file -
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 

@@ -6,7 +6,7 @@ import Foundation
 struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load a feed: remote first (or a fresh cache first), the other when it fails.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             remote-first: on success the cache of KEY is replaced (delete + put, one atomic append, \
             recording the max age and contract it was saved under) and the items are printed. When \
             the remote fails (no connection, a status other than 200, a body that does not match the \
@@ -52,7 +52,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
               cachelog load 'https://swapi.dev/api/people/?search={query}' --contract people --query sky
               cachelog load 'https://swapi.dev/api/people/?search={query}' --contract people --query sky --more
               cachelog load 'https://example.com/verses?q={query}&page={page}' --contract verses --query "love one another"
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 

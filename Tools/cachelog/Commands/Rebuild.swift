@@ -5,7 +5,7 @@ import Foundation
 struct Rebuild: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild the state, its checkpoints and the key index from the log; report what changed.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             The current cache (the state: the projection of the log), its checkpoints, the key \
             index and the log's counters are derived from the log, so they can be rebuilt from it. Run this when 'cachelog verify' \
             says rebuild repairs what it found. Meanwhile, reads answer from the log when a \
@@ -18,7 +18,7 @@ struct Rebuild: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             Examples:
               cachelog rebuild
               cachelog rebuild --format json | jq '.repairedKeys'
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 

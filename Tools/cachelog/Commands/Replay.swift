@@ -5,7 +5,7 @@ import Foundation
 struct Replay: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the history: one event per line.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             Every put, delete and expire in the order they were appended. JSON lines carry seq, at \
             (when recorded), type, key, and per type: timestamp, bytes/storedBytes, and the policy \
             it was saved under, maxAge in seconds and contract (put; null when the put recorded \
@@ -22,7 +22,7 @@ struct Replay: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
               cachelog replay --from 2026-12-01 --to 2026-12-08 --reverse --limit 20
               cachelog replay --from 24h
               cachelog replay --follow --format jsonl
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 

@@ -7,7 +7,7 @@ import Foundation
 struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Past searches, the last saved first: the search history, from the log.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             One line per query ever searched (keys search:CONTRACT:TEXT): when its results were \
             last cached, how many items they hold, and whether they are still in the cache and \
             fresh under the policy they were saved under (at --now). The people and verse search \
@@ -20,7 +20,7 @@ struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             Examples:
               cachelog searches
               cachelog searches --contract people --limit 1 --format json | jq -r '.[0].query'
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 

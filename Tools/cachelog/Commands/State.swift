@@ -6,7 +6,7 @@ import Foundation
 struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the live cache entries, now or at a point in the past.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             The state of the cache (the projection of the log): for each key, its live put (seq, cache timestamp, payload \
             size) and the policy it was saved under: its max age (7d for a put saved before puts \
             recorded a policy), when it expires and whether it is fresh at --now (or at the date \
@@ -23,7 +23,7 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
               cachelog state --as-of 7d
               cachelog state --as-of 7d --payload
               cachelog state --key films --payload --format json | jq .entries[0].payload
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 
@@ -73,11 +73,12 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             try out.show(StateReport(state, now: now, payloads: payloads), as: format) {
                 out.line("as of seq \(state.seq): \(counted(state.entries.count, "live entry", plural: "live entries"))")
                 guard !state.entries.isEmpty else { return }
-                out.line(Terminal.color("KEY                   CACHED AT             AGE       MAX AGE  FRESH     SEQ     BYTES", "1"))
+                let keyWidth = EventPrinter.keyColumnWidth(state.entries.lazy.map(\.key))
+                out.line(Terminal.color(EventPrinter.pad("KEY", keyWidth) + "  CACHED AT             AGE       MAX AGE  FRESH     SEQ     BYTES", "1"))
                 for entry in state.entries {
                     let maxAge = KeyPolicy.of(entry).maxAge
                     let fresh = CachePolicy(maxAge: maxAge).validate(entry.timestamp, against: now) ? "yes" : "no"
-                    out.line("\(EventPrinter.keyCell(entry.key, 20))  \(EventPrinter.pad(DateParsing.string(entry.timestamp), 20))  \(EventPrinter.pad(DurationText.string(now.timeIntervalSince(entry.timestamp)), 8))  \(EventPrinter.pad(maxAge.description, 7))  \(EventPrinter.pad(fresh, 5))  \(EventPrinter.pad(String(entry.seq), 6, right: true))  \(EventPrinter.pad(String(entry.bytes), 8, right: true))")
+                    out.line("\(EventPrinter.keyCell(entry.key, keyWidth))  \(EventPrinter.pad(DateParsing.string(entry.timestamp), 20))  \(EventPrinter.pad(DurationText.string(now.timeIntervalSince(entry.timestamp)), 8))  \(EventPrinter.pad(maxAge.description, 7))  \(EventPrinter.pad(fresh, 5))  \(EventPrinter.pad(String(entry.seq), 6, right: true))  \(EventPrinter.pad(String(entry.bytes), 8, right: true))")
                     if let payloads {
                         out.line("    payload: " + ((payloads[entry.seq] ?? nil).map { Self.short(JSONText.payload($0)) } ?? "(cannot be read back)"))
                     }

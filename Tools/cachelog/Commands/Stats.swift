@@ -5,11 +5,11 @@ import Foundation
 struct Stats: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Count events by type and key; show sizes and compression.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             Examples:
               cachelog stats
               cachelog stats --format json | jq .compressionRatio
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 
@@ -32,10 +32,12 @@ struct Stats: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                 if stats.corruptRecords > 0 { out.line("corrupt     \(stats.corruptRecords) records (run cachelog verify)") }
                 if !stats.byKey.isEmpty {
                     out.line()
-                    out.line(Terminal.color("KEY                      PUT  DELETE  EXPIRE", "1"))
-                    for key in stats.sortedKeys {
+                    let keys = stats.sortedKeys.map { String(decoding: $0, as: UTF8.self) }
+                    let keyWidth = EventPrinter.keyColumnWidth(keys)
+                    out.line(Terminal.color(EventPrinter.pad("KEY", keyWidth) + "     PUT  DELETE  EXPIRE", "1"))
+                    for (key, name) in zip(stats.sortedKeys, keys) {
                         let c = stats.byKey[key] ?? .init()
-                        out.line("\(EventPrinter.keyCell(String(decoding: key, as: UTF8.self), 20))  \(EventPrinter.pad(String(c.put), 6, right: true))  \(EventPrinter.pad(String(c.delete), 6, right: true))  \(EventPrinter.pad(String(c.expire), 6, right: true))")
+                        out.line("\(EventPrinter.keyCell(name, keyWidth))  \(EventPrinter.pad(String(c.put), 6, right: true))  \(EventPrinter.pad(String(c.delete), 6, right: true))  \(EventPrinter.pad(String(c.expire), 6, right: true))")
                     }
                 }
             }

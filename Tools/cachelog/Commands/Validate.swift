@@ -11,7 +11,7 @@ import FoundationNetworking
 struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the validate-cache use case over one key or every key (a cron job).",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             Each key is judged by the policy its cache was saved under (the max age and contract \
             that load recorded; 7d and no contract for caches saved before puts recorded a policy), \
             or by --max-age for every key when it is given. A cache that old or older is expired \
@@ -37,7 +37,7 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
               cachelog validate --key films --max-age 1d
               cachelog --now 2026-12-09T10:00:00Z validate --dry-run
               cachelog --now 2026-12-09T10:00:00Z validate --format json | jq '.[] | select(.outcome == "expired")'
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 

@@ -5,7 +5,7 @@ import Foundation
 struct Verify: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check every record, checkpoint, the state and the key index; exit 0 only when clean.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             Checks each record's framing, checksum and compressed body, the order of seqs and \
             recorded times, every checkpoint, that the stored state equals the fold of the log, \
             and that the key index lists every record under its key. Prints each problem with its seq; exits 1 when there is any. Problems in the \
@@ -16,7 +16,7 @@ struct Verify: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             Examples:
               cachelog verify
               cachelog verify --format json | jq '.problems[].seq'
-            """)
+            """))
 
     @ParentCommand var parent: CacheLogCommand
 

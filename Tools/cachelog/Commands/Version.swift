@@ -5,11 +5,11 @@ struct Version: ParsableCommand, DocumentCommand {
 
     static let configuration = CommandConfiguration(
         abstract: "Print the version and the database format (as --version does).",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             Examples:
               cachelog version
               cachelog version --format json | jq .databaseFormat
-            """)
+            """))
 
     @Option(name: .customLong("format"), help: OutputFormat.help)
     var formatOption: OutputFormat?

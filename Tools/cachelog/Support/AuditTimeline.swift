@@ -89,7 +89,10 @@ struct AuditTimeline {
         }
         staleBefore(now)
         if let since = goneSince {
-            entries.append(Entry(at: since, kind: .gap, seq: nil, text: "no cache since then (\(DurationText.string(now.timeIntervalSince(since))))"))
+            // The clock may read earlier than the log (events recorded with a later --now, or a
+            // clock set back): a negative "since" would read as nonsense, so say what happened.
+            let span = now >= since ? DurationText.string(now.timeIntervalSince(since)) : "the clock reads \(DateParsing.string(now)), earlier"
+            entries.append(Entry(at: since, kind: .gap, seq: nil, text: "no cache since then (\(span))"))
         }
         // In time order; entries at the same instant keep the order they happened in. A record
         // may hold a NaN date, which `<` cannot order: NaN dates go last, in the order they happened.

@@ -86,9 +86,39 @@ struct EventPrinter {
         return line
     }
 
-    /// A key as a table cell: escaped (``escaped(_:)``) so that a row stays one line, and padded
-    /// to `width` columns by display width. `--format json` has the key as it is.
-    static func keyCell(_ key: String, _ width: Int) -> String { pad(escaped(key), width) }
+    /// A key as a table cell: escaped (``escaped(_:)``) so that a row stays one line, cut to
+    /// `width` columns with an ellipsis so that the columns after it stay aligned, and padded to
+    /// `width` by display width. `--format json` has the whole key as it is.
+    static func keyCell(_ key: String, _ width: Int) -> String { pad(truncated(escaped(key), to: width), width) }
+
+    /// The width of a key column that holds `keys`: as wide as the widest key, between 20 and 40
+    /// columns, so that short keys make a compact table and a long one cannot push the rest of
+    /// the row off a terminal.
+    static func keyColumnWidth(_ keys: some Sequence<String>) -> Int {
+        min(40, keys.reduce(20) { max($0, displayWidth(escaped($1))) })
+    }
+
+    /// `text` in at most `width` display columns: whole if it fits, else its start, "…" and its
+    /// end. Keys often differ only at the end (`object:URL/people/1.json`, `…/11.json`), so the
+    /// cut is in the middle, where keys that share a prefix repeat themselves.
+    static func truncated(_ text: String, to width: Int) -> String {
+        guard displayWidth(text) > width else { return text }
+        // One column is the ellipsis; the start gets the extra column of an odd split.
+        let tailBudget = (width - 1) / 2
+        let headBudget = width - 1 - tailBudget
+        func fitting(_ characters: some Sequence<Character>, _ budget: Int) -> [Character] {
+            var kept: [Character] = []
+            var used = 0
+            for character in characters {
+                let columns = displayWidth(String(character))
+                guard used + columns <= budget else { break }
+                kept.append(character)
+                used += columns
+            }
+            return kept
+        }
+        return String(fitting(text, headBudget)) + "…" + String(fitting(text.reversed(), tailBudget).reversed())
+    }
 
     /// `text` with tabs, newlines and other control characters written as `\t`, `\n`, `\r` and
     /// `\u{1b}`, and a backslash as `\\` so that the escapes are unambiguous.
