@@ -70,14 +70,14 @@ let package = Package(
         // Helpers the test targets share (test targets cannot import each other).
         .target(name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "Locking", "Seeding"], path: "Tests/TestSupport"),
         .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "Seeding", "TestSupport", "cachelog-writer"]),
-        .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "TestSupport"]),
+        .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "Locking", "TestSupport"]),
         .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP", "TestSupport"]),
         .testTarget(
             name: "AcceptanceTests",
             dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
         ),
         .testTarget(
-            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "LoopbackHTTP", "TestSupport"],
+            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"],
             // Read by path (see CompatibilityTests), not bundled.
             exclude: ["Fixtures"]),
         .testTarget(

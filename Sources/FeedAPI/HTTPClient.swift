@@ -11,6 +11,18 @@ import FoundationNetworking
 public protocol HTTPClient: Sendable {
     /// Fetches `url` and returns the body and the response.
     func get(from url: URL) async throws -> (Data, HTTPURLResponse)
+
+    /// Fetches `url` with `headers` added to the request (for example the validators of a
+    /// conditional request), and returns the body and the response.
+    func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPURLResponse)
+}
+
+extension HTTPClient {
+    /// A client that cannot send headers makes the plain request: the server answers as one that
+    /// ignores validators would, with the whole resource.
+    public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPURLResponse) {
+        try await get(from: url)
+    }
 }
 
 /// Why an ``HTTPClient`` produced no response.

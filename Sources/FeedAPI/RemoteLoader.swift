@@ -42,11 +42,27 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
     /// - Throws: ``RemoteLoaderError``, or `CancellationError` when the calling task is cancelled
     ///   before the result is delivered (a cancelled load never delivers items or a loader error).
     public func load() async throws -> Item {
-        logger?.debug("remote load started", metadata: ["url": "\(url.absoluteString)"])
+        switch try await load(validators: HTTPValidators()) {
+        case .modified(let item, _): return item
+        // Sent no validators, so a 304 is refused below; this is what it would mean.
+        case .notModified: throw RemoteLoaderError.status(304)
+        }
+    }
+
+    /// Loads and maps the resource unless it is unchanged since `validators`: the request carries
+    /// `If-None-Match` (the ETag, verbatim) and `If-Modified-Since` for those given.
+    ///
+    /// A `304 Not Modified` is ``ConditionalLoad/notModified(_:)`` only when validators were sent
+    /// (otherwise it is a status other than 200, as in ``load()``); a server that ignores them
+    /// answers 200, which is mapped as usual.
+    ///
+    /// - Throws: as ``load()``.
+    public func load(validators: HTTPValidators) async throws -> ConditionalLoad<Item> {
+        logger?.debug("remote load started", metadata: ["url": "\(url.absoluteString)", "conditional": "\(!validators.isEmpty)"])
         let data: Data
         let response: HTTPURLResponse
         do {
-            (data, response) = try await client.get(from: url)
+            (data, response) = try await client.get(from: url, headers: validators.requestHeaders)
         } catch {
             if error is CancellationError || Task.isCancelled {
                 throw CancellationError()
@@ -65,6 +81,10 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
         // Data that arrives after cancellation is dropped, never delivered.
         try Task.checkCancellation()
 
+        if response.statusCode == 304, !validators.isEmpty {
+            logger?.debug("remote not modified", metadata: ["url": "\(url.absoluteString)"])
+            return .notModified(validators.updated(by: HTTPValidators(response: response)))
+        }
         guard response.statusCode == 200 else {
             logger?.warning("remote load failed", metadata: [
                 "url": "\(url.absoluteString)", "error": "invalidData", "status": "\(response.statusCode)",
@@ -76,7 +96,7 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
             logger?.debug("remote load succeeded", metadata: [
                 "url": "\(url.absoluteString)", "bytes": "\(data.count)",
             ])
-            return item
+            return .modified(item, HTTPValidators(response: response))
         } catch {
             logger?.warning("remote load failed", metadata: [
                 "url": "\(url.absoluteString)", "error": "invalidData", "cause": "\(error)",

@@ -54,10 +54,16 @@ public final class URLSessionHTTPClient: HTTPClient {
     }
 
     public func get(from url: URL) async throws -> (Data, HTTPURLResponse) {
-        guard let timeout else { return try await transfer(url) }
+        try await get(from: url, headers: [:])
+    }
+
+    /// Fetches `url` with `headers`. A `304 Not Modified` is delivered as it came (with its empty
+    /// body): the session keeps no HTTP cache that could answer for the server or swallow the 304.
+    public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPURLResponse) {
+        guard let timeout else { return try await transfer(url, headers: headers) }
         // The transfer and the deadline race; whichever ends first cancels the other.
         return try await withThrowingTaskGroup(of: (Data, HTTPURLResponse).self) { group in
-            group.addTask { try await self.transfer(url) }
+            group.addTask { try await self.transfer(url, headers: headers) }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 throw HTTPClientError.transport(code: .timedOut, message: "no complete response within \(timeout)")
@@ -68,7 +74,7 @@ public final class URLSessionHTTPClient: HTTPClient {
         }
     }
 
-    private func transfer(_ url: URL) async throws -> (Data, HTTPURLResponse) {
+    private func transfer(_ url: URL, headers: [String: String]) async throws -> (Data, HTTPURLResponse) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw HTTPClientError.unsupportedURL(url)
         }
@@ -76,7 +82,10 @@ public final class URLSessionHTTPClient: HTTPClient {
 
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
+        // Never answered from a local cache: a conditional request must reach the server, and
+        // its 304 must reach the caller, who holds the cached copy.
         request.cachePolicy = .reloadIgnoringLocalCacheData
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let transfer = Transfer(limit: maxBodySize)
 
         // URLSession's callback API (rather than `data(from:)`) gives the delegate a say over

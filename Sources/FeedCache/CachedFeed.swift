@@ -10,11 +10,16 @@ public struct CachedFeed: Sendable, Equatable {
     public let timestamp: Date
     /// The policy it was saved under, or `nil` when the saver recorded none.
     public let policy: RecordedPolicy?
+    /// What the remote gave to ask it later whether the feed changed; ``CacheValidators/none``
+    /// when it gave nothing (or the saver kept nothing).
+    public let validators: CacheValidators
 
-    /// Creates a cached feed from its payload, the moment it was saved and its policy, if recorded.
-    public init(feed: Data, timestamp: Date, policy: RecordedPolicy? = nil) {
+    /// Creates a cached feed from its payload, the moment it was saved, its policy, if recorded,
+    /// and the remote's validators, if any.
+    public init(feed: Data, timestamp: Date, policy: RecordedPolicy? = nil, validators: CacheValidators = .none) {
         self.feed = feed
         self.timestamp = timestamp
         self.policy = policy
+        self.validators = validators
     }
 }

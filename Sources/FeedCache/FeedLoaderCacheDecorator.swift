@@ -3,7 +3,8 @@ import Logging
 /// Saves what a loader delivered from the remote end into a cache, then delivers it.
 ///
 /// Only feeds whose source is ``FeedSource/remote`` are saved: re-saving a feed that came from
-/// the cache would give stale items a fresh timestamp. A failing save does not fail the load (the
+/// the cache would give stale items a fresh timestamp, and so are feeds a loader already tried
+/// to save on the way (``RevalidatingFeedLoader``). A failing save does not fail the load (the
 /// items are still worth showing), but the delivered feed says so in
 /// ``LoadedFeed/cacheSave`` (``CacheSaveOutcome/failed(_:)``), so that no caller reports
 /// unsaved items as cached; a successful save is ``CacheSaveOutcome/saved``. A task cancelled
@@ -22,14 +23,8 @@ public struct FeedLoaderCacheDecorator<Item: Sendable>: FeedLoader {
 
     public func loadFeed() async throws -> LoadedFeed<Item> {
         let feed = try await decoratee.loadFeed()
-        guard feed.source == .remote else { return feed }
+        guard feed.source == .remote, feed.cacheSave == .notAttempted else { return feed }
         try Task.checkCancellation()
-        do {
-            try await cache.save(feed.items)
-            return LoadedFeed(items: feed.items, source: feed.source, cacheSave: .saved)
-        } catch {
-            logger?.warning("Could not cache the loaded feed", metadata: ["error": "\(error)"])
-            return LoadedFeed(items: feed.items, source: feed.source, cacheSave: .failed(error))
-        }
+        return await LoadedFeed.remote(feed.items, revalidated: feed.revalidated, logger: logger) { try await cache.save(feed.items) }
     }
 }

@@ -18,17 +18,21 @@ public protocol FeedStore: Sendable {
     /// - Parameter reason: why the cache is being removed, recorded by stores that keep history.
     func deleteCachedFeed(reason: DeletionReason) async throws
 
-    /// Stores `feed` saved at `timestamp` under `policy`, overriding any feed stored before.
+    /// Stores `feed` saved at `timestamp` under `policy` with the remote's `validators`,
+    /// overriding any feed stored before.
     ///
-    /// Event: `put(feed, timestamp, policy)`. ``retrieve()`` delivers `policy` with the feed.
-    func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws
+    /// Event: `put(feed, timestamp, policy, validators)`. ``retrieve()`` delivers `policy` and
+    /// `validators` with the feed. This is what ``LocalFeedLoader/refresh(validators:)`` uses: a
+    /// store that keeps history records the refresh of an unchanged feed as one put.
+    func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws
 
     /// Deletes the old cache and inserts the new one **atomically**: no reader ever sees the
     /// store empty in between, and if the operation fails the old cache is still there.
     ///
     /// This is what ``LocalFeedLoader/save(_:)`` uses. A store backed by an event log
-    /// writes it as one atomic append of `delete(reason: replaced)` + `put(feed, timestamp, policy)`.
-    func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws
+    /// writes it as one atomic append of `delete(reason: replaced)` +
+    /// `put(feed, timestamp, policy, validators)`.
+    func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws
 
     /// Removes the cached feed because it is too old.
     ///
@@ -52,13 +56,13 @@ extension FeedStore {
         try await deleteCachedFeed(reason: .explicit)
     }
 
-    /// Stores `feed` saved at `timestamp`, with no recorded policy.
-    public func insert(_ feed: Data, timestamp: Date) async throws {
-        try await insert(feed, timestamp: timestamp, policy: nil)
+    /// Stores `feed` saved at `timestamp` under `policy`, with no validators.
+    public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy? = nil) async throws {
+        try await insert(feed, timestamp: timestamp, policy: policy, validators: .none)
     }
 
-    /// Replaces the cache with `feed` saved at `timestamp`, with no recorded policy.
-    public func replace(with feed: Data, timestamp: Date) async throws {
-        try await replace(with: feed, timestamp: timestamp, policy: nil)
+    /// Replaces the cache with `feed` saved at `timestamp` under `policy`, with no validators.
+    public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy? = nil) async throws {
+        try await replace(with: feed, timestamp: timestamp, policy: policy, validators: .none)
     }
 }

@@ -3,17 +3,17 @@ import Foundation
 /// A ``FeedStore`` that keeps the cache in memory and remembers every operation it received.
 ///
 /// Useful in an app's tests and previews: it behaves like a real store (operations are applied
-/// one at a time, ``replace(with:timestamp:policy:)`` is atomic) and ``operations`` tells in which
+/// one at a time, ``replace(with:timestamp:policy:validators:)`` is atomic) and ``operations`` tells in which
 /// order the use cases talked to it.
 public actor InMemoryFeedStore: FeedStore {
     /// One operation received by the store, in the words of the ``FeedStore`` protocol.
     public enum Operation: Sendable, Equatable {
         /// ``FeedStore/retrieve()``
         case retrieve
-        /// ``FeedStore/insert(_:timestamp:policy:)``
-        case insert(Data, timestamp: Date, policy: RecordedPolicy? = nil)
-        /// ``FeedStore/replace(with:timestamp:policy:)``
-        case replace(Data, timestamp: Date, policy: RecordedPolicy? = nil)
+        /// ``FeedStore/insert(_:timestamp:policy:validators:)``
+        case insert(Data, timestamp: Date, policy: RecordedPolicy? = nil, validators: CacheValidators = .none)
+        /// ``FeedStore/replace(with:timestamp:policy:validators:)``
+        case replace(Data, timestamp: Date, policy: RecordedPolicy? = nil, validators: CacheValidators = .none)
         /// ``FeedStore/deleteCachedFeed(reason:)``
         case delete(reason: DeletionReason)
         /// ``FeedStore/expireCachedFeed(timestamp:maxAge:)``
@@ -36,14 +36,14 @@ public actor InMemoryFeedStore: FeedStore {
         cachedFeed = nil
     }
 
-    public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) {
-        operations.append(.insert(feed, timestamp: timestamp, policy: policy))
-        cachedFeed = CachedFeed(feed: feed, timestamp: timestamp, policy: policy)
+    public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) {
+        operations.append(.insert(feed, timestamp: timestamp, policy: policy, validators: validators))
+        cachedFeed = CachedFeed(feed: feed, timestamp: timestamp, policy: policy, validators: validators)
     }
 
-    public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?) {
-        operations.append(.replace(feed, timestamp: timestamp, policy: policy))
-        cachedFeed = CachedFeed(feed: feed, timestamp: timestamp, policy: policy)
+    public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) {
+        operations.append(.replace(feed, timestamp: timestamp, policy: policy, validators: validators))
+        cachedFeed = CachedFeed(feed: feed, timestamp: timestamp, policy: policy, validators: validators)
     }
 
     public func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Where a loaded feed came from.
 public enum FeedSource: Sendable, Hashable {
@@ -16,12 +17,31 @@ public struct LoadedFeed<Item: Sendable>: Sendable {
     public let source: FeedSource
     /// Whether the items were saved into a cache on their way to the caller.
     public let cacheSave: CacheSaveOutcome
+    /// True when the remote said the cached feed is still current ("not modified") and these are
+    /// the cached items it vouched for (``RevalidatingFeedLoader``).
+    public let revalidated: Bool
 
-    /// Creates a loaded feed; `cacheSave` says whether it was saved into a cache on the way.
-    public init(items: [Item], source: FeedSource, cacheSave: CacheSaveOutcome = .notAttempted) {
+    /// Creates a loaded feed; `cacheSave` says whether it was saved into a cache on the way, and
+    /// `revalidated` whether the remote vouched for cached items rather than sending them.
+    public init(items: [Item], source: FeedSource, cacheSave: CacheSaveOutcome = .notAttempted, revalidated: Bool = false) {
         self.items = items
         self.source = source
         self.cacheSave = cacheSave
+        self.revalidated = revalidated
+    }
+
+    /// Remote items after `save` tried to cache them: a failed save is logged and still delivers
+    /// them (they are worth showing), saying they are not cached.
+    static func remote(
+        _ items: [Item], revalidated: Bool = false, logger: Logger?, save: () async throws -> Void
+    ) async -> LoadedFeed {
+        do {
+            try await save()
+            return LoadedFeed(items: items, source: .remote, cacheSave: .saved, revalidated: revalidated)
+        } catch {
+            logger?.warning("Could not cache the loaded feed", metadata: ["error": "\(error)"])
+            return LoadedFeed(items: items, source: .remote, cacheSave: .failed(error), revalidated: revalidated)
+        }
     }
 
     /// When the items were cached, or `nil` when they came from the remote end.

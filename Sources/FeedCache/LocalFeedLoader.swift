@@ -51,10 +51,62 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     ///
     /// Throws if the items cannot be encoded or the store fails; the old cache is then kept.
     public func save(_ items: [Item]) async throws {
+        try await save(items, validators: .none)
+    }
+
+    /// Replaces the cache with `items` and the remote's `validators`, timestamped now, in one
+    /// atomic store operation.
+    ///
+    /// Throws if the items cannot be encoded or the store fails; the old cache is then kept.
+    public func save(_ items: [Item], validators: CacheValidators) async throws {
         let timestamp = currentDate()
-        try await store.replace(with: encode(items), timestamp: timestamp, policy: RecordedPolicy(maxAge: policy.maxAge, contract: contract))
+        try await store.replace(with: encode(items), timestamp: timestamp, policy: recordedPolicy, validators: validators)
         logger?.debug("Saved feed to cache", metadata: ["items": "\(items.count)", "timestamp": "\(timestamp)"])
     }
+
+    /// The validators to ask the remote with: those of a cached feed that could be shown, fresh or
+    /// expired. None when the cache is empty, cannot be retrieved or does not decode, so that the
+    /// remote sends the whole feed rather than vouching for a cache that cannot serve.
+    public func revalidationValidators() async -> CacheValidators {
+        do {
+            guard let cache = try await store.retrieve(), !cache.validators.isEmpty else { return .none }
+            _ = try coder.decode(cache.feed)
+            return cache.validators
+        } catch {
+            logger?.info("Asking for the whole feed: the cache cannot be revalidated", metadata: ["error": "\(error)"])
+            return .none
+        }
+    }
+
+    /// The remote said the cached feed is still current ("not modified"): saves it again as it is,
+    /// timestamped now, under the loader's policy and with `validators`, and delivers its items as
+    /// the remote's (``LoadedFeed/revalidated``). An expired cache is fresh again.
+    ///
+    /// The refresh is one ``FeedStore/insert(_:timestamp:policy:validators:)`` of the stored bytes
+    /// (an event log stores an unchanged payload once). A failed insert still delivers the items,
+    /// with ``CacheSaveOutcome/failed(_:)``.
+    ///
+    /// - Throws: ``NotModifiedError`` when nothing is cached, or the cached feed cannot be
+    ///   retrieved or decoded; nothing is written then.
+    public func refresh(validators: CacheValidators) async throws -> LoadedFeed<Item> {
+        let cache: CachedFeed?
+        let items: [Item]
+        do {
+            cache = try await store.retrieve()
+            items = try cache.map { try coder.decode($0.feed) } ?? []
+        } catch {
+            throw NotModifiedError.unreadableCache(error)
+        }
+        guard let cache else { throw NotModifiedError.noCache }
+        let timestamp = currentDate()
+        return await LoadedFeed.remote(items, revalidated: true, logger: logger) {
+            try await store.insert(cache.feed, timestamp: timestamp, policy: recordedPolicy, validators: validators)
+            logger?.debug("Refreshed the cached feed: not modified", metadata: ["timestamp": "\(timestamp)"])
+        }
+    }
+
+    /// What each save records: the loader's policy and contract.
+    private var recordedPolicy: RecordedPolicy { RecordedPolicy(maxAge: policy.maxAge, contract: contract) }
 
     /// Delivers the cached items, or none when the cache is empty or expired.
     ///

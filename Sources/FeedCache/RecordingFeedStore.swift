@@ -31,13 +31,13 @@ public actor RecordingFeedStore: FeedStore {
         writes.append(.delete(reason: reason))
     }
 
-    public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws {
-        if !dryRun { try await decoratee.insert(feed, timestamp: timestamp, policy: policy) }
+    public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
+        if !dryRun { try await decoratee.insert(feed, timestamp: timestamp, policy: policy, validators: validators) }
         writes.append(.insert(timestamp: timestamp))
     }
 
-    public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws {
-        if !dryRun { try await decoratee.replace(with: feed, timestamp: timestamp, policy: policy) }
+    public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
+        if !dryRun { try await decoratee.replace(with: feed, timestamp: timestamp, policy: policy, validators: validators) }
         writes.append(.replace(timestamp: timestamp))
     }
 

@@ -7,16 +7,18 @@ import Foundation
 ///
 /// | store operation | appended to the log |
 /// |---|---|
-/// | `replace(with:timestamp:policy:)` | `delete(replaced)` + `put`, as one atomic batch |
-///
-/// A put records its policy: the max age in the record's max-age field and the contract as the
-/// metadata entry `contract`.
-/// | `insert(_:timestamp:policy:)` | `put` |
+/// | `replace(with:timestamp:policy:validators:)` | `delete(replaced)` + `put`, as one atomic batch |
+/// | `insert(_:timestamp:policy:validators:)` | `put` |
 /// | `deleteCachedFeed(reason:)` | `delete(reason)`, only when a cache exists |
 /// | `expireCachedFeed(timestamp:maxAge:)` | `expire(timestamp, maxAge)`, only when a cache exists |
 ///
 /// Deleting or expiring an empty cache appends nothing: the log records what happened to a cache,
 /// not requests that changed nothing.
+///
+/// A put records its policy, the max age in the record's max-age field and the contract as the
+/// metadata entry `contract`, and the remote's validators as the entries `etag` and
+/// `last-modified`. A refresh (a put of the payload already live) is stored as a reference to the
+/// earlier record, not as a second copy.
 public struct CacheLogFeedStore: FeedStore {
     public let log: CacheLog
     public let key: String
@@ -41,22 +43,35 @@ public struct CacheLogFeedStore: FeedStore {
         }
     }
 
-    public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws {
-        try await log.append(put(feed, timestamp: timestamp, policy: policy))
+    public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
+        try await log.append(put(feed, timestamp: timestamp, policy: policy, validators: validators))
     }
 
-    public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws {
-        try await log.append([.delete(key: key, reason: .replaced), put(feed, timestamp: timestamp, policy: policy)])
+    public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
+        try await log.append([
+            .delete(key: key, reason: .replaced), put(feed, timestamp: timestamp, policy: policy, validators: validators),
+        ])
     }
 
-    private func put(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) -> Event {
+    private func put(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) -> Event {
         var metadata = metadata()
-        if let contract = policy?.contract { metadata[Self.contractName] = contract }
+        metadata[Self.contractName] = policy?.contract
+        metadata[Self.etagName] = validators.etag
+        metadata[Self.lastModifiedName] = validators.lastModified
         return .put(key: key, payload: feed, timestamp: timestamp, maxAge: policy?.maxAge.timeInterval, metadata: metadata)
     }
 
     /// The metadata name under which a put records its contract.
     public static let contractName = "contract"
+    /// The metadata name under which a put records the remote's entity tag (HTTP `ETag`), verbatim.
+    public static let etagName = "etag"
+    /// The metadata name under which a put records the remote's `Last-Modified`, verbatim.
+    public static let lastModifiedName = "last-modified"
+
+    /// The validators a put recorded, as its stored value's metadata carries them.
+    private static func validators(metadata: [String: String]) -> CacheValidators {
+        CacheValidators(etag: metadata[etagName], lastModified: metadata[lastModifiedName])
+    }
 
     /// The policy a put recorded, as its live entry or stored value carries it: `nil` without a
     /// recorded max age, or with one that is not a whole number of seconds (a damaged record).
@@ -72,7 +87,9 @@ public struct CacheLogFeedStore: FeedStore {
 
     public func retrieve() async throws -> CachedFeed? {
         try log.retrieve(key).map {
-            CachedFeed(feed: $0.payload, timestamp: $0.timestamp, policy: Self.recordedPolicy(maxAge: $0.maxAge, metadata: $0.metadata))
+            CachedFeed(
+                feed: $0.payload, timestamp: $0.timestamp, policy: Self.recordedPolicy(maxAge: $0.maxAge, metadata: $0.metadata),
+                validators: Self.validators(metadata: $0.metadata))
         }
     }
 }

@@ -22,13 +22,13 @@ struct ExactJSONTests {
         let online = try await sandbox.cachelog(
             "--now", Day.dec1, "load", sandbox.url("/exact.json"), "--key", "exact", "--contract", "json", "--format", "json")
         #expect(online.status == ExitCode.ok, "\(online)")
-        #expect(online.stdout == #"{"source":"remote","key":"exact","cached":true,"timestamp":"2026-12-01T10:00:00Z","age":0,"items":"# + Self.body + "}\n")
+        #expect(online.stdout == #"{"source":"remote","key":"exact","cached":true,"revalidated":false,"timestamp":"2026-12-01T10:00:00Z","age":0,"items":"# + Self.body + "}\n")
 
         sandbox.server.setHandler { _ in .status(500) }
         let offline = try await sandbox.cachelog(
             "--now", Day.dec2, "load", sandbox.url("/exact.json"), "--key", "exact", "--contract", "json", "--format", "json")
         #expect(offline.status == ExitCode.ok, "\(offline)")
-        #expect(offline.stdout == #"{"source":"cache","key":"exact","cached":true,"timestamp":"2026-12-01T10:00:00Z","age":86400,"items":"# + Self.body + "}\n")
+        #expect(offline.stdout == #"{"source":"cache","key":"exact","cached":true,"revalidated":false,"timestamp":"2026-12-01T10:00:00Z","age":86400,"items":"# + Self.body + "}\n")
 
         let text = try await sandbox.cachelog("--now", Day.dec2, "load", sandbox.url("/exact.json"), "--key", "exact", "--contract", "json")
         #expect(text.status == ExitCode.ok, "\(text)")

@@ -53,8 +53,12 @@ struct OwnedCacheLogFeedStore: FeedStore {
     var store: CacheLogFeedStore { CacheLogFeedStore(log: database.log, key: "feed") }
 
     func deleteCachedFeed(reason: FeedCache.DeletionReason) async throws { try await store.deleteCachedFeed(reason: reason) }
-    func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws { try await store.insert(feed, timestamp: timestamp, policy: policy) }
-    func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws { try await store.replace(with: feed, timestamp: timestamp, policy: policy) }
+    func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
+        try await store.insert(feed, timestamp: timestamp, policy: policy, validators: validators)
+    }
+    func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
+        try await store.replace(with: feed, timestamp: timestamp, policy: policy, validators: validators)
+    }
     func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws { try await store.expireCachedFeed(timestamp: timestamp, maxAge: maxAge) }
     func retrieve() async throws -> CachedFeed? { try await store.retrieve() }
 }

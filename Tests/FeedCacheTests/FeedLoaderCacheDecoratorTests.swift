@@ -43,6 +43,17 @@ struct FeedLoaderCacheDecoratorTests {
         #expect(loaded.cacheSave == .notAttempted)
     }
 
+    @Test func load_doesNotSaveAFeedAlreadySavedOnItsWay_soARevalidatedFeedIsWrittenOnce() async throws {
+        let cache = FeedCacheSpy()
+        let feed = LoadedFeed(items: uniqueItems(), source: .remote, cacheSave: .saved, revalidated: true)
+        let sut = FeedLoaderCacheDecorator(decoratee: FeedLoaderSpy(.success(feed)), cache: cache)
+
+        let loaded = try await sut.loadFeed()
+
+        #expect(await cache.savedFeeds.isEmpty)
+        #expect(loaded == feed)
+    }
+
     @Test func load_deliversTheFeedEvenWhenCachingFails_carryingTheSaveError() async throws {
         let feed = remoteFeed()
         let sut = FeedLoaderCacheDecorator(decoratee: FeedLoaderSpy(.success(feed)), cache: FeedCacheSpy(failingWith: anyError("disk full")))

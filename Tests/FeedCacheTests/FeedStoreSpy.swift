@@ -5,8 +5,8 @@ import Foundation
 actor FeedStoreSpy: FeedStore {
     enum Message: Equatable {
         case retrieve
-        case insert(Data, Date, RecordedPolicy? = nil)
-        case replace(Data, Date, RecordedPolicy? = nil)
+        case insert(Data, Date, RecordedPolicy? = nil, CacheValidators = .none)
+        case replace(Data, Date, RecordedPolicy? = nil, CacheValidators = .none)
         case delete(DeletionReason)
         case expire(Date, TimeInterval)
     }
@@ -25,13 +25,13 @@ actor FeedStoreSpy: FeedStore {
         if let writeError { throw writeError }
     }
 
-    func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) throws {
-        messages.append(.insert(feed, timestamp, policy))
+    func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) throws {
+        messages.append(.insert(feed, timestamp, policy, validators))
         if let writeError { throw writeError }
     }
 
-    func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?) throws {
-        messages.append(.replace(feed, timestamp, policy))
+    func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) throws {
+        messages.append(.replace(feed, timestamp, policy, validators))
         if let writeError { throw writeError }
     }
 

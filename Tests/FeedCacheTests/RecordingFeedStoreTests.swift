@@ -41,8 +41,8 @@ struct RecordingFeedStoreTests {
 
 private struct FailingWriteStore: FeedStore {
     func deleteCachedFeed(reason: DeletionReason) async throws { throw anyError() }
-    func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws { throw anyError() }
-    func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?) async throws { throw anyError() }
+    func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws { throw anyError() }
+    func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws { throw anyError() }
     func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws { throw anyError() }
     func retrieve() async throws -> CachedFeed? { nil }
 }

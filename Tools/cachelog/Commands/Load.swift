@@ -34,12 +34,21 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             \(Contract.defaultsTable)
             The people search spec names no max age: it gets 30d, as the verse search spec gives search.
 
+            Revalidation: a save keeps the response's ETag and Last-Modified with the cache. The next \
+            load of KEY (not a search) sends them back, verbatim, as If-None-Match and \
+            If-Modified-Since; a 304 Not Modified saves the cached items again, timestamped now (one \
+            put that refers to the stored bytes: no second copy), so an expired cache is fresh again, \
+            and prints them as from remote (not modified). A server that ignores the validators sends \
+            the feed, which is cached as usual. A 304 with nothing cached that can be read saves \
+            nothing; the cache is then the fallback, as for any remote failure.
+
             When the remote items cannot be saved (a key longer than the database allows, a full \
             disk), they are still printed, but not as cached: one line on stderr says why, \
             --format json has "cached": false, and the exit code is 1.
 
-            --format json prints {"source", "key", "cached", "timestamp", "age", "items"}: where \
-            the items came from (remote or cache), whether they are in the cache now, when they \
+            --format json prints {"source", "key", "cached", "revalidated", "timestamp", "age", \
+            "items"}: where the items came from (remote or cache), whether they are in the cache \
+            now, whether the remote vouched for the cached items (304) rather than sending them, when they \
             were cached (or loaded, when not cached), their age in seconds, and the items as JSON. \
             With --contract json the items are the server's JSON exactly as sent (numbers and \
             escapes as written), without the whitespace between tokens; a top-level array's \

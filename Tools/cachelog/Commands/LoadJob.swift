@@ -11,7 +11,9 @@ import FoundationNetworking
 /// The main job, composed from the use cases by the strategy: remote first (retried on invalid
 /// data) with the cache as the fallback, or a fresh cache first with the remote as the fallback;
 /// remote items are cached on their way. A search (`search`) loads one page: the first, or with
-/// `more` the next one after the cached list, which it extends.
+/// `more` the next one after the cached list, which it extends. A load that is not a search asks
+/// the remote conditionally, with the validators kept with the cache (``RevalidatingFeedLoader``);
+/// a search's cache is a merged list no single response's validators describe.
 struct LoadJob: ContractBody {
     let log: CacheLog
     let key: String
@@ -76,12 +78,22 @@ struct LoadJob: ContractBody {
             let items = try mapper(data, response)
             return (items, contract.nextPage(after: data, response: response, items: items.count, page: loadedPage, numbered: numbered))
         }, logger: logger)
-        let retried = FeedLoaderRetryDecorator(
-            decoratee: AnyFeedLoader<Item>.remote { [previous] in
+        let fromRemote: any FeedLoader<Item> = if search == nil {
+            RevalidatingFeedLoader(remote: { validators in
+                switch try await remote.load(validators: HTTPValidators(validators)) {
+                case let .modified((items, _), validators): .modified(items, CacheValidators(validators))
+                case let .notModified(validators): .notModified(CacheValidators(validators))
+                }
+            }, cache: local, logger: logger)
+        } else {
+            AnyFeedLoader<Item>.remote { [previous] in
                 let (items, next) = try await remote.load()
                 cursor?.set(next)
                 return previous + items
-            },
+            }
+        }
+        let retried = FeedLoaderRetryDecorator(
+            decoratee: fromRemote,
             retries: retries,
             isRetryable: { ($0 as? RemoteLoaderError) == .invalidData })
         // More results extend the cached list or fail: the cache is never the answer to "more".
@@ -115,7 +127,8 @@ struct LoadJob: ContractBody {
         return LoadReport(
             source: loaded.cacheTimestamp == nil ? .remote : .cache, key: key, timestamp: timestamp,
             age: at.timeIntervalSince(timestamp), items: try loaded.items.map(render), saveError: saveError,
-            more: search == nil ? nil : loaded.source == .remote ? cursor?.more : try log.entry(key)?.metadata[SearchRequest.nextName] != nil)
+            more: search == nil ? nil : loaded.source == .remote ? cursor?.more : try log.entry(key)?.metadata[SearchRequest.nextName] != nil,
+            revalidated: loaded.revalidated)
     }
 
     /// The people search app's object cache: each person a search returned, under `object:<url>`,

@@ -7,6 +7,7 @@ import Foundation
 func describeRemote(_ error: any Error) -> String {
     switch error {
     case let error as RemoteLoaderError: return error.description
+    case let error as NotModifiedError: return error.description
     default: return "remote failed (\(error))"
     }
 }

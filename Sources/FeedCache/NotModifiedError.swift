@@ -1,0 +1,16 @@
+/// Thrown when the remote said "not modified" but the cache has no feed to refresh: nothing is
+/// saved, and the load fails as a remote failure would (a fallback may still answer).
+public enum NotModifiedError: Error, Sendable, CustomStringConvertible {
+    /// Nothing is cached (the cache was removed after its validators were read, or the remote
+    /// answered "not modified" to validators it was never given).
+    case noCache
+    /// The cached feed cannot be read back or decoded.
+    case unreadableCache(any Error)
+
+    public var description: String {
+        switch self {
+        case .noCache: "the remote said not modified, but nothing is cached to refresh"
+        case .unreadableCache(let error): "the remote said not modified, but the cached feed cannot be read (\(error))"
+        }
+    }
+}
