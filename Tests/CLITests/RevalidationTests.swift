@@ -132,6 +132,11 @@ struct RevalidationTests {
         ])
         let replay = try await sandbox.cachelog("replay", "--format", "jsonl")
         #expect(try replay.jsonLines().map { $0.string("type") ?? "?" } == ["delete", "put", "put"])
+        // The refresh has no delete in front, and still replaces the version it refreshed.
+        let audit = try await sandbox.cachelog("--now", Day.dec2, "audit", "--key", "films", "--format", "json")
+        let timeline = (try audit.json()["keys"] as? [[String: Any]])?.first?["timeline"] as? [[String: Any]] ?? []
+        #expect(timeline.map { $0.string("kind") ?? "?" } == ["written", "replaced"], "\(audit)")
+        #expect(timeline.last?.string("text")?.hasSuffix("replacing seq 2") == true, "\(audit)")
     }
 
     @Test

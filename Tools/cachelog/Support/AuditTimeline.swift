@@ -34,7 +34,6 @@ struct AuditTimeline {
         var entries: [Entry] = []
         var live: RecordedEvent?
         var goneSince: Date?
-        var replacing = false
 
         /// Reports the live version going stale, if it did before `date`.
         func staleBefore(_ date: Date) {
@@ -55,7 +54,9 @@ struct AuditTimeline {
                 }
                 staleBefore(event.recordedAt)
                 let cached = event.timestamp.map(DateParsing.string) ?? "?"
-                if replacing, let previous = live {
+                // A put over a live version replaces it, with or without a delete in front: a
+                // save deletes first, a refresh after a 304 does not.
+                if let previous = live {
                     entries.append(Entry(at: event.recordedAt, kind: .replaced, seq: event.seq,
                                          text: "written (cached \(cached), \(event.payloadBytes) bytes), replacing seq \(previous.seq)"))
                 } else {
@@ -63,10 +64,9 @@ struct AuditTimeline {
                                          text: "written (cached \(cached), \(event.payloadBytes) bytes)"))
                 }
                 live = event
-                replacing = false
             case .delete where event.reason == .replaced:
                 // The first half of a save: the put that follows tells the story.
-                replacing = true
+                break
             case .delete:
                 staleBefore(event.recordedAt)
                 entries.append(Entry(at: event.recordedAt, kind: .deleted, seq: event.seq,
