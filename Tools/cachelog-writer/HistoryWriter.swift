@@ -5,7 +5,7 @@ import Seeding
 
 /// `cachelog-writer --history`: a dated history for the report's scale test and screenshot.
 /// Events are recorded at synthetic times spread evenly over `days` from `start` (the log's
-/// clock is this writer's), in batches of up to 100 (one batch per step, at least 1,000 steps), unsynced, so a
+/// clock is this writer's), in batches of up to 100 (at least 1,000 of them), unsynced, so a
 /// million events take a minute, not a day of synced commits.
 ///
 /// Each step picks a key at random (seeded): mostly a save (delete + put, recording the key's
@@ -40,11 +40,10 @@ struct HistoryWriter {
         var live: [Int: Date] = [:]
         let span = TimeInterval(days) * 86_400
         let batch = max(1, min(Self.largestBatch, count / 1000))
-        let steps = max(1, count / batch)
         var written = 0
-        var step = 0
         while written < count {
-            let now = start.addingTimeInterval(span * Double(min(step, steps)) / Double(steps))
+            // Time advances with the events written, to the whole second.
+            let now = start.addingTimeInterval((span * Double(written) / Double(count)).rounded())
             clock.withLock { $0 = now }
             var events: [Event] = []
             while events.count < min(batch, count - written) {
@@ -68,7 +67,6 @@ struct HistoryWriter {
             }
             _ = try await log.append(events)
             written += events.count
-            step += 1
         }
         try log.sync()
         FileHandle.standardOutput.write(Data("\(written) events over \(keys) keys from \(start) to \(start.addingTimeInterval(span))\n".utf8))
