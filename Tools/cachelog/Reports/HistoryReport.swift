@@ -20,17 +20,21 @@ struct HistoryReport: Encodable {
         let missing: Double
         /// ``CacheBands/State`` at the window's end.
         let state: Int
-        /// Flat pairs: a band's start in seconds after the window's start, then its state.
-        /// Exact, unless the key has more bands than twice the columns: then each column holds
+        /// Flat pairs: a band's start in seconds after the previous band's start (the first's
+        /// after the window's start), then its state. Exact, unless the key has more bands than twice the columns: then each column holds
         /// the state that covered most of it.
         let bands: [Double]
         /// Each event in the window (`[seconds after the start, kind, seq, detail]`, kind 0 put,
         /// 1 delete, 2 expire, 3 the delete that opens a save), when the key has at most as many
         /// as there are columns.
         let marks: [Mark]
-        /// Otherwise the events counted per column and kind: flat `[column, puts, deletes,
-        /// expires, save deletes, …]`, columns without events left out.
-        let buckets: [Int]
+        /// Otherwise the events counted per column and kind: four characters per column (puts,
+        /// deletes, expires, deletes that open a save), a count from 0 to 60 as `0-9`, `a-y`,
+        /// `A-Z`, or `z` for 61 or more …
+        let counts: String
+        /// … and, for each column with a count of 61 or more, `[column, puts, deletes, expires,
+        /// save deletes]`, exactly.
+        let overflow: [Int]
     }
 
     /// One event, as the page's tooltip shows it.

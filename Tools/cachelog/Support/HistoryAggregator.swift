@@ -19,13 +19,14 @@ struct HistoryAggregator {
         let shown = events.filter { window.contains($0.recordedAt) }
         let count = { (kind: EventKind) in shown.lazy.filter { $0.kind == kind }.count }
         let aggregated = shown.count > columns
+        let counted = aggregated ? counts(shown) : (digits: "", overflow: [])
         return HistoryReport.Key(
             key: EventPrinter.escaped(key), puts: count(.put), deletes: count(.delete), expires: count(.expire), corrupt: corrupt,
             lastRefresh: events.last { $0.kind == .put && $0.recordedAt <= window.end }?.recordedAt,
             fresh: bands.duration(.fresh), stale: bands.duration(.stale), missing: bands.duration(.missing),
             state: bands.last.rawValue, bands: encoded(bands),
             marks: aggregated ? [] : marks(shown, details: details(entries)),
-            buckets: aggregated ? buckets(shown) : [])
+            counts: counted.digits, overflow: counted.overflow)
     }
 
     /// The page's x for `date`: seconds after the window's start, to the millisecond.
@@ -38,9 +39,10 @@ struct HistoryAggregator {
         return min(columns - 1, max(0, Int(date.timeIntervalSince(window.start) / window.duration * Double(columns))))
     }
 
-    private func encoded(_ bands: CacheBands) -> [Double] {
+    /// The bands as the page's data carries them (``HistoryReport/Key/bands``).
+    func encoded(_ bands: CacheBands) -> [Double] {
         if bands.bands.count <= 2 * columns {
-            return bands.bands.flatMap { [offset($0.start), Double($0.state.rawValue)] }
+            return deltas(bands.bands.flatMap { [offset($0.start), Double($0.state.rawValue)] })
         }
         // Each column takes the state that covered most of it; equal neighbours merge.
         var flat: [Double] = []
@@ -62,7 +64,17 @@ struct HistoryAggregator {
                 flat += [offset(start), Double(state.rawValue)]
             }
         }
-        return flat
+        return deltas(flat)
+    }
+
+    /// Each band's start as the time since the previous band's start: shorter numbers.
+    private func deltas(_ flat: [Double]) -> [Double] {
+        var previous = 0.0
+        return flat.enumerated().map { index, value in
+            guard index % 2 == 0 else { return value }
+            defer { previous = value }
+            return ((value - previous) * 1000).rounded() / 1000
+        }
     }
 
     /// What the audit says of each event, by seq: the tooltip of its mark.
@@ -85,11 +97,19 @@ struct HistoryAggregator {
         }
     }
 
-    private func buckets(_ events: [RecordedEvent]) -> [Int] {
-        let none = [0, 0, 0, 0]
-        var counts = [[Int]](repeating: none, count: columns)
-        for event in events { counts[column(event.recordedAt)][Self.code(event)] += 1 }
-        return counts.enumerated().flatMap { column, count in count == none ? [] : [column] + count }
+    /// The events per column and kind, densely: four characters per column (puts, deletes,
+    /// expires, deletes that open a save), each a count from 0 to 60 as `0-9`, `a-y`, `A-Z`:
+    /// about 1 KB per key. A larger count is written `z`, and the column's exact counts go to
+    /// `overflow`.
+    private func counts(_ events: [RecordedEvent]) -> (digits: String, overflow: [Int]) {
+        var counts = [Int](repeating: 0, count: columns * 4)
+        for event in events { counts[column(event.recordedAt) * 4 + Self.code(event)] += 1 }
+        let digits = Array("0123456789abcdefghijklmnopqrstuvwxyABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        var overflow: [Int] = []
+        for column in 0..<columns where counts[(column * 4)..<(column * 4 + 4)].contains(where: { $0 >= digits.count }) {
+            overflow += [column] + counts[(column * 4)..<(column * 4 + 4)]
+        }
+        return (String(counts.map { $0 < digits.count ? digits[$0] : "z" }), overflow)
     }
 
     /// The page's codes for the events. The delete that opens a save (reason replaced) has its

@@ -228,6 +228,25 @@ enum ReportPage {
           ];
           const KIND_NAMES = ['put', 'delete', 'expire', 'delete (replaced)'];
 
+          // Bands arrive as [time since the previous band's start, state, …]: made absolute here.
+          // Counts arrive as four characters per column (see HistoryReport.counts): read per column.
+          const DIGITS = '0123456789abcdefghijklmnopqrstuvwxyABCDEFGHIJKLMNOPQRSTUVWXYZ';
+          for (const key of data.keys) {
+            for (let index = 2; index < key.bands.length; index += 2) key.bands[index] += key.bands[index - 2];
+            key.buckets = [];
+            for (let column = 0; column * 4 < key.counts.length; column++) {
+              const digits = key.counts.substr(column * 4, 4);
+              if (digits === '0000') continue;
+              let counts = Array.from(digits, (digit) => DIGITS.indexOf(digit));
+              if (digits.includes('z')) {
+                for (let index = 0; index < key.overflow.length; index += 5) {
+                  if (key.overflow[index] === column) counts = key.overflow.slice(index + 1, index + 5);
+                }
+              }
+              key.buckets.push(column, ...counts);
+            }
+          }
+
           const rows = data.keys.map((key) => {
             const row = document.createElement('div');
             row.className = 'row';
