@@ -361,7 +361,8 @@ enum ReportPage {
               if (replaced) parts.push(`${replaced} delete (replaced)`);
               if (deletes) parts.push(`${deletes} delete`);
               if (expires) parts.push(`${expires} expire`);
-              lines.push(`${iso(start)} – ${iso(end)}: ${puts + deletes + expires + replaced} events: ${parts.join(', ')}`);
+              const total = puts + deletes + expires + replaced;
+              lines.push(`${iso(start)} – ${iso(end)}: ${total} ${total === 1 ? 'event' : 'events'}: ${parts.join(', ')}`);
             }
             return lines.join('\n');
           }
