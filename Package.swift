@@ -62,7 +62,7 @@ let package = Package(
         // A second process for the multi-process and crash tests: appends events in a loop.
         .executableTarget(
             name: "cachelog-writer",
-            dependencies: ["CacheLog", "Seeding", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["CacheLog", "Locking", "Seeding", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/cachelog-writer"
         ),
         // SplitMix64, for the tests and for the writer whose payloads they check.

@@ -98,6 +98,26 @@ struct KeyIndexTests {
         }
     }
 
+    /// `keys(withPrefix:)` walks the index one row per key, in chunks of read transactions:
+    /// every key once, in byte order (NFC and NFD apart), whatever the chunk boundaries.
+    @Test func keys_areEveryKeyOnce_inByteOrder_withOrWithoutAPrefix() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir, clock: TestClock())
+        let many = (0..<2500).map { "k\(String(format: "%05d", $0))" }
+        for chunk in stride(from: 0, to: many.count, by: 500) {
+            try await log.append(many[chunk..<(chunk + 500)].flatMap { key in
+                [Event.put(key: key, payload: Data("a".utf8), timestamp: Date()), .delete(key: key, reason: .explicit)]
+            })
+        }
+        for key in Self.keys { try await log.append(.put(key: key, payload: Data("b".utf8), timestamp: Date())) }
+        let expected = (many + Self.keys).map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(try log.keys().map { Array($0.utf8) } == expected)
+        #expect(try log.keys(withPrefix: "image:") == ["image:a", "image:b"])
+        #expect(try log.keys(withPrefix: "k0249") == (2490..<2500).map { "k\(String(format: "%05d", $0))" })
+        #expect(try log.keys(withPrefix: "nothing").isEmpty)
+        #expect(try log.keys(withPrefix: String(repeating: "x", count: 600)).isEmpty)
+    }
+
     @Test func keyIndex_equalsAScanOfTheLog_overRandomLogsWithCompactionsAndRebuilds() async throws {
         for seed in UInt64(1)...6 {
             var generator = SeededGenerator(seed: seed)
@@ -157,6 +177,9 @@ struct KeyIndexTests {
             let readOnly = try makeLog(dir, readOnly: true)
             #expect(readOnly.tables.keyIndex == nil)
             for (key, want) in zip(Self.keys, expected) { #expect(try Self.indexed(readOnly, key: key, EventQuery()) == want, "\(key), by scan") }
+            // Every key was written above; without the index they are found by a scan.
+            #expect(try readOnly.keys() == Self.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+            #expect(try readOnly.keys(withPrefix: "image:") == ["image:a", "image:b"])
         }
         try await waitUntilClosed(path)
 

@@ -2,10 +2,11 @@
 //
 //   cachelog-writer DB COUNT [--batch | --mixed] [--seed N] [--map-size BYTES] [--payload-bytes N]
 //                   [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N]
+//   cachelog-writer DB COUNT --history [--keys N] [--start DATE] [--days N] [--seed N]
 //
 // Appends COUNT saves to key "k<i % 7>", printing the seq range of each append on stdout as it
 // commits, so a parent can tell exactly which appends were acknowledged before it killed this
-// process.
+// process. With --history it writes a dated history over many keys instead (HistoryWriter).
 //
 // `cachelog-writer --help` lists the options; `--seed` payloads are `SeededGenerator.payload(seed:index:count:)` (Tests/Seeding)
 // below, and `--file-size-limit` makes a write past it fail with EFBIG, as a full disk does.
@@ -36,6 +37,10 @@ struct CacheLogWriter: AsyncParsableCommand {
     @Option(name: .customLong("delay-ms"), help: "Milliseconds to wait after each append.") var delayMilliseconds = 0
     @Option(name: .customLong("file-size-limit"), help: "RLIMIT_FSIZE in bytes, with SIGXFSZ ignored.") var fileSizeLimit: UInt64?
     @Option(name: .customLong("checkpoint-interval"), help: "Events between checkpoints.") var checkpointInterval = 4096
+    @Flag(help: "Write a dated history of COUNT events instead (saves, expires, deletes over --keys keys and --days days from --start, recorded at those times; unsynced batches): the report's scale test.") var history = false
+    @Option(help: "With --history: how many keys.") var keys = 1000
+    @Option(help: "With --history: when the history starts (RFC 3339).") var start = "2026-09-01T00:00:00Z"
+    @Option(help: "With --history: how many days it spans.") var days = 90
 
     /// A negative count would trap in the loops below instead of saying what is wrong.
     func validate() throws {
@@ -45,7 +50,14 @@ struct CacheLogWriter: AsyncParsableCommand {
     func run() async throws {
         do {
             if let fileSizeLimit { try Self.limitFileSize(to: fileSizeLimit) }
-            try await append()
+            if history {
+                guard keys > 0, days > 0, let first = ISO8601DateFormatter().date(from: start) else {
+                    throw ValidationError("--history needs --keys and --days above 0 and --start as 2026-09-01T00:00:00Z")
+                }
+                try await HistoryWriter(path: db, count: count, keys: keys, start: first, days: days, seed: seed ?? 1).write()
+            } else {
+                try await append()
+            }
         } catch {
             FileHandle.standardError.write(Data("cachelog-writer: \(error)\n".utf8))
             throw ExitCode(1)

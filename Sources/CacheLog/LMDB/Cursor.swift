@@ -44,6 +44,10 @@ struct Cursor {
     @available(*, noasync)
     func previous() throws -> Row? { try move(MDB_PREV) }
 
+    /// In a table of sorted duplicates, the first value of the next key: one step per key, not per value.
+    @available(*, noasync)
+    func nextKey() throws -> Row? { try move(MDB_NEXT_NODUP) }
+
     /// Positions at the first key >= `key`.
     @available(*, noasync)
     func seek(atLeast key: [UInt8]) throws -> Row? {

@@ -23,7 +23,7 @@ struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     @Option(help: ArgumentHelp("Only this key.", valueName: "name"))
     var key: String?
 
-    @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("One max age that judges staleness for every version: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: each version's recorded policy)", valueName: "duration"), transform: MaxAgeArgument.parse)
+    @Option(name: .customLong("max-age"), parsing: .unconditional, help: MaxAgeArgument.judgingHelp, transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
     @Option(name: .customLong("format"), help: OutputFormat.help)

@@ -12,6 +12,9 @@ struct MaxAgeArgument: ExpressibleByArgument, CustomStringConvertible, Sendable 
     /// age (the moment a cache goes stale) a date a calendar can show.
     static let maximum = MaxAge.days(36_500)
 
+    /// `--max-age` of the commands that judge staleness after the fact (`audit`, `report`).
+    static let judgingHelp = ArgumentHelp("One max age that judges staleness for every version: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: each version's recorded policy)", valueName: "duration")
+
     /// The grammar, as the help and the error messages show it.
     static let forms = "a whole number and a unit: s, m, h, d or w (90s, 15m, 12h, 7d, 1w = 7d)"
 

@@ -1,0 +1,49 @@
+import Foundation
+
+extension CacheLog {
+    /// Every key the log holds a record of (live or not), in byte order, optionally only those
+    /// starting with `prefix` (compared as UTF-8 bytes, as the log keys them).
+    ///
+    /// The key index is sorted by key, so this visits one row per key and, with a prefix, only
+    /// the keys that have it. A read-only open of a database from before the index scans the log.
+    public func keys(withPrefix prefix: String = "") throws -> [String] {
+        let start = Array(prefix.utf8)
+        // No key is longer than LMDB's limit, and LMDB refuses to look one up.
+        guard start.count <= environment.maxKeySize else { return [] }
+        guard let keyIndex = tables.keyIndex else { return try scannedKeys(withPrefix: start) }
+        var keys: [[UInt8]] = []
+        var done = false
+        while !done {
+            // Chunked, so that a log of many keys holds no read transaction for long.
+            try environment.read { txn in
+                try txn.withCursor(keyIndex) { rows in
+                    // Each chunk starts again at the last key read, which it skips.
+                    let resume = keys.last ?? start
+                    var row = resume.isEmpty ? try rows.first() : try rows.seek(atLeast: resume)
+                    if let last = keys.last, let current = row, current.key.elementsEqual(last) { row = try rows.nextKey() }
+                    var visited = 0
+                    while let current = row, current.key.starts(with: start) {
+                        if visited == Self.readChunk { return }
+                        keys.append(Array(current.key))
+                        visited += 1
+                        row = try rows.nextKey()
+                    }
+                    done = true
+                }
+            }
+        }
+        return keys.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private func scannedKeys(withPrefix prefix: [UInt8]) throws -> [String] {
+        var seen = Set<[UInt8]>()
+        try environment.read { txn in
+            try txn.forEachRow(tables.events) { row in
+                guard let seq = SeqKey.decode(row.key), let header = try? EventCodec.decodeHeader(row.value, seq: seq) else { return }
+                let key = EventCodec.keyBytes(header, in: row.value)
+                if key.starts(with: prefix) { seen.insert(Array(key)) }
+            }
+        }
+        return seen.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
+    }
+}
