@@ -6,7 +6,7 @@ import Testing
 /// environment, colours, and the demo.
 @Suite("cachelog usage", .timeLimit(.minutes(2)))
 struct UsageTests {
-    static let commands = ["load", "image", "replay", "state", "audit", "validate", "stats", "verify", "compact", "demo"]
+    static let commands = ["load", "image", "searches", "replay", "state", "audit", "report", "validate", "stats", "verify", "rebuild", "compact", "demo"]
     static let readOnlyCommands = ["replay", "state", "stats", "verify", "audit"]
 
     // MARK: help

@@ -5,7 +5,7 @@ import Foundation
 struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw the history as one HTML page: each key's fresh, stale and missing time.",
-        discussion: """
+        discussion: HelpLayout.keepingIndentation("""
             One self-contained HTML file (CSS, SVG drawing and data inline; no network; opens \
             from file://). Per key, a timeline of bands (fresh, stale, missing, no cache yet) \
             judged as 'cachelog audit' judges them, with a mark for each put, delete and expire \
@@ -35,7 +35,7 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
               cachelog report --out history.html
               cachelog report --key-prefix search: --from 30d --out searches.html
               cachelog report --key films --key genres --from 2026-12-01 --to 2026-12-09 > week.html
-            """)
+            """))
 
     /// Columns the window is divided into for aggregated marks and sampled bands: about a pixel
     /// column of the page's timeline at 1280 px wide, where a finer division could not be seen.
