@@ -7,6 +7,7 @@ import Foundation
 
 struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
+        commandName: "image",
         abstract: "Image data: from the cache when it holds it, else from the remote, then cached.",
         discussion: """
             The film and image feed apps' image data use case. The bytes of URL are cached under the \\
