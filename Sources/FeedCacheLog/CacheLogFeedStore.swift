@@ -2,27 +2,31 @@ import CacheLog
 import FeedCache
 import Foundation
 
-/// A ``FeedStore`` that keeps one cache as one key of a ``CacheLog``: every write is an event in
+/// A `FeedStore` that keeps one cache as one key of a `CacheLog`: every write is an event in
 /// the log, and the cache is the key's live value in the projection.
 ///
 /// | store operation | appended to the log |
 /// |---|---|
 /// | `replace(with:timestamp:policy:)` | `delete(replaced)` + `put`, as one atomic batch |
-///
-/// A put records its policy: the max age in the record's max-age field and the contract as the
-/// metadata entry `contract`.
 /// | `insert(_:timestamp:policy:)` | `put` |
 /// | `deleteCachedFeed(reason:)` | `delete(reason)`, only when a cache exists |
 /// | `expireCachedFeed(timestamp:maxAge:)` | `expire(timestamp, maxAge)`, only when a cache exists |
 ///
+/// A put records its policy: the max age in the record's max-age field and the contract as the
+/// metadata entry `contract`.
+///
 /// Deleting or expiring an empty cache appends nothing: the log records what happened to a cache,
 /// not requests that changed nothing.
 public struct CacheLogFeedStore: FeedStore {
+    /// The log the cache is kept in.
     public let log: CacheLog
+    /// The log key of this cache.
     public let key: String
     private let metadata: @Sendable () -> [String: String]
 
+    /// Keeps the cache named `key` in `log`.
     /// - Parameters:
+    ///   - log: the log to append to and read from; one instance per database, shared.
     ///   - key: the log key of this cache, such as `films` or `search:totoro`.
     ///   - metadata: more named strings for each put to record beside its policy, asked for at
     ///     the moment of the put: a paged search's cursor is known only once its page arrived.
@@ -79,9 +83,12 @@ public struct CacheLogFeedStore: FeedStore {
 
 /// One ``CacheLogFeedStore`` per key, all in the same log: what a query-keyed search cache uses.
 public struct CacheLogKeyedFeedStore: KeyedFeedStore {
+    /// The log every key's cache is kept in.
     public let log: CacheLog
 
+    /// Keeps every key's cache in `log`.
     public init(log: CacheLog) { self.log = log }
 
+    /// The cache of `key`, in ``log``.
     public func store(for key: String) -> any FeedStore { CacheLogFeedStore(log: log, key: key) }
 }
