@@ -44,10 +44,15 @@ grep -q 'cachelog' "$work/man.txt" && grep -q 'replay' "$work/man.txt" || fail "
 # man finds the page by name once PREFIX/bin is on PATH (man-db maps bin to ../share/man).
 PATH="$prefix/bin:$PATH" man -w cachelog | grep -q "^$prefix/share/man/man1/cachelog.1" || fail "man -w cachelog did not find the installed page"
 
-# bash-completion loads completions from XDG_DATA_DIRS on demand; sourcing the file directly
-# registers it as well. Either way `complete -p cachelog` shows the function.
-bash -c "source '$prefix/share/bash-completion/completions/cachelog' && complete -p cachelog" | grep -q 'cachelog$' \
-    || fail "the bash completion did not register"
+# bash-completion loads a command's completion on demand from each XDG_DATA_DIRS entry (and from
+# ~/.local/share): PREFIX/share is one of them for /usr/local. Without the package, sourcing the
+# file registers it. Either way `complete -p cachelog` shows the function.
+loader=/usr/share/bash-completion/bash_completion
+if [ -f "$loader" ]; then
+    XDG_DATA_DIRS="$prefix/share:/usr/share" bash -c "source $loader && __load_completion cachelog && complete -p cachelog"
+else
+    bash -c "source '$prefix/share/bash-completion/completions/cachelog' && complete -p cachelog"
+fi | grep -q 'cachelog$' || fail "the bash completion did not register"
 words="$(bash -c "source '$prefix/share/bash-completion/completions/cachelog'
 COMP_WORDS=(cachelog rep); COMP_CWORD=1; COMP_LINE='cachelog rep'; COMP_POINT=\${#COMP_LINE}
 \$(complete -p cachelog | sed 's/.*-F \([^ ]*\) .*/\1/') cachelog rep cachelog; printf '%s\n' \"\${COMPREPLY[@]}\"")"
