@@ -4,6 +4,7 @@
 /// Errors compare by kind: `error == .invalidData` holds whatever the reason, as the specs say
 /// "delivers invalid data on a non-200 response"; the reason is for people, not for matching.
 public struct RemoteLoaderError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The two ways a remote load fails, which callers tell apart (only invalid data is retried).
     public enum Kind: Sendable, Equatable {
         /// The request failed in transport (no server, lost connection, timeout, unsupported URL).
         case connectivity
@@ -12,11 +13,13 @@ public struct RemoteLoaderError: Error, Equatable, Sendable, CustomStringConvert
         case invalidData
     }
 
+    /// Which of the two failures it is; what errors compare by.
     public let kind: Kind
     /// What was wrong: `HTTP status 404, not 200`, `the body is not JSON`,
     /// `expected an array at "genres"`; nil when nothing more is known.
     public let reason: String?
 
+    /// An error of `kind`, with the `reason` in words when one is known.
     public init(_ kind: Kind, reason: String? = nil) {
         self.kind = kind
         self.reason = reason
@@ -36,6 +39,7 @@ public struct RemoteLoaderError: Error, Equatable, Sendable, CustomStringConvert
     /// Same kind, whatever the reason.
     public static func == (a: RemoteLoaderError, b: RemoteLoaderError) -> Bool { a.kind == b.kind }
 
+    /// `remote unreachable` or `remote sent invalid data`, then the reason when there is one.
     public var description: String {
         let what = kind == .connectivity ? "remote unreachable" : "remote sent invalid data"
         return reason.map { "\(what): \($0)" } ?? what

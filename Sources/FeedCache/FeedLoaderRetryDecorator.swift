@@ -14,6 +14,7 @@ public struct FeedLoaderRetryDecorator<Item: Sendable>: FeedLoader {
 
     /// Decorates `decoratee` so that a retryable failure is retried up to `retries` times.
     /// - Parameters:
+    ///   - decoratee: the loader to ask, and to ask again.
     ///   - retries: how many times to try again after the first failure; negative counts as 0.
     ///   - isRetryable: whether an error deserves another attempt.
     public init(

@@ -9,6 +9,7 @@ public struct InvalidCachedFeedError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// Says the cache could not be decoded, and the decoding error.
     public var description: String {
         "The cached feed could not be decoded: \(underlying)"
     }

@@ -15,8 +15,12 @@ public struct LocalSearchLoader<Item: Codable & Sendable>: Sendable {
 
     /// Creates a search cache over `store`.
     /// - Parameters:
+    ///   - store: where each query's cache lives, one key per query.
+    ///   - currentDate: the clock; saves are stamped with it and ages measured against it.
+    ///   - policy: the maximum age of a query's results; ``CachePolicy/search`` (30 days) by default.
     ///   - keyPrefix: prepended to each query to form its key; `search:` by default. Give two
     ///     kinds of search sharing one store different prefixes (`search:people:`).
+    ///   - logger: where the loaders log what they do; nothing is logged when nil.
     public init(
         store: any KeyedFeedStore,
         currentDate: @escaping @Sendable () -> Date,

@@ -15,6 +15,7 @@ public struct NoUsableFeedError: Error, Sendable, CustomStringConvertible {
         self.fallbackError = fallbackError
     }
 
+    /// Both causes, the primary's first.
     public var description: String {
         "No usable feed: primary failed (\(primaryError)), fallback failed (\(fallbackError))"
     }

@@ -9,9 +9,13 @@ import Foundation
 public actor RecordingFeedStore: FeedStore {
     /// One write, as the use case asked for it.
     public enum Write: Sendable, Equatable {
+        /// ``FeedStore/deleteCachedFeed(reason:)``.
         case delete(reason: DeletionReason)
+        /// ``FeedStore/insert(_:timestamp:policy:)``, by the timestamp it was given.
         case insert(timestamp: Date)
+        /// ``FeedStore/replace(with:timestamp:policy:)``, by the timestamp it was given.
         case replace(timestamp: Date)
+        /// ``FeedStore/expireCachedFeed(timestamp:maxAge:)``.
         case expire(timestamp: Date, maxAge: TimeInterval)
     }
 
@@ -20,7 +24,10 @@ public actor RecordingFeedStore: FeedStore {
     /// The writes asked for, in order: done, or (in a dry run) only planned.
     public private(set) var writes: [Write] = []
 
-    /// - Parameter dryRun: when true, writes are recorded and not passed on.
+    /// Records the writes asked of `decoratee` and passes them on unless `dryRun`.
+    /// - Parameters:
+    ///   - decoratee: the store that reads always go to, and writes too unless `dryRun`.
+    ///   - dryRun: when true, writes are recorded and not passed on.
     public init(_ decoratee: any FeedStore, dryRun: Bool) {
         self.decoratee = decoratee
         self.dryRun = dryRun

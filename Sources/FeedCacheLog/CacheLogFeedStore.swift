@@ -2,7 +2,7 @@ import CacheLog
 import FeedCache
 import Foundation
 
-/// A ``FeedStore`` that keeps one cache as one key of a ``CacheLog``: every write is an event in
+/// A `FeedStore` that keeps one cache as one key of a `CacheLog`: every write is an event in
 /// the log, and the cache is the key's live value in the projection.
 ///
 /// | store operation | appended to the log |
@@ -20,11 +20,15 @@ import Foundation
 /// `last-modified`. A refresh (a put of the payload already live) is stored as a reference to the
 /// earlier record, not as a second copy.
 public struct CacheLogFeedStore: FeedStore {
+    /// The log the cache is kept in.
     public let log: CacheLog
+    /// The log key of this cache.
     public let key: String
     private let metadata: @Sendable () -> [String: String]
 
+    /// Keeps the cache named `key` in `log`.
     /// - Parameters:
+    ///   - log: the log to append to and read from; one instance per database, shared.
     ///   - key: the log key of this cache, such as `films` or `search:totoro`.
     ///   - metadata: more named strings for each put to record beside its policy, asked for at
     ///     the moment of the put: a paged search's cursor is known only once its page arrived.
@@ -96,9 +100,12 @@ public struct CacheLogFeedStore: FeedStore {
 
 /// One ``CacheLogFeedStore`` per key, all in the same log: what a query-keyed search cache uses.
 public struct CacheLogKeyedFeedStore: KeyedFeedStore {
+    /// The log every key's cache is kept in.
     public let log: CacheLog
 
+    /// Keeps every key's cache in `log`.
     public init(log: CacheLog) { self.log = log }
 
+    /// The cache of `key`, in ``log``.
     public func store(for key: String) -> any FeedStore { CacheLogFeedStore(log: log, key: key) }
 }

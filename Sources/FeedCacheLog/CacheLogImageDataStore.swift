@@ -2,13 +2,17 @@ import CacheLog
 import FeedCache
 import Foundation
 
-/// An ``ImageDataStore`` on a ``CacheLog``: the data of each image URL is the live value of the
+/// An `ImageDataStore` on a `CacheLog`: the data of each image URL is the live value of the
 /// key `image:<url>`. Replacing an image appends `delete(replaced)` + `put` in one batch.
 public struct CacheLogImageDataStore: ImageDataStore {
+    /// The log the images are kept in.
     public let log: CacheLog
     private let currentDate: @Sendable () -> Date
 
-    /// - Parameter currentDate: stamps each `put` (image data carries no timestamp of its own).
+    /// Keeps image data in `log`.
+    /// - Parameters:
+    ///   - log: the log to append to and read from; one instance per database, shared.
+    ///   - currentDate: stamps each `put` (image data carries no timestamp of its own).
     public init(log: CacheLog, currentDate: @escaping @Sendable () -> Date = { Date() }) {
         self.log = log
         self.currentDate = currentDate

@@ -34,6 +34,9 @@ public final class CacheLog: Sendable {
         /// library must not write to an app's stdout unless the app asks for it.
         public var logger: Logger
 
+        /// Options with every default spelled out; each parameter sets the property of its name.
+        /// `createIfMissing` is off when `readOnly` is on, `checkpointInterval` is at least 1, and
+        /// `compressionLevel` is clamped to 1...9.
         public init(
             readOnly: Bool = false, createIfMissing: Bool = true, durability: Durability = .synced, initialMapSize: Int = 64 << 20,
             checkpointInterval: Int = 4096, compressionLevel: Int = 6, clock: @escaping @Sendable () -> Date = { Date() },
@@ -50,6 +53,8 @@ public final class CacheLog: Sendable {
         }
     }
 
+    /// Whether a commit waits for the disk: the trade between losing the last commits in a crash
+    /// and the cost of the flush (LMDB syncs twice per commit: the data, then the meta page).
     public enum Durability: Sendable {
         /// Each commit is flushed to disk before `append` returns (concurrent appends share one flush).
         case synced

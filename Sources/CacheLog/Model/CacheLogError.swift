@@ -51,6 +51,7 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// liblmdb returned an error for an operation.
     case lmdb(operation: String, code: StorageErrorCode)
 
+    /// One line for a person: what is wrong and, where there is one, what to do about it.
     public var description: String {
         switch self {
         case .notADirectory(let path):

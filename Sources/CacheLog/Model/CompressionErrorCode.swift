@@ -3,6 +3,7 @@ public struct CompressionErrorCode: RawRepresentable, Hashable, Sendable, Custom
     /// The number zlib returned (`Z_MEM_ERROR` is -4, `Z_BUF_ERROR` -5).
     public let rawValue: Int32
 
+    /// The code for zlib's number `rawValue`.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// The number, as zlib's messages are too terse to add anything to it.

@@ -15,6 +15,8 @@ public struct EventQuery: Sendable, Equatable {
     /// Inflate and return payloads (costs a decompression per `put`).
     public var includePayload: Bool
 
+    /// A query; each parameter sets the property of its name. The default reads every event,
+    /// oldest first, without payloads.
     public init(
         from: LogPosition? = nil, to: LogPosition? = nil, key: String? = nil,
         kinds: Set<EventKind>? = nil, reverse: Bool = false, limit: Int? = nil,

@@ -1,9 +1,12 @@
 /// One record of the log as iteration delivers it: a decoded event, or a record that failed its
 /// checks. A corrupt record is reported by its sequence number and never decoded into data.
 public enum LogItem: Sendable, Equatable {
+    /// A record that passed its checks, decoded.
     case event(RecordedEvent)
+    /// The record at `seq` failed its checks; `detail` says which.
     case corrupt(seq: UInt64, detail: String)
 
+    /// The record's sequence number, whether it decoded or not.
     public var seq: UInt64 {
         switch self {
         case .event(let event): return event.seq

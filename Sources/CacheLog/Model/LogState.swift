@@ -4,8 +4,10 @@ import Foundation
 public struct LogState: Sendable, Equatable {
     /// The last sequence number folded into this state (0 for an empty log).
     public var seq: UInt64
+    /// Every live key's entry, sorted by the key's UTF-8 bytes.
     public var entries: [Entry]
 
+    /// A state as of `seq` holding `entries`.
     public init(seq: UInt64, entries: [Entry]) {
         self.seq = seq
         self.entries = entries
@@ -18,9 +20,11 @@ public struct LogState: Sendable, Equatable {
 extension LogState {
     /// One entry of the state: the key's live `put`, without its payload.
     public struct Entry: Sendable, Equatable, Hashable {
+        /// The cache key.
         public var key: String
         /// The sequence number of the `put` event.
         public var seq: UInt64
+        /// The cache timestamp the put was given (when the value was cached, not recorded).
         public var timestamp: Date
         /// Uncompressed payload size.
         public var bytes: Int
@@ -38,6 +42,8 @@ extension LogState {
             a.count == b.count && zip(a, b).allSatisfy { $0.key.utf8.elementsEqual($1.key.utf8) && $0 == $1 }
         }
 
+        /// An entry; `payloadSeq` defaults to `seq` (the put holds its own bytes), and each other
+        /// parameter sets the property of its name.
         public init(key: String, seq: UInt64, timestamp: Date, bytes: Int, payloadSeq: UInt64? = nil, maxAge: TimeInterval? = nil) {
             self.key = key
             self.seq = seq

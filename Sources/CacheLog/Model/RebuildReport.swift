@@ -1,6 +1,8 @@
 /// What ``CacheLog/rebuildState()`` did.
 public struct RebuildReport: Sendable, Equatable {
+    /// Events read and folded into the state.
     public var eventsFolded: Int
+    /// Keys with a live value after the rebuild.
     public var liveKeys: Int
     /// Records skipped because they failed their checks: their effect on the state is unknown.
     public var corruptSeqs: [UInt64]

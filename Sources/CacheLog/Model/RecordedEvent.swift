@@ -8,7 +8,9 @@ public struct RecordedEvent: Sendable, Equatable {
     public var recordedAt: Date
     /// The record format version it was written with.
     public var formatVersion: UInt8
+    /// Put, delete or expire.
     public var kind: EventKind
+    /// The cache key the event is about.
     public var key: String
     /// `put`: when the value was cached. `expire`: the cache timestamp that was judged. `delete`: nil.
     public var timestamp: Date?

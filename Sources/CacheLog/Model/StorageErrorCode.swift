@@ -7,6 +7,7 @@ public struct StorageErrorCode: RawRepresentable, Hashable, Sendable, CustomStri
     /// What liblmdb says the code means (its messages also cover system errors).
     public let description: String
 
+    /// The code for liblmdb's number `rawValue`, with liblmdb's message for it.
     public init(rawValue: Int32) {
         self.rawValue = rawValue
         description = LMDBMessages.message(for: rawValue)

@@ -2,6 +2,7 @@ import Foundation
 
 /// The live value of a key, as `CacheLog.retrieve(_:)` returns it.
 public struct StoredValue: Sendable, Equatable {
+    /// The bytes that were put, inflated.
     public var payload: Data
     /// The cache timestamp given when it was put.
     public var timestamp: Date

@@ -4,6 +4,7 @@ import Foundation
 
 struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
+        commandName: "audit",
         abstract: "Answer \"why was it stale?\": each key's cache timeline.",
         discussion: HelpLayout.keepingIndentation("""
             For each key: when every cache version was written, when it became stale under the \

@@ -4,6 +4,7 @@ import Foundation
 
 struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
+        commandName: "compact",
         abstract: "Drop the history before a point, keeping what the live cache uses.",
         discussion: HelpLayout.keepingIndentation("""
             Removes every event before --before, or recorded more than --keep before --now, except \

@@ -4,6 +4,7 @@ import LoopbackHTTP
 
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "demo",
         abstract: "Walk through the whole story on a throwaway database and a local server.",
         discussion: HelpLayout.keepingIndentation("""
             Starts an HTTP server on 127.0.0.1 that serves a small film feed, and a database in a \

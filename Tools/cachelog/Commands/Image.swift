@@ -7,19 +7,20 @@ import Foundation
 
 struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
+        commandName: "image",
         abstract: "Image data: from the cache when it holds it, else from the remote, then cached.",
         discussion: HelpLayout.keepingIndentation("""
-            The film and image feed apps' image data use case. The bytes of URL are cached under the \\
-            key image:URL (one atomic delete + put, recording --max-age): while the cached copy is \\
-            younger than --max-age it is delivered with no request at all; otherwise the remote is \\
-            asked (HTTP 200 with at least one byte) and what it sends is cached. No cache and no \\
+            The film and image feed apps' image data use case. The bytes of URL are cached under the \
+            key image:URL (one atomic delete + put, recording --max-age): while the cached copy is \
+            younger than --max-age it is delivered with no request at all; otherwise the remote is \
+            asked (HTTP 200 with at least one byte) and what it sends is cached. No cache and no \
             remote: one line on stderr and exit code 3.
 
-            The bytes go to --out FILE (written whole, or not at all), else to stdout when it is \\
-            not a terminal. --format json prints {"source", "url", "key", "bytes", "cached", \\
+            The bytes go to --out FILE (written whole, or not at all), else to stdout when it is \
+            not a terminal. --format json prints {"source", "url", "key", "bytes", "cached", \
             "timestamp", "age"} instead of the bytes (and still writes --out).
 
-            SIGINT or SIGTERM during the download delivers nothing and caches nothing: exit code \\
+            SIGINT or SIGTERM during the download delivers nothing and caches nothing: exit code \
             130 or 143.
 
             Examples:

@@ -5,6 +5,7 @@ import Foundation
 
 struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
+        commandName: "load",
         abstract: "Load a feed: remote first (or a fresh cache first), the other when it fails.",
         discussion: HelpLayout.keepingIndentation("""
             remote-first: on success the cache of KEY is replaced (delete + put, one atomic append, \

@@ -4,6 +4,7 @@ import Foundation
 
 struct Rebuild: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
+        commandName: "rebuild",
         abstract: "Rebuild the state, its checkpoints and the key index from the log; report what changed.",
         discussion: HelpLayout.keepingIndentation("""
             The current cache (the state: the projection of the log), its checkpoints, the key \

@@ -4,6 +4,7 @@ import Foundation
 
 struct Replay: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
+        commandName: "replay",
         abstract: "Print the history: one event per line.",
         discussion: HelpLayout.keepingIndentation("""
             Every put, delete and expire in the order they were appended. JSON lines carry seq, at \

@@ -6,6 +6,7 @@ import Foundation
 
 struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
+        commandName: "searches",
         abstract: "Past searches, the last saved first: the search history, from the log.",
         discussion: HelpLayout.keepingIndentation("""
             One line per query ever searched (keys search:CONTRACT:TEXT): when its results were \

@@ -5,6 +5,7 @@ import Foundation
 
 struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
+        commandName: "state",
         abstract: "Show the live cache entries, now or at a point in the past.",
         discussion: HelpLayout.keepingIndentation("""
             The state of the cache (the projection of the log): for each key, its live put (seq, cache timestamp, payload \

@@ -4,6 +4,7 @@ import Foundation
 
 struct Stats: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stats",
         abstract: "Count events by type and key; show sizes and compression.",
         discussion: HelpLayout.keepingIndentation("""
             Examples:

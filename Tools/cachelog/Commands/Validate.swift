@@ -10,6 +10,7 @@ import FoundationNetworking
 
 struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Run the validate-cache use case over one key or every key (a cron job).",
         discussion: HelpLayout.keepingIndentation("""
             Each key is judged by the policy its cache was saved under (the max age and contract \

@@ -4,6 +4,7 @@ import Foundation
 
 struct Verify: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Check every record, checkpoint, the state and the key index; exit 0 only when clean.",
         discussion: HelpLayout.keepingIndentation("""
             Checks each record's framing, checksum and compressed body, the order of seqs and \

@@ -4,6 +4,7 @@ struct Version: ParsableCommand, DocumentCommand {
     @ParentCommand var parent: CacheLogCommand
 
     static let configuration = CommandConfiguration(
+        commandName: "version",
         abstract: "Print the version and the database format (as --version does).",
         discussion: HelpLayout.keepingIndentation("""
             Examples:

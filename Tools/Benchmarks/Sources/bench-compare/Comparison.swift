@@ -46,19 +46,23 @@ final class Comparison {
         let payloads = feeds.map(Feeds.payload)
         progress("feed: \(config.items) films, \(payloads[0].count) bytes of JSON")
 
-        try await durableSave(payloads)
-        try await groupCommit(payloads, label: "\(config.items)-item feeds")
-        // The same with 1-film feeds: compression is then negligible, so the ratio shows what
-        // sharing syncs alone gives, apart from the zlib CPU that bounds the row above on 2 cores.
-        try await groupCommit((0..<8).map { Feeds.payload(Feeds.films(count: 1, seed: UInt64($0) + 1)) }, label: "1-item feeds", directory: "group-small")
-        try await bulkAppend()
-        try await retrieve(payloads)
-        try await saveAndLoad(feeds)
-        try await storedSize(feeds[0], payloads[0])
-        try await compressionLevels(payloads[0])
-        try await refreshes(payloads[0])
-        try await largeLogs(payloads[0])
-        try await scale()
+        func wants(_ measure: String) -> Bool { config.only?.contains(measure) ?? true }
+        if wants("save") { try await durableSave(payloads) }
+        if wants("group") {
+            try await groupCommit(payloads, label: "\(config.items)-item feeds")
+            // The same with 1-film feeds: compression is then negligible, so the ratio shows what
+            // sharing syncs alone gives, apart from the zlib CPU that bounds the row above on 2 cores.
+            try await groupCommit((0..<8).map { Feeds.payload(Feeds.films(count: 1, seed: UInt64($0) + 1)) }, label: "1-item feeds", directory: "group-small")
+        }
+        if wants("bulk") { try await bulkAppend() }
+        if wants("retrieve") { try await retrieve(payloads) }
+        if wants("save-load") { try await saveAndLoad(feeds) }
+        if wants("size") { try await storedSize(feeds[0], payloads[0]) }
+        if wants("zlib") { try await compressionLevels(payloads[0]) }
+        if wants("refreshes") { try await refreshes(payloads[0]) }
+        if wants("large") { try await largeLogs(payloads[0]) }
+        if wants("startup") { try await startup() }
+        if wants("scale") { try await scale() }
 
         print(render())
         for note in notes { print("- " + note) }

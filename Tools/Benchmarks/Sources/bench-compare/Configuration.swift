@@ -17,6 +17,11 @@ struct Configuration {
     var scaleKeys = 100_000
     var cli: String?
     var work: String?
+    /// The measures to run (`--only`); nil: all of them.
+    var only: Set<String>?
+
+    /// The names `--only` takes, in the order the table shows them.
+    static let measures = ["save", "group", "bulk", "retrieve", "save-load", "size", "zlib", "refreshes", "large", "startup", "scale"]
 
     static let help = """
         usage: bench-compare [options]
@@ -34,6 +39,8 @@ struct Configuration {
           --scale-keys N  keys of the scale log (default 100000)
           --cli PATH      a release build of the cachelog CLI, for the replay and scale measures
           --work DIR      where the databases go (default: a new temporary directory, removed at the end)
+          --only A,B      run only these measures: save, group, bulk, retrieve, save-load, size,
+                          zlib, refreshes, large, startup (with --cli), scale (with --scale)
         """
 
     init(_ arguments: [String]) throws {
@@ -66,6 +73,12 @@ struct Configuration {
             case "--scale-keys": scaleKeys = try number()
             case "--cli": cli = try value()
             case "--work": work = try value()
+            case "--only":
+                let names = try value().split(separator: ",").map(String.init)
+                if let unknown = names.first(where: { !Self.measures.contains($0) }) {
+                    throw ConfigurationError("--only: no measure '\(unknown)' (one of \(Self.measures.joined(separator: ", ")))")
+                }
+                only = Set(names)
             case "-h", "--help":
                 print(Self.help)
                 exit(0)
