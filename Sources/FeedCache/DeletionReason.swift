@@ -1,6 +1,6 @@
 /// Why a cached feed is being deleted, so that a store that keeps history can record it.
 ///
-/// Replacing a cache with a new one is not a deletion: see ``FeedStore/replace(with:timestamp:)``.
+/// Replacing a cache with a new one is not a deletion: see ``FeedStore/replace(with:timestamp:policy:validators:)``.
 /// Removing a cache because it is too old is not a deletion either: see
 /// ``FeedStore/expireCachedFeed(timestamp:maxAge:)``.
 public enum DeletionReason: String, Sendable, Equatable, Hashable, CaseIterable {

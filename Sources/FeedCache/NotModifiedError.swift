@@ -7,6 +7,7 @@ public enum NotModifiedError: Error, Sendable, CustomStringConvertible {
     /// The cached feed cannot be read back or decoded.
     case unreadableCache(any Error)
 
+    /// One line saying why nothing was refreshed, for the CLI's failure message.
     public var description: String {
         switch self {
         case .noCache: "the remote said not modified, but nothing is cached to refresh"
