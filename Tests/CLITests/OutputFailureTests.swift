@@ -38,6 +38,28 @@ struct OutputFailureTests {
         #expect(try cached.json().string("source") == "cache", "the image was cached before it was printed")
     }
 
+    /// A message nobody can read changes nothing: with stderr a pipe whose reader is gone, a
+    /// usage error still exits 64 and a save with a warning still saves and exits 0 (both died
+    /// by SIGILL when the message's write failed).
+    @Test
+    func aClosedPipeOnStderr_changesNeitherTheExitCodeNorTheSave() async throws {
+        let sandbox = try await seeded()
+        func withStderrGone(_ arguments: [String]) async throws -> ChildProcess.Result {
+            let command = ([sandbox.executable.path, "--db", sandbox.db] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            // `true` has exited before the tool starts, so every write to stderr meets a closed pipe.
+            return try await ChildProcess.run(
+                URL(fileURLWithPath: "/bin/bash"), ["-c", "{ sleep 0.3; exec \(command) 2>&1 >/dev/null; } | true; exit ${PIPESTATUS[0]}"],
+                environment: sandbox.environment(), timeout: .seconds(30))
+        }
+        let usage = try await withStderrGone(["bogus"])
+        #expect(usage.exited && usage.status == ExitCode.usage, "exit \(usage.status)")
+        // A --now before the last event prints a warning, then saves.
+        let load = try await withStderrGone(["--now", Day.dec2, "load", sandbox.url("/films.json"), "--key", "late", "--contract", "films"])
+        #expect(load.exited && load.status == ExitCode.ok, "exit \(load.status)")
+        let state = try await sandbox.cachelog("state", "--key", "late", "--format", "json")
+        #expect((try state.json()["entries"] as? [Any])?.count == 1, "\(state)")
+    }
+
     @Test(arguments: [["state", "--format", "json"], ["replay"], ["searches"], ["load", "URL", "--key", "films", "--contract", "films"]])
     func aFullDisk_underStdout_isExitOne_withOneLine(arguments: [String]) async throws {
         let sandbox = try await seeded()

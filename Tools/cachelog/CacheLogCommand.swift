@@ -37,6 +37,7 @@ struct CacheLogCommand: AsyncParsableCommand {
         // Under a file-size limit (`ulimit -f`) a write past it would kill the tool with SIGXFSZ;
         // ignored, the write fails with EFBIG, which the engine reports as a full disk.
         signal(SIGXFSZ, SIG_IGN)
+        HelpLayout.settleWidth()
         Interruption.installDefaults()
         // A reader that goes away (`| head`) would end the tool with SIGPIPE; ignored, the write
         // fails with EPIPE, and StandardOutput ends the run with exit 1.
@@ -52,7 +53,7 @@ struct CacheLogCommand: AsyncParsableCommand {
         // both arrive as "\u{FFFD}" and name one cache. Refuse such bytes instead of merging keys.
         for index in 1..<Int(CommandLine.argc) {
             guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
-            FileHandle.standardError.write(Data("cachelog: argument \(index) is not valid UTF-8; keys, paths and URLs must be UTF-8\n".utf8))
+            Terminal.message("cachelog: argument \(index) is not valid UTF-8; keys, paths and URLs must be UTF-8")
             Foundation.exit(Exit.usage)
         }
         // stdout is for results only; every log line goes to stderr.

@@ -14,7 +14,9 @@ struct DemoRunner {
 
     /// Unbuffered, so the demo's lines and its children's output arrive in order.
     func say(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        let out = StandardOutput()
+        out.line(text)
+        out.flush()
     }
 
     func step(_ number: Int, _ text: String) {

@@ -14,13 +14,21 @@ enum HelpLayout {
             .joined(separator: "\n")
     }
 
-    /// The width swift-argument-parser wraps help to: `COLUMNS`, else stdout's terminal, else 80.
+    /// The width help is wrapped to: `COLUMNS`, else stdout's terminal, else 80; never under 40.
     static let helpWidth: Int = {
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
+        let minimum = 40
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return max(columns, minimum) }
         var size = winsize()
-        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return max(Int(size.ws_col), minimum) }
         return 80
     }()
+
+    /// Tells swift-argument-parser the width through `COLUMNS`, which it reads first. It traps
+    /// (SIGILL) when the width leaves no room beside its indentation (`COLUMNS=0`, `-5`, `26`,
+    /// or a terminal that narrow); at 40 or more it cannot.
+    static func settleWidth() {
+        setenv("COLUMNS", String(helpWidth), 1)
+    }
 
     private static func wrapped(_ line: String, width: Int) -> String {
         let indent = line.prefix { $0 == " " }.count
@@ -33,7 +41,13 @@ enum HelpLayout {
         var pieces: [String] = []
         var current = String(line.prefix(indent))
         var currentHasWord = false
-        for word in line.dropFirst(indent).split(separator: " ") {
+        // A word longer than a line (a URL) is cut into pieces that fit: left whole, the parser
+        // would wrap it at a space of the indentation, or of the lines after it.
+        let room = limit - continuation.count
+        let words = line.dropFirst(indent).split(separator: " ").flatMap { word in
+            stride(from: 0, to: word.count, by: room).map { String(word.dropFirst($0).prefix(room)) }
+        }
+        for word in words {
             if currentHasWord && current.count + 1 + word.count > limit {
                 pieces.append(current)
                 current = continuation + word
@@ -43,13 +57,6 @@ enum HelpLayout {
             currentHasWord = true
         }
         pieces.append(current)
-        // A word longer than a line (a URL) cannot be wrapped; the parser would break its line
-        // at a space of the indentation and start the word at column 0. No-break spaces keep
-        // the indentation whole, and the terminal folds the long word.
-        return pieces.map { piece in
-            guard piece.count > limit else { return piece }
-            let indentation = piece.prefix { $0 == " " }
-            return String(repeating: "\u{00A0}", count: indentation.count) + piece.dropFirst(indentation.count)
-        }.joined(separator: "\n")
+        return pieces.joined(separator: "\n")
     }
 }

@@ -11,7 +11,20 @@ enum Terminal {
     static let progressAllowed = stderrIsTerminal && colorAllowed
 
     static func message(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        writeStderr(text + "\n")
+    }
+
+    /// Writes to stderr and lets a failure pass. FileHandle's `write` traps on an error, so a
+    /// closed pipe on stderr (`2>&1 | head -c 10`) killed the tool with SIGILL; a message nobody
+    /// can read must not change what the run does or its exit code.
+    static func writeStderr(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     /// Colours `text` for stdout when stdout is a terminal that accepts colour.
@@ -23,7 +36,7 @@ enum Terminal {
     /// A progress line on stderr, rewritten in place; only when stderr is a terminal.
     static func progress(_ text: String) {
         guard progressAllowed else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
+        writeStderr("\r\u{1B}[2K\(text)")
     }
 
     /// `text` as progress while `work` runs.
@@ -35,6 +48,6 @@ enum Terminal {
 
     static func endProgress() {
         guard progressAllowed else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        writeStderr("\r\u{1B}[2K")
     }
 }
