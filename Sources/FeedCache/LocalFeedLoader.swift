@@ -89,6 +89,16 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// - Throws: ``NotModifiedError`` when nothing is cached, or the cached feed cannot be
     ///   retrieved or decoded; nothing is written then.
     public func refresh(validators: CacheValidators) async throws -> LoadedFeed<Item> {
+        try await refresh(validators: validators, askedWith: nil)
+    }
+
+    /// ``refresh(validators:)``, only while the cache still holds the feed the remote was asked
+    /// about: the one whose validators were `askedWith`. Another process may save a newer feed
+    /// between the question and the answer; "not modified" does not vouch for that one.
+    ///
+    /// - Throws: ``NotModifiedError/cacheChanged`` when the cache's validators are no longer
+    ///   `askedWith`; nothing is written then.
+    public func refresh(validators: CacheValidators, askedWith: CacheValidators?) async throws -> LoadedFeed<Item> {
         let cache: CachedFeed?
         let items: [Item]
         do {
@@ -98,6 +108,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
             throw NotModifiedError.unreadableCache(error)
         }
         guard let cache else { throw NotModifiedError.noCache }
+        if let askedWith, cache.validators != askedWith { throw NotModifiedError.cacheChanged }
         let timestamp = currentDate()
         return await LoadedFeed.remote(items, revalidated: true, logger: logger) {
             try await store.insert(cache.feed, timestamp: timestamp, policy: recordedPolicy, validators: validators)

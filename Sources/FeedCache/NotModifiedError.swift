@@ -6,12 +6,16 @@ public enum NotModifiedError: Error, Sendable, CustomStringConvertible {
     case noCache
     /// The cached feed cannot be read back or decoded.
     case unreadableCache(any Error)
+    /// Another save replaced the cache while the remote was asked: its "not modified" vouches for
+    /// the feed it was asked about, not for the one now cached.
+    case cacheChanged
 
     /// One line saying why nothing was refreshed, for the CLI's failure message.
     public var description: String {
         switch self {
         case .noCache: "the remote said not modified, but nothing is cached to refresh"
         case .unreadableCache(let error): "the remote said not modified, but the cached feed cannot be read (\(error))"
+        case .cacheChanged: "the remote said not modified, but another save replaced the cache meanwhile; nothing refreshed"
         }
     }
 }

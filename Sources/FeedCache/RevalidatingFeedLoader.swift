@@ -31,13 +31,14 @@ public struct RevalidatingFeedLoader<Item: Sendable>: FeedLoader {
     /// Delivers the remote's feed, saved; throws the remote's error, or ``NotModifiedError`` when
     /// the remote said "not modified" and nothing cached can be refreshed.
     public func loadFeed() async throws -> LoadedFeed<Item> {
-        let answer = try await remote(await cache.revalidationValidators())
+        let asked = await cache.revalidationValidators()
+        let answer = try await remote(asked)
         try Task.checkCancellation()
         switch answer {
         case let .modified(items, validators):
             return await LoadedFeed.remote(items, logger: logger) { try await cache.save(items, validators: validators) }
         case let .notModified(validators):
-            return try await cache.refresh(validators: validators)
+            return try await cache.refresh(validators: validators, askedWith: asked)
         }
     }
 }

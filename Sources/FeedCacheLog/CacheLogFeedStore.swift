@@ -17,7 +17,7 @@ import Foundation
 ///
 /// A put records its policy, the max age in the record's max-age field and the contract as the
 /// metadata entry `contract`, and the remote's validators as the entries `etag` and
-/// `last-modified`. A refresh (a put of the payload already live) is stored as a reference to the
+/// `last-modified`, with `url`, the resource they describe. A refresh (a put of the payload already live) is stored as a reference to the
 /// earlier record, not as a second copy.
 public struct CacheLogFeedStore: FeedStore {
     /// The log the cache is kept in.
@@ -60,10 +60,20 @@ public struct CacheLogFeedStore: FeedStore {
     private func put(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) -> Event {
         var metadata = metadata()
         metadata[Self.contractName] = policy?.contract
-        metadata[Self.etagName] = validators.etag
-        metadata[Self.lastModifiedName] = validators.lastModified
+        // Validators are worth keeping only whole and only when small: a server's 70 KB ETag
+        // would break the record's metadata limit and fail every save. Without all of them the
+        // next load asks for the whole feed, as a server that sends none is asked.
+        let kept = [validators.etag, validators.lastModified, validators.resource].allSatisfy { ($0?.utf8.count ?? 0) <= Self.validatorLimit }
+        if kept {
+            metadata[Self.etagName] = validators.etag
+            metadata[Self.lastModifiedName] = validators.lastModified
+            metadata[Self.resourceName] = validators.resource
+        }
         return .put(key: key, payload: feed, timestamp: timestamp, maxAge: policy?.maxAge.timeInterval, metadata: metadata)
     }
+
+    /// The longest validator (ETag, Last-Modified or URL) kept, in UTF-8 bytes.
+    static let validatorLimit = 8_192
 
     /// The metadata name under which a put records its contract.
     public static let contractName = "contract"
@@ -71,10 +81,12 @@ public struct CacheLogFeedStore: FeedStore {
     public static let etagName = "etag"
     /// The metadata name under which a put records the remote's `Last-Modified`, verbatim.
     public static let lastModifiedName = "last-modified"
+    /// The metadata name under which a put records what its validators describe (the URL).
+    public static let resourceName = "url"
 
     /// The validators a put recorded, as its stored value's metadata carries them.
     private static func validators(metadata: [String: String]) -> CacheValidators {
-        CacheValidators(etag: metadata[etagName], lastModified: metadata[lastModifiedName])
+        CacheValidators(etag: metadata[etagName], lastModified: metadata[lastModifiedName], resource: metadata[resourceName])
     }
 
     /// The policy a put recorded, as its live entry or stored value carries it: `nil` without a

@@ -105,7 +105,7 @@ struct RevalidationTests {
         #expect(puts.map(\.seq) == [2, 3])
         #expect(puts.map(\.reference) == [false, true])
         #expect(puts.map(\.payloadSeq) == [2, 2])
-        #expect(puts.last?.metadata == ["contract": "films", "etag": #"W/"films-1""#, "last-modified": Self.lastModified])
+        #expect(puts.last?.metadata == ["contract": "films", "etag": #"W/"films-1""#, "last-modified": Self.lastModified, "url": sandbox.url("/films.json")])
 
         // Fresh again: offline, the cache serves with its new timestamp.
         sandbox.server.setHandler { _ in .status(500) }
@@ -217,6 +217,48 @@ struct RevalidationTests {
             #expect(result.status == ExitCode.ok, "\(result)")
         }
         #expect(sandbox.server.requests.map { $0.header("If-None-Match") } == [nil, nil])
+    }
+
+    /// Validators vouch for the URL they came with: a key loaded from another URL asks it for the
+    /// whole feed, even when that server would answer "not modified" to the old ETag.
+    @Test
+    func load_ofAKeyFromANewURL_sendsNoValidators_andCachesTheNewFeed() async throws {
+        let asked = Locked([String: [String?]]())
+        let sandbox = try Sandbox(serving: { request in
+            asked.withLock { $0[request.path, default: []].append(request.header("If-None-Match")) }
+            if request.header("If-None-Match") == #""same""# { return HTTPResponse(status: 304, headers: [HTTPHeader("ETag", #""same""#)]) }
+            let body = request.path == "/a.json" ? #"{"items":["from a"]}"# : #"{"items":["from b"]}"#
+            return HTTPResponse(status: 200, headers: [HTTPHeader("ETag", #""same""#)], body: Data(body.utf8))
+        })
+        let first = try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/a.json"), "--key", "k", "--format", "json")
+        #expect(first.status == ExitCode.ok, "\(first)")
+        let second = try await sandbox.cachelog("--now", Day.dec2, "load", sandbox.url("/b.json"), "--key", "k", "--format", "json")
+        #expect(second.status == ExitCode.ok, "\(second)")
+        #expect(try second.json()["revalidated"] as? Bool == false, "\(second)")
+        #expect(second.stdout.contains("from b") && !second.stdout.contains("from a"), "\(second)")
+        #expect(asked.withLock { $0["/b.json"] } == [nil])
+        // Asked again, /b.json gets its own validators.
+        _ = try await sandbox.cachelog("--now", Day.dec3, "load", sandbox.url("/b.json"), "--key", "k")
+        #expect(asked.withLock { $0["/b.json"] } == [nil, #""same""#])
+    }
+
+    /// A validator too long to keep is dropped, not a reason to fail the save: the feed is cached
+    /// and the next load asks for the whole feed.
+    @Test
+    func load_withAnETagTooLongToKeep_cachesTheFeed_andAsksForItWholeNextTime() async throws {
+        let huge = "\"" + String(repeating: "e", count: 70_000) + "\""
+        let asked = Locked([String?]())
+        let sandbox = try Sandbox(serving: { request in
+            asked.withLock { $0.append(request.header("If-None-Match")) }
+            return HTTPResponse(status: 200, headers: [HTTPHeader("ETag", huge)], body: Data(Feeds.films.utf8))
+        })
+        let first = try await load(sandbox, at: Day.dec1, "--format", "json")
+        #expect(first.status == ExitCode.ok, "\(first)")
+        #expect(try first.json()["cached"] as? Bool == true, "\(first)")
+        let second = try await load(sandbox, at: Day.dec2)
+        #expect(second.status == ExitCode.ok, "\(second)")
+        #expect(asked.withLock { $0 } == [nil, nil])
+        #expect(try await puts(sandbox).allSatisfy { $0.metadata["etag"] == nil })
     }
 
     @Test

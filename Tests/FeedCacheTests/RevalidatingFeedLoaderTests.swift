@@ -161,6 +161,32 @@ struct RevalidatingFeedLoaderTests {
         #expect(try await store.retrieve()?.validators == Self.newer)
     }
 
+    @Test func load_onNotModified_afterAnotherSaveReplacedTheCache_refreshesNothing_andSaysSo() async throws {
+        let store = InMemoryFeedStore(cachedFeed: try cache(uniqueItems(), validators: Self.stored))
+        let theirs = try encoded(uniqueItems())
+        let local = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }, contract: "films")
+        // While the remote is asked, another process saves a newer feed under other validators.
+        let remote: RevalidatingFeedLoader<TestItem>.Remote = { _ in
+            await store.replace(with: theirs, timestamp: fixedCurrentDate, policy: Self.policy, validators: Self.newer)
+            return .notModified(Self.stored)
+        }
+
+        await #expect(throws: NotModifiedError.self) {
+            _ = try await RevalidatingFeedLoader(remote: remote, cache: local).loadFeed()
+        }
+        // The other save stands; the 304 about the older feed refreshed nothing.
+        #expect(await store.operations.filter { $0 != .retrieve } == [
+            .replace(theirs, timestamp: fixedCurrentDate, policy: Self.policy, validators: Self.newer),
+        ])
+    }
+
+    @Test func validators_describeOnlyTheirResource() {
+        let validators = CacheValidators(etag: #""v1""#, resource: "https://example.com/a.json")
+        #expect(validators.describing("https://example.com/a.json") == validators)
+        #expect(validators.describing("https://example.com/b.json") == .none)
+        #expect(CacheValidators(etag: #""v1""#).describing("https://example.com/a.json") == .none)
+    }
+
     // MARK: - Helpers
 
     private func makeSUT(store: any FeedStore, remote: RemoteStub) -> RevalidatingFeedLoader<TestItem> {

@@ -79,10 +79,12 @@ struct LoadJob: ContractBody {
             return (items, contract.nextPage(after: data, response: response, items: items.count, page: loadedPage, numbered: numbered))
         }, logger: logger)
         let fromRemote: any FeedLoader<Item> = if search == nil {
-            RevalidatingFeedLoader(remote: { validators in
-                switch try await remote.load(validators: HTTPValidators(validators)) {
-                case let .modified((items, _), validators): .modified(items, CacheValidators(validators))
-                case let .notModified(validators): .notModified(CacheValidators(validators))
+            RevalidatingFeedLoader(remote: { [resource = remoteURL.absoluteString] validators in
+                // Validators vouch for the URL they came with: a key loaded from a new URL asks for
+                // the whole feed once.
+                switch try await remote.load(validators: HTTPValidators(validators.describing(resource))) {
+                case let .modified((items, _), validators): .modified(items, CacheValidators(validators, resource: resource))
+                case let .notModified(validators): .notModified(CacheValidators(validators, resource: resource))
                 }
             }, cache: local, logger: logger)
         } else {

@@ -5,9 +5,9 @@ import FeedCache
 // other); the composition root carries them across.
 
 extension CacheValidators {
-    /// The validators a response gave, as the cache keeps them.
-    init(_ http: HTTPValidators) {
-        self.init(etag: http.etag, lastModified: http.lastModified)
+    /// The validators a response from `resource` gave, as the cache keeps them.
+    init(_ http: HTTPValidators, resource: String) {
+        self.init(etag: http.etag, lastModified: http.lastModified, resource: resource)
     }
 }
 
