@@ -63,7 +63,9 @@ public struct CacheLogFeedStore: FeedStore {
         // Validators are worth keeping only whole and only when small: a server's 70 KB ETag
         // would break the record's metadata limit and fail every save. Without all of them the
         // next load asks for the whole feed, as a server that sends none is asked.
-        let kept = [validators.etag, validators.lastModified, validators.resource].allSatisfy { ($0?.utf8.count ?? 0) <= Self.validatorLimit }
+        // The URL is kept only beside a validator it qualifies.
+        let kept = !validators.isEmpty
+            && [validators.etag, validators.lastModified, validators.resource].allSatisfy { ($0?.utf8.count ?? 0) <= Self.validatorLimit }
         if kept {
             metadata[Self.etagName] = validators.etag
             metadata[Self.lastModifiedName] = validators.lastModified
