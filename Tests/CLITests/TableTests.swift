@@ -9,7 +9,7 @@ struct TableTests {
     @Test
     func keysWithTabsNewlinesAndEscapes_areEscaped_soEachRowIsOneLine_andJSONHasTheKey() async throws {
         let sandbox = try Sandbox()
-        let keys = ["a\tb", "new\nline", "esc\u{1B}[31m", "back\\slash"]
+        let keys = ["a\tb", "new\nline", "esc\u{1B}[31m", "back\\slash", "rtl\u{202E}gpj.exe", "para\u{2028}sep"]
         for key in keys {
             let load = try await sandbox.cachelog("load", sandbox.url("/films.json"), "--key", key)
             try #require(load.status == ExitCode.ok, "\(load)")
@@ -18,7 +18,8 @@ struct TableTests {
             let result = try await sandbox.run(["--db", sandbox.db] + command)
             #expect(result.status == ExitCode.ok, "\(command): \(result)")
             #expect(!result.stdout.contains("\t") && !result.stdout.contains(escape), "\(command): \(result)")
-            for shown in ["a\\tb", "new\\nline", "esc\\u{1b}[31m", "back\\\\slash"] {
+            #expect(!result.stdout.unicodeScalars.contains("\u{202E}") && !result.stdout.unicodeScalars.contains("\u{2028}"), "\(command): \(result)")
+            for shown in ["a\\tb", "new\\nline", "esc\\u{1b}[31m", "back\\\\slash", "rtl\\u{202e}gpj.exe", "para\\u{2028}sep"] {
                 #expect(result.stdout.contains(shown), "\(command) \(shown): \(result)")
             }
         }

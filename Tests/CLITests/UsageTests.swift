@@ -83,6 +83,8 @@ struct UsageTests {
         ("non-http URL", ["load", "ftp://127.0.0.1/films.json", "--key", "films"], "ftp://127.0.0.1/films.json"),
         ("file URL", ["load", "file:///etc/hostname", "--key", "films"], "file:///etc/hostname"),
         ("not a URL", ["load", "films.json", "--key", "films"], "films.json"),
+        ("port out of range", ["load", "http://127.0.0.1:99999/films.json", "--key", "films"], "99999"),
+        ("image port out of range", ["image", "http://127.0.0.1:0/poster.jpg"], ":0/poster.jpg"),
         ("retries out of range", ["load", "http://127.0.0.1:9/films.json", "--key", "films", "--retries", "99"], "--retries"),
         ("missing --before", ["compact"], "--before"),
     ]

@@ -123,7 +123,7 @@ struct EventPrinter {
     /// `text` with tabs, newlines and other control characters written as `\t`, `\n`, `\r` and
     /// `\u{1b}`, and a backslash as `\\` so that the escapes are unambiguous.
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\\" }) else { return text }
+        guard text.unicodeScalars.contains(where: { needsEscape($0) || $0 == "\\" }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -132,7 +132,7 @@ struct EventPrinter {
             case "\r": out += "\\r"
             case "\\": out += "\\\\"
             default:
-                if scalar.properties.generalCategory == .control {
+                if needsEscape(scalar) {
                     out += "\\u{" + String(scalar.value, radix: 16) + "}"
                 } else {
                     out.unicodeScalars.append(scalar)
@@ -140,6 +140,17 @@ struct EventPrinter {
             }
         }
         return out
+    }
+
+    /// Control characters, and the characters that move or reorder text without showing: line
+    /// and paragraph separators and the bidirectional controls (U+202E would print the rest of a
+    /// row right to left, so a key could pass for another). Zero-width joiners stay, since emoji
+    /// sequences are made of them.
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return scalar.properties.generalCategory == .control
+        }
     }
 
     /// The columns `text` takes on a terminal: 2 for wide characters (CJK, emoji), 0 for

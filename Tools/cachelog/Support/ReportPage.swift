@@ -70,7 +70,7 @@ enum ReportPage {
             + "<td class=\"num\">\(key.puts)</td><td class=\"num\">\(key.deletes)</td><td class=\"num\">\(key.expires)</td>"
             + "<td>\(key.lastRefresh.map(DateParsing.string) ?? "never")</td>"
             + time(key.fresh) + time(key.stale) + time(key.missing)
-            + "<td class=\"now\" data-state=\"\(state)\"><span class=\"chip \(state)\"></span>\(state)</td></tr>\n"
+            + "<td class=\"now\" data-state=\"\(state)\"><span class=\"chip \(state)\"></span>\(state == "none" ? "no cache yet" : state)</td></tr>\n"
     }
 
     private static let legend = """
@@ -307,7 +307,7 @@ enum ReportPage {
                 const chip = document.createElement('span');
                 chip.className = 'chip ' + state;
                 cell.appendChild(chip);
-                cell.appendChild(document.createTextNode(state));
+                cell.appendChild(document.createTextNode(state === 'none' ? 'no cache yet' : state));
               }
             });
             const summary = document.getElementById('counts');
