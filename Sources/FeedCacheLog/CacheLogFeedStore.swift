@@ -17,8 +17,8 @@ import Foundation
 ///
 /// A put records its policy, the max age in the record's max-age field and the contract as the
 /// metadata entry `contract`, and the remote's validators as the entries `etag` and
-/// `last-modified`, with `url`, the resource they describe. A refresh (a put of the payload already live) is stored as a reference to the
-/// earlier record, not as a second copy.
+/// `last-modified`, with `url`, the resource they describe. A refresh (a put of the payload
+/// already live) is stored as a reference to the earlier record, not as a second copy.
 public struct CacheLogFeedStore: FeedStore {
     /// The log the cache is kept in.
     public let log: CacheLog
@@ -62,8 +62,8 @@ public struct CacheLogFeedStore: FeedStore {
         metadata[Self.contractName] = policy?.contract
         // Validators are worth keeping only whole and only when small: a server's 70 KB ETag
         // would break the record's metadata limit and fail every save. Without all of them the
-        // next load asks for the whole feed, as a server that sends none is asked.
-        // The URL is kept only beside a validator it qualifies.
+        // next load asks for the whole feed, as a server that sends none is asked. The URL is
+        // kept only beside a validator it qualifies.
         let kept = !validators.isEmpty
             && [validators.etag, validators.lastModified, validators.resource].allSatisfy { ($0?.utf8.count ?? 0) <= Self.validatorLimit }
         if kept {
