@@ -1375,8 +1375,8 @@ class Run:
         if o.rc != 0:
             return
         after = self.read()
-        # Exactly what Format.md says is kept: the live puts, their payload records, and every
-        # record a later put refers to.
+        # Exactly what Format.md says is kept: the live puts, their payload records, the puts of
+        # the state at the cut and theirs, and every record a later put refers to.
         cut_seq = int(cut) if cut.isdigit() else (snap.resolve_date(parse_iso(cut), upper=False) or snap.last + 1)
         cut_seq = min(cut_seq, snap.last + 1)
         if cut_seq <= snap.base + 1:
@@ -1386,6 +1386,9 @@ class Run:
         keep = set()
         for entry in snap.stored.values():
             keep.update((entry[0], entry[3]))
+        if intact:
+            for entry in snap.fold(cut_seq - 1).values():
+                keep.update((entry[0], entry[3]))
         for s in snap.seqs:
             r = snap.events[s]
             if s >= cut_seq and r.framing_ok and r.kind == PUT and r.ref is not None and r.ref < cut_seq:
