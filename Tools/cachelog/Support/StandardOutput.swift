@@ -109,20 +109,24 @@ final class StandardOutput {
     /// result lost while the exit status says all went well.
     func flush() {
         guard !buffer.isEmpty else { return }
-        let failure: Int32? = Self.wasClosed && descriptor == 1 ? EBADF : buffer.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return nil }
-            var offset = 0
-            while offset < raw.count {
-                let written = systemWrite(descriptor, base + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return written < 0 ? errno : EIO }
-                offset += written
-            }
-            return nil
-        }
+        let failure: Int32? = Self.wasClosed && descriptor == 1 ? EBADF : buffer.withUnsafeBytes { Self.writeAll($0, to: descriptor) }
         buffer.removeAll(keepingCapacity: true)
         guard let failure else { return }
         if failure != EPIPE { Terminal.message("cachelog: cannot write the output: \(String(cString: strerror(failure)))") }
         exit(Exit.failure)
+    }
+
+    /// Writes every byte of `bytes` to `descriptor`, again after a signal interrupted it.
+    /// Returns nil when all were written, else the error (`EIO` for a write that wrote nothing).
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
+        guard let base = bytes.baseAddress else { return nil }
+        var offset = 0
+        while offset < bytes.count {
+            let written = systemWrite(descriptor, base + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return written < 0 ? errno : EIO }
+            offset += written
+        }
+        return nil
     }
 }

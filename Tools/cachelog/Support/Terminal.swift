@@ -18,13 +18,7 @@ enum Terminal {
     /// closed pipe on stderr (`2>&1 | head -c 10`) killed the tool with SIGILL; a message nobody
     /// can read must not change what the run does or its exit code.
     static func writeStderr(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            bytes = bytes.dropFirst(written)
-        }
+        _ = Array(text.utf8).withUnsafeBytes { StandardOutput.writeAll($0, to: 2) }
     }
 
     /// Colours `text` for stdout when stdout is a terminal that accepts colour.
