@@ -17,7 +17,9 @@ enum HelpLayout {
     /// The width help is wrapped to: `COLUMNS`, else stdout's terminal, else 80; never under 40.
     static let helpWidth: Int = {
         let minimum = 40
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return max(columns, minimum) }
+        // getenv, not ProcessInfo's environment: this runs at every start, and the latter copies
+        // the whole environment into a dictionary.
+        if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 0 { return max(columns, minimum) }
         var size = winsize()
         if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return max(Int(size.ws_col), minimum) }
         return 80
