@@ -22,7 +22,7 @@ public protocol FeedStore: Sendable {
     /// overriding any feed stored before.
     ///
     /// Event: `put(feed, timestamp, policy, validators)`. ``retrieve()`` delivers `policy` and
-    /// `validators` with the feed. This is what ``LocalFeedLoader/refresh(validators:)`` uses: a
+    /// `validators` with the feed. This is what ``LocalFeedLoader/refresh(validators:askedWith:)`` uses: a
     /// store that keeps history records the refresh of an unchanged feed as one put.
     func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws
 

@@ -86,19 +86,13 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// (an event log stores an unchanged payload once). A failed insert still delivers the items,
     /// with ``CacheSaveOutcome/failed(_:)``.
     ///
-    /// - Throws: ``NotModifiedError`` when nothing is cached, or the cached feed cannot be
-    ///   retrieved or decoded; nothing is written then.
-    public func refresh(validators: CacheValidators) async throws -> LoadedFeed<Item> {
-        try await refresh(validators: validators, askedWith: nil)
-    }
-
-    /// ``refresh(validators:)``, only while the cache still holds the feed the remote was asked
-    /// about: the one whose validators were `askedWith`. Another process may save a newer feed
-    /// between the question and the answer; "not modified" does not vouch for that one.
+    /// With `askedWith`, the validators the remote was asked with, it refreshes only while the
+    /// cache still holds that feed: another process may save a newer one between the question and
+    /// the answer, and "not modified" does not vouch for it.
     ///
-    /// - Throws: ``NotModifiedError/cacheChanged`` when the cache's validators are no longer
-    ///   `askedWith`; nothing is written then.
-    public func refresh(validators: CacheValidators, askedWith: CacheValidators?) async throws -> LoadedFeed<Item> {
+    /// - Throws: ``NotModifiedError`` when nothing is cached, the cached feed cannot be retrieved
+    ///   or decoded, or its validators are no longer `askedWith`; nothing is written then.
+    public func refresh(validators: CacheValidators, askedWith: CacheValidators? = nil) async throws -> LoadedFeed<Item> {
         let cache: CachedFeed?
         let items: [Item]
         do {

@@ -8,7 +8,7 @@ import Logging
 /// - ``ConditionalFeed/modified(_:_:)``: the items are saved with their new validators, as
 ///   ``FeedLoaderCacheDecorator`` saves them;
 /// - ``ConditionalFeed/notModified(_:)``: the cached feed is saved again, timestamped now
-///   (``LocalFeedLoader/refresh(validators:)``), and delivered as ``FeedSource/remote`` with
+///   (``LocalFeedLoader/refresh(validators:askedWith:)``), and delivered as ``FeedSource/remote`` with
 ///   ``LoadedFeed/revalidated`` set: the remote vouched for it, so an expired cache is fresh again.
 ///
 /// Either way the feed is delivered already saved, so a ``FeedLoaderCacheDecorator`` around this
