@@ -52,10 +52,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
     func validate() throws {
         try checkDocumentFormat()
-        guard let parsed = URL(string: url), parsed.isHTTP, parsed.host != nil else {
-            throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/image.jpg")
-        }
-        guard parsed.hasValidPort else { throw ValidationError("'\(url)' names port \(parsed.port ?? 0); a port is 1 to 65535") }
+        try URL.checkFetchable(url, shown: url, example: "https://example.com/image.jpg")
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
         if out == nil, format == .text, Terminal.stdoutIsTerminal {
             throw ValidationError("refusing to write image bytes to a terminal; add --out FILE, a pipe, or --format json")

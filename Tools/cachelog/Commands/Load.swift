@@ -112,10 +112,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     func validate() throws {
         try checkDocumentFormat()
         let sample = SearchRequest.expand(url, query: query ?? "", page: 1)
-        guard let parsed = URL(string: sample), parsed.isHTTP, parsed.host != nil else {
-            throw ValidationError("'\(url)' is not an http(s) URL; try https://example.com/feed.json")
-        }
-        guard parsed.hasValidPort else { throw ValidationError("'\(url)' names port \(parsed.port ?? 0); a port is 1 to 65535") }
+        try URL.checkFetchable(sample, shown: url, example: "https://example.com/feed.json")
         if query != nil, !contract.isSearch { throw ValidationError("--query is for the search contracts, verses and people") }
         if more, query == nil { throw ValidationError("--more continues a search: give its --query") }
         if query == nil, url.contains("{query}") { throw ValidationError("the URL holds {query}: give --query") }

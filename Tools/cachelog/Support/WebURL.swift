@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 extension URL {
@@ -5,7 +6,15 @@ extension URL {
     /// a person's own URL must be before the tool follows it.
     var isHTTP: Bool { ["http", "https"].contains(scheme?.lowercased()) }
 
-    /// Whether the URL names no port or one a TCP connection can have: port 99999 would otherwise
-    /// fail as "unreachable", and `load` would quietly serve the cache.
-    var hasValidPort: Bool { port.map { (1...65_535).contains($0) } ?? true }
+    /// Checks what `load` and `image` take: an http(s) URL with a host and, if it names one, a
+    /// port a TCP connection can have (port 99999 would otherwise fail as "unreachable", and
+    /// `load` would quietly serve the cache). `text` is checked, `shown` named in the error.
+    static func checkFetchable(_ text: String, shown: String, example: String) throws {
+        guard let parsed = URL(string: text), parsed.isHTTP, parsed.host != nil else {
+            throw ValidationError("'\(shown)' is not an http(s) URL; try \(example)")
+        }
+        if let port = parsed.port, !(1...65_535).contains(port) {
+            throw ValidationError("'\(shown)' names port \(port); a port is 1 to 65535")
+        }
+    }
 }
