@@ -21,7 +21,7 @@ import Foundation
 /// already live) is stored as a reference to the earlier record, not as a second copy.
 public struct CacheLogFeedStore: FeedStore {
     /// The log the cache is kept in.
-    public let log: CacheLog
+    public let log: EventLog
     /// The log key of this cache.
     public let key: String
     private let metadata: @Sendable () -> [String: String]
@@ -32,7 +32,7 @@ public struct CacheLogFeedStore: FeedStore {
     ///   - key: the log key of this cache, such as `films` or `search:totoro`.
     ///   - metadata: more named strings for each put to record beside its policy, asked for at
     ///     the moment of the put: a paged search's cursor is known only once its page arrived.
-    public init(log: CacheLog, key: String, metadata: @escaping @Sendable () -> [String: String] = { [:] }) {
+    public init(log: EventLog, key: String, metadata: @escaping @Sendable () -> [String: String] = { [:] }) {
         self.log = log
         self.key = key
         self.metadata = metadata
@@ -115,10 +115,10 @@ public struct CacheLogFeedStore: FeedStore {
 /// One ``CacheLogFeedStore`` per key, all in the same log: what a query-keyed search cache uses.
 public struct CacheLogKeyedFeedStore: KeyedFeedStore {
     /// The log every key's cache is kept in.
-    public let log: CacheLog
+    public let log: EventLog
 
     /// Keeps every key's cache in `log`.
-    public init(log: CacheLog) { self.log = log }
+    public init(log: EventLog) { self.log = log }
 
     /// The cache of `key`, in ``log``.
     public func store(for key: String) -> any FeedStore { CacheLogFeedStore(log: log, key: key) }

@@ -6,14 +6,14 @@ import Foundation
 /// key `image:<url>`. Replacing an image appends `delete(replaced)` + `put` in one batch.
 public struct CacheLogImageDataStore: ImageDataStore {
     /// The log the images are kept in.
-    public let log: CacheLog
+    public let log: EventLog
     private let currentDate: @Sendable () -> Date
 
     /// Keeps image data in `log`.
     /// - Parameters:
     ///   - log: the log to append to and read from; one instance per database, shared.
     ///   - currentDate: stamps each `put` (image data carries no timestamp of its own).
-    public init(log: CacheLog, currentDate: @escaping @Sendable () -> Date = { Date() }) {
+    public init(log: EventLog, currentDate: @escaping @Sendable () -> Date = { Date() }) {
         self.log = log
         self.currentDate = currentDate
     }

@@ -18,7 +18,7 @@ final class AppEnvironment: Sendable {
     let server: LoopbackHTTPServer
     let baseURL: URL
     let client = URLSessionHTTPClient()
-    let log: CacheLog
+    let log: EventLog
     let clock = TestClock(TestClock.start)
     private let directory: URL
 
@@ -28,7 +28,7 @@ final class AppEnvironment: Sendable {
         baseURL = try server.start()
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("cachelog-acceptance-\(UUID().uuidString)")
-        log = try CacheLog(path: directory.path)
+        log = try EventLog(path: directory.path)
     }
 
     deinit {

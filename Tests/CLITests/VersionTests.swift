@@ -8,7 +8,7 @@ struct VersionTests {
     @Test
     func versionFlag_andCommand_printTheLibrarysVersion_andDatabaseFormat() async throws {
         let sandbox = try Sandbox()
-        let expected = "cachelog \(CacheLog.version) (database format \(CacheLog.databaseFormat))"
+        let expected = "cachelog \(EventLog.version) (database format \(EventLog.databaseFormat))"
         for arguments in [["--version"], ["version"]] {
             let result = try await sandbox.run(arguments)
             #expect(result.status == ExitCode.ok, "\(result)")
@@ -17,8 +17,8 @@ struct VersionTests {
         }
         let json = try await sandbox.run(["version", "--format", "json"])
         #expect(json.status == ExitCode.ok, "\(json)")
-        #expect(try json.json().string("version") == CacheLog.version)
-        #expect(try json.json().int("databaseFormat") == Int(CacheLog.databaseFormat))
+        #expect(try json.json().string("version") == EventLog.version)
+        #expect(try json.json().int("databaseFormat") == Int(EventLog.databaseFormat))
     }
 
     /// Found by cli-fuzz: `--version` beside `--format json` printed a line of text.
@@ -27,6 +27,6 @@ struct VersionTests {
         let sandbox = try Sandbox()
         let result = try await sandbox.run(arguments)
         #expect(result.status == ExitCode.ok, "\(result)")
-        #expect(result.stdoutLines == [#"{"version":"\#(CacheLog.version)","databaseFormat":\#(CacheLog.databaseFormat)}"#], "\(result)")
+        #expect(result.stdoutLines == [#"{"version":"\#(EventLog.version)","databaseFormat":\#(EventLog.databaseFormat)}"#], "\(result)")
     }
 }

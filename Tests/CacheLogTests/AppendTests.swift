@@ -136,7 +136,7 @@ struct AppendTests {
     @Test func unsyncedDurability_skipsTheSyncPerCommit_andSyncFlushesExplicitly() async throws {
         let dir = try TemporaryDirectory()
         do {
-            let log = try CacheLog(path: dir.path(), options: .init(durability: .unsynced))
+            let log = try EventLog(path: dir.path(), options: .init(durability: .unsynced))
             var flags: UInt32 = 0
             mdb_env_get_flags(log.environment.raw, &flags)
             #expect(flags & UInt32(MDB_NOSYNC) != 0)

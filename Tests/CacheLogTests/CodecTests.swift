@@ -136,7 +136,7 @@ struct CodecTests {
 
 /// Replaces the body of record `seq` with bytes that are not a zlib stream, and re-seals the
 /// checksum, so only an inflate can tell.
-func plantUninflatableBody(seq: UInt64, in log: CacheLog) throws {
+func plantUninflatableBody(seq: UInt64, in log: EventLog) throws {
     try RawLMDB.write(log) { txn, dbs in
         var record = try #require(RawLMDB.get(txn, dbs.events, SeqKey.bytes(seq)))
         let header = try record.withUnsafeBytes { try EventCodec.decodeHeader($0, seq: seq) }

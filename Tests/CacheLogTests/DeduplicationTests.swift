@@ -12,7 +12,7 @@ struct DeduplicationTests {
         return Data(generator.bytes(20_000))
     }()
 
-    static func save(_ log: CacheLog, _ payload: Data, at seconds: TimeInterval) async throws {
+    static func save(_ log: EventLog, _ payload: Data, at seconds: TimeInterval) async throws {
         try await log.append([.delete(key: "films", reason: .replaced),
                               .put(key: "films", payload: payload, timestamp: Date(timeIntervalSince1970: seconds))])
     }
@@ -105,7 +105,7 @@ struct CompressionLevelTests {
         var sizes: [Int: Int] = [:]
         for level in [1, 9] {
             let dir = try TemporaryDirectory()
-            let log = try CacheLog(path: dir.path(), options: .init(compressionLevel: level))
+            let log = try EventLog(path: dir.path(), options: .init(compressionLevel: level))
             try await log.append(.put(key: "films", payload: payload(text), timestamp: Date()))
             #expect(try log.retrieve("films")?.payload == payload(text))
             sizes[level] = try events(log)[0].storedBytes

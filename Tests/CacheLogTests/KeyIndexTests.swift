@@ -14,7 +14,7 @@ struct KeyIndexTests {
 
     /// The key's records as a scan of the whole log selects them (no key in the query, so the
     /// index is not used), filtered by key bytes here.
-    static func scanned(_ log: CacheLog, key: String, _ query: EventQuery) throws -> [UInt64] {
+    static func scanned(_ log: EventLog, key: String, _ query: EventQuery) throws -> [UInt64] {
         var unkeyed = query
         unkeyed.limit = nil
         let all = try log.events(unkeyed).compactMap { item -> UInt64? in
@@ -24,14 +24,14 @@ struct KeyIndexTests {
         return Array(all.prefix(query.limit ?? .max))
     }
 
-    static func indexed(_ log: CacheLog, key: String, _ query: EventQuery) throws -> [UInt64] {
+    static func indexed(_ log: EventLog, key: String, _ query: EventQuery) throws -> [UInt64] {
         var keyed = query
         keyed.key = key
         return try log.events(keyed).map(\.seq)
     }
 
     /// Every entry of the index table, read with LMDB's C API: (key bytes, seq), in index order.
-    static func rawEntries(_ log: CacheLog) throws -> [[UInt8]] {
+    static func rawEntries(_ log: EventLog) throws -> [[UInt8]] {
         var entries: [[UInt8]] = []
         try RawLMDB.write(log) { txn, _ in
             var keys: MDB_dbi = 0
@@ -51,7 +51,7 @@ struct KeyIndexTests {
     }
 
     /// Every record of the log as the index should list it: key bytes then the big-endian seq.
-    static func recordsAsEntries(_ log: CacheLog) throws -> [[UInt8]] {
+    static func recordsAsEntries(_ log: EventLog) throws -> [[UInt8]] {
         try log.events().compactMap { item -> [UInt8]? in
             guard case .event(let event) = item else { return nil }
             return Array(event.key.utf8) + RawLMDB.seqKey(event.seq)
@@ -60,7 +60,7 @@ struct KeyIndexTests {
 
     /// The index table holds exactly the log's records; and every key, both directions, with and
     /// without bounds and limits, reads through it what the scan selects.
-    static func expectIndexEqualsScan(_ log: CacheLog, generator: inout SeededGenerator, _ context: String) throws {
+    static func expectIndexEqualsScan(_ log: EventLog, generator: inout SeededGenerator, _ context: String) throws {
         #expect(try rawEntries(log) == (try recordsAsEntries(log)), "\(context): the index table")
         let last = try log.lastSeq()
         // One key as of a seq, from its own records, is what the whole state as of that seq says

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Reading the log")
 struct ReadTests {
-    static func makeHistory(_ dir: TemporaryDirectory) async throws -> (CacheLog, TestClock) {
+    static func makeHistory(_ dir: TemporaryDirectory) async throws -> (EventLog, TestClock) {
         let clock = TestClock()
         let log = try makeLog(dir, clock: clock)
         for i in 1...10 {
@@ -61,7 +61,7 @@ struct ReadTests {
     @Test func events_acrossMoreThanOneReadChunk_deliverEveryRecordOnce() async throws {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
-        let count = CacheLog.readChunk * 2 + 17
+        let count = EventLog.readChunk * 2 + 17
         var batch: [Event] = []
         for i in 0..<count { batch.append(.put(key: "k\(i % 3)", payload: payload("\(i)"), timestamp: Date())) }
         try await log.append(batch)

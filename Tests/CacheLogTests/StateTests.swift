@@ -7,7 +7,7 @@ import Testing
 @Suite("State, rebuild and time travel")
 struct StateTests {
     /// A history with every kind of event over several keys, with the clock moving a minute per append.
-    static func appendHistory(_ log: CacheLog, clock: TestClock, count: Int) async throws {
+    static func appendHistory(_ log: EventLog, clock: TestClock, count: Int) async throws {
         var putAt: [String: Date] = [:]
         for i in 0..<count {
             let key = "key\(i % 5)"
@@ -27,7 +27,7 @@ struct StateTests {
     }
 
     /// The state after `seq`, folded by hand from the recorded events.
-    static func bruteForceState(_ log: CacheLog, at seq: UInt64) throws -> [LogState.Entry] {
+    static func bruteForceState(_ log: EventLog, at seq: UInt64) throws -> [LogState.Entry] {
         var live: [String: LogState.Entry] = [:]
         for event in try events(log, EventQuery(to: .seq(seq))) {
             switch event.kind {

@@ -7,7 +7,7 @@ import Testing
 /// What the shared specs cannot see: the events the CacheLog store leaves in the log.
 @Suite("CacheLog feed store: the log behind the use cases")
 struct CacheLogFeedStoreTests {
-    static func recorded(_ log: CacheLog) throws -> [RecordedEvent] {
+    static func recorded(_ log: EventLog) throws -> [RecordedEvent] {
         try log.events().compactMap { if case .event(let event) = $0 { event } else { nil } }
     }
 

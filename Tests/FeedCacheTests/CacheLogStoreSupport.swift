@@ -10,25 +10,25 @@ import Testing
 /// A CacheLog database in a directory of its own, removed when the last store using it is gone.
 final class TemporaryCacheLog: @unchecked Sendable {
     let directory: URL
-    let log: CacheLog
+    let log: EventLog
 
-    init(readOnly: Bool = false, seed: ((CacheLog) async throws -> Void)? = nil) async throws {
+    init(readOnly: Bool = false, seed: ((EventLog) async throws -> Void)? = nil) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("feedcache-tests-\(UUID().uuidString)")
         if let seed, readOnly {
             // Write first with a writable instance, then reopen the same directory read-only.
             try await Self.seed(directory.path, seed)
-            log = try CacheLog(path: directory.path, options: .init(readOnly: true))
+            log = try EventLog(path: directory.path, options: .init(readOnly: true))
         } else {
-            log = try CacheLog(path: directory.path)
+            log = try EventLog(path: directory.path)
             if let seed { try await seed(log) }
         }
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
-    private static func seed(_ path: String, _ seed: (CacheLog) async throws -> Void) async throws {
+    private static func seed(_ path: String, _ seed: (EventLog) async throws -> Void) async throws {
         do {
-            let writer = try CacheLog(path: path)
+            let writer = try EventLog(path: path)
             try await seed(writer)
         }
         // The writer's environment closes once its queue lets go of it; wait for that.

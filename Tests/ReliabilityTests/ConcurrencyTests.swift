@@ -23,7 +23,7 @@ struct ConcurrencyTests {
     func concurrency_100TasksOf100MixedOperations_appendEverySaveExactlyOnce_contiguously() async throws {
         let dir = try TemporaryDirectory()
         // A small map, so that it grows while tasks read and write.
-        let log = try CacheLog(path: dir.path(), options: .init(initialMapSize: 256 << 10))
+        let log = try EventLog(path: dir.path(), options: .init(initialMapSize: 256 << 10))
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let later = now + 8 * 86_400 // every cache saved "now" is expired then
 
@@ -90,7 +90,7 @@ struct ConcurrencyTests {
     @Test(.timeLimit(.minutes(1)))
     func concurrency_readersDuringAppendsAndMapGrowth_alwaysSeeAConsistentSnapshot() async throws {
         let dir = try TemporaryDirectory()
-        let log = try CacheLog(path: dir.path(), options: .init(initialMapSize: 64 << 10))
+        let log = try EventLog(path: dir.path(), options: .init(initialMapSize: 64 << 10))
         let writers = 8, savesPerWriter = 60
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<writers {

@@ -12,7 +12,7 @@ import Testing
 struct CorruptionTests {
     @Test func corruption_flippedByteInTheLivePut_isNamedByVerify_andRetrieveThrowsCorruptRecord() async throws {
         let dir = try TemporaryDirectory()
-        let log = try CacheLog(path: dir.path())
+        let log = try EventLog(path: dir.path())
         let loader = feedLoader(log)
         try await loader.save([Item(id: 1, text: "one")])
         try await loader.save([Item(id: 2, text: "two")])
@@ -39,7 +39,7 @@ struct CorruptionTests {
 
     @Test func corruption_validateRecordsADeleteForRetrievalError_andTheCacheWorksAgain() async throws {
         let dir = try TemporaryDirectory()
-        let log = try CacheLog(path: dir.path())
+        let log = try EventLog(path: dir.path())
         let loader = feedLoader(log)
         try await loader.save([Item(id: 1, text: "one")])
         let live = try #require(try log.entry("films")).seq
@@ -67,7 +67,7 @@ struct CorruptionTests {
 
     @Test func corruption_replayShowsTheBadRecordAsCorrupt_andGoesOnPastIt() async throws {
         let dir = try TemporaryDirectory()
-        let log = try CacheLog(path: dir.path())
+        let log = try EventLog(path: dir.path())
         for i in 1...5 { try await log.append(.put(key: "k\(i)", payload: Data("payload \(i)".utf8), timestamp: Date())) }
         var record = try RawLMDB.record(3, in: log)
         record[10] ^= 0x01 // in recordedAt: the header itself is wrong, and the checksum says so

@@ -85,7 +85,7 @@ struct CrashTests {
     /// one more save than acknowledged made it to disk (committed, killed before it printed).
     private func check(db: String, run: Int, after previous: UInt64, acknowledged: [ClosedRange<UInt64>]) throws -> (UInt64, Bool) {
         // The database opens (stale reader slots and a dead writer's lock are recovered).
-        let log = try CacheLog(path: db)
+        let log = try EventLog(path: db)
         let report = try log.verify()
         #expect(report.isClean, "run \(run): \(report.problems)")
 

@@ -27,7 +27,7 @@ struct DiskFullTests {
 
     @Test func fullMap_savesThroughTheFeedCacheStackFarPastATinyMap_growTheMapByThemselves() async throws {
         let dir = try TemporaryDirectory()
-        let log = try CacheLog(path: dir.path(), options: .init(initialMapSize: 64 << 10))
+        let log = try EventLog(path: dir.path(), options: .init(initialMapSize: 64 << 10))
         let initial = log.environment.mapSize
         let loader = feedLoader(log)
         var last: [Item] = []
@@ -49,7 +49,7 @@ struct DiskFullTests {
         let dir = try TemporaryDirectory()
         let db = dir.path()
         do {
-            let log = try CacheLog(path: db)
+            let log = try EventLog(path: db)
             try await feedLoader(log).save(Self.bulkyItems(2, seed: 1))
         }
         try await waitUntilClosed(db)
@@ -70,7 +70,7 @@ struct DiskFullTests {
         let succeeded = try await runWriter([db, "1", "--batch", "--payload-bytes", "200000"])
         #expect(succeeded.status == 0, "stderr: \(succeeded.stderr)")
         #expect(succeeded.stdout == "\(before.lastSeq + 1) \(before.lastSeq + 2)\n")
-        let log = try CacheLog(path: db)
+        let log = try EventLog(path: db)
         #expect(try log.lastSeq() == before.lastSeq + 2)
         #expect(try log.verify().isClean)
         #expect(try await feedLoader(log).load() == Self.bulkyItems(2, seed: 1))
@@ -109,7 +109,7 @@ struct DiskFullTests {
         let db = mountPoint + "/db"
         let filler = mountPoint + "/filler"
         do {
-            let log = try CacheLog(path: db)
+            let log = try EventLog(path: db)
             let loader = feedLoader(log)
             let saved = Self.bulkyItems(2, seed: 7)
             try await loader.save(saved)
@@ -164,7 +164,7 @@ struct DiskFullTests {
     }
 
     private func snapshot(_ db: String) throws -> Snapshot {
-        let log = try CacheLog(path: db, options: .init(readOnly: true))
+        let log = try EventLog(path: db, options: .init(readOnly: true))
         return Snapshot(lastSeq: try log.lastSeq(), events: try log.events(EventQuery(includePayload: true)),
                         state: try log.state(), clean: try log.verify().isClean)
     }

@@ -17,7 +17,7 @@ struct FormatVersionTests {
         let clock = TestClock()
         let saved = [Item(id: 1, text: "one"), Item(id: 2, text: "two")]
         do {
-            let log = try CacheLog(path: db)
+            let log = try EventLog(path: db)
             try await feedLoader(log, clock: clock.function).save(saved)
             // A future CacheLog stamped the database with format 3.
             try RawLMDB.write(log) { txn, dbs in
@@ -29,13 +29,13 @@ struct FormatVersionTests {
         let untouched = try Data(contentsOf: URL(fileURLWithPath: db + "/data.mdb"))
 
         // Refused for writing, with a message that says why and what to do.
-        #expect(throws: CacheLogError.newerFormat(found: 3, supported: 2)) { _ = try CacheLog(path: db) }
+        #expect(throws: CacheLogError.newerFormat(found: 3, supported: 2)) { _ = try EventLog(path: db) }
         #expect(CacheLogError.newerFormat(found: 3, supported: 2).description.contains("newer"))
         #expect(CacheLogError.newerFormat(found: 3, supported: 2).description.contains("read-only"))
         try await waitUntilClosed(db)
 
         // Readable through the store, read-only.
-        let log = try CacheLog(path: db, options: .init(readOnly: true))
+        let log = try EventLog(path: db, options: .init(readOnly: true))
         let loader = feedLoader(log, clock: clock.function)
         #expect(try await loader.load() == saved)
         #expect(try await loader.loadFeed().items == saved)

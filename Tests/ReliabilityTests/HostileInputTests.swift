@@ -162,7 +162,7 @@ struct HostileInputTests {
     func hostileStoredRecords_retrieveEventsAndVerify_neverCrash_andReportEveryBadRecordBySeq() async throws {
         let dir = try TemporaryDirectory()
         // Unsynced: the test rewrites records hundreds of times; durability is not what it checks.
-        let log = try CacheLog(path: dir.path(), options: .init(durability: .unsynced, checkpointInterval: 8))
+        let log = try EventLog(path: dir.path(), options: .init(durability: .unsynced, checkpointInterval: 8))
         let keys = ["films", "genres", "verses", "people"]
         var generator = SeededGenerator(seed: 0x5707ED)
         for i in 0..<40 {

@@ -90,7 +90,7 @@ struct HostileNumbersCLITests {
 
     /// One key per hostile number, each a put (and for some an expire) appended through the library.
     static func plantHostileNumbers(_ db: String) async throws {
-        let log = try CacheLog(path: db)
+        let log = try EventLog(path: db)
         let payload = Data(#"[{"title":"x"}]"#.utf8)
         let day = Date(timeIntervalSince1970: 1_796_119_200) // 2026-12-01T10:00:00Z
         try await log.append([

@@ -7,7 +7,7 @@ import Testing
 @testable import CacheLog
 
 /// The decoded events of the log; a corrupt record is an issue.
-func decodedEvents(_ log: CacheLog, includePayload: Bool = false) throws -> [RecordedEvent] {
+func decodedEvents(_ log: EventLog, includePayload: Bool = false) throws -> [RecordedEvent] {
     try log.events(EventQuery(includePayload: includePayload)).compactMap { item in
         switch item {
         case .event(let event): return event
@@ -53,7 +53,7 @@ func bruteForceFold(_ events: [RecordedEvent]) -> [FoldedEntry] {
 }
 
 /// The stored state in the same terms as ``bruteForceFold(_:)``.
-func storedState(_ log: CacheLog) throws -> [FoldedEntry] {
+func storedState(_ log: EventLog) throws -> [FoldedEntry] {
     try log.state().entries.map(FoldedEntry.init)
 }
 
@@ -63,6 +63,6 @@ struct Item: Codable, Sendable, Equatable, Hashable {
     var text: String
 }
 
-func feedLoader(_ log: CacheLog, key: String = "films", clock: @escaping @Sendable () -> Date = { Date() }) -> LocalFeedLoader<Item> {
+func feedLoader(_ log: EventLog, key: String = "films", clock: @escaping @Sendable () -> Date = { Date() }) -> LocalFeedLoader<Item> {
     LocalFeedLoader<Item>(store: CacheLogFeedStore(log: log, key: key), currentDate: clock)
 }

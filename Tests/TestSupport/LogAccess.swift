@@ -7,7 +7,7 @@ import Testing
 public struct RawTables {
     public var events, state, checkpoints, meta: MDB_dbi
 
-    init(_ log: CacheLog) {
+    init(_ log: EventLog) {
         let tables = log.environment.tables
         events = tables.events.handle
         state = tables.state.handle
@@ -18,30 +18,30 @@ public struct RawTables {
 
 /// The raw-LMDB helpers, on a log's own environment and tables.
 extension RawLMDB {
-    public static func write(_ log: CacheLog, _ body: (OpaquePointer, RawTables) throws -> Void) throws {
+    public static func write(_ log: EventLog, _ body: (OpaquePointer, RawTables) throws -> Void) throws {
         try write(environment: log.environment.raw) { txn in try body(txn, RawTables(log)) }
     }
 
-    public static func dump(_ log: CacheLog, _ table: (RawTables) -> MDB_dbi) throws -> [[UInt8]: [UInt8]] {
+    public static func dump(_ log: EventLog, _ table: (RawTables) -> MDB_dbi) throws -> [[UInt8]: [UInt8]] {
         try dump(environment: log.environment.raw, table(RawTables(log)))
     }
 
     /// The stored record `seq`, as bytes.
-    public static func record(_ seq: UInt64, in log: CacheLog) throws -> [UInt8] {
+    public static func record(_ seq: UInt64, in log: EventLog) throws -> [UInt8] {
         var record: [UInt8]?
         try write(log) { txn, tables in record = get(txn, tables.events, seqKey(seq)) }
         return try #require(record)
     }
 
     /// Replaces the stored record `seq` with `bytes`.
-    public static func replace(_ seq: UInt64, with bytes: [UInt8], in log: CacheLog) throws {
+    public static func replace(_ seq: UInt64, with bytes: [UInt8], in log: EventLog) throws {
         try write(log) { txn, tables in
             try #require(put(txn, tables.events, seqKey(seq), bytes) == MDB_SUCCESS)
         }
     }
 
     /// Flips one byte of the stored record `seq` (in the compressed body when it has one).
-    public static func flipByte(of seq: UInt64, in log: CacheLog, offsetFromEnd: Int = 6) throws {
+    public static func flipByte(of seq: UInt64, in log: EventLog, offsetFromEnd: Int = 6) throws {
         var record = try self.record(seq, in: log)
         record[record.count - offsetFromEnd] ^= 0xFF
         try replace(seq, with: record, in: log)

@@ -65,7 +65,7 @@ struct CacheLogWriter: AsyncParsableCommand {
     }
 
     private func append() async throws {
-        let log = try CacheLog(path: db, options: .init(initialMapSize: mapSize, checkpointInterval: checkpointInterval))
+        let log = try EventLog(path: db, options: .init(initialMapSize: mapSize, checkpointInterval: checkpointInterval))
         var generator = SystemRandomNumberGenerator()
         for i in 0..<count {
             let key = "k\(i % 7)"

@@ -35,7 +35,7 @@ struct HistoryWriter {
 
     func write() async throws {
         let clock = Locked(start)
-        let log = try CacheLog(path: path, options: .init(durability: .unsynced, compressionLevel: 1, clock: { clock.withLock { $0 } }))
+        let log = try EventLog(path: path, options: .init(durability: .unsynced, compressionLevel: 1, clock: { clock.withLock { $0 } }))
         var generator = SeededGenerator(seed: seed)
         var live: [Int: Date] = [:]
         let span = TimeInterval(days) * 86_400

@@ -256,7 +256,7 @@ struct LogTables {
 
     /// `entry` with the max age and metadata its put recorded. The state keeps only what
     /// folding needs; the policy stays in the put, one read away. A put that cannot be read
-    /// leaves them empty (``CacheLog/verify()`` names the damage).
+    /// leaves them empty (``EventLog/verify()`` names the damage).
     func withRecordedPolicy(_ entry: LogState.Entry, _ txn: Transaction) throws -> LogState.Entry {
         guard let record = try txn.get(table.events, SeqKey.bytes(entry.seq)),
               let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The checks behind ``CacheLog/verify()``, in the order it runs them over one read transaction.
+/// The checks behind ``EventLog/verify()``, in the order it runs them over one read transaction.
 /// Each check adds what it finds to `problems` and leaves what later checks need (the fold of
 /// the log, the decoded checkpoints) in the fields below.
 struct Verification {

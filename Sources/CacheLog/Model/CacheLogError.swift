@@ -34,10 +34,10 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case truncated(path: String, size: Int, expected: Int?)
     /// A stored record failed its checksum, its framing or its inflate. Never returned as data.
     case corruptRecord(seq: UInt64, detail: String)
-    /// A row of the stored state could not be decoded; ``CacheLog/rebuildState()`` restores it.
+    /// A row of the stored state could not be decoded; ``EventLog/rebuildState()`` restores it.
     case corruptStateRow(key: String)
     /// A counter in the database's `meta` table (last seq, compaction base) is impossible.
-    /// ``CacheLog/rebuildState()`` restores the counters from the log.
+    /// ``EventLog/rebuildState()`` restores the counters from the log.
     case corruptMeta(detail: String)
     /// A checkpoint of the state could not be decoded.
     case corruptCheckpoint(seq: UInt64, detail: String)
@@ -65,7 +65,7 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .newerFormat(let found, let supported):
             return "database format \(found) is newer than this CacheLog supports (\(supported)); open it read-only or upgrade"
         case .alreadyOpen(let path):
-            return "\(path) is already open in this process; share the open CacheLog instead"
+            return "\(path) is already open in this process; share the open EventLog instead"
         case .readOnly:
             return "the database is open read-only"
         case .emptyBatch:

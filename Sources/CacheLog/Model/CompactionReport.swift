@@ -1,4 +1,4 @@
-/// What ``CacheLog/compact(before:)`` did.
+/// What ``EventLog/compact(before:)`` did.
 public struct CompactionReport: Sendable, Equatable {
     /// Records removed from the log.
     public var removed: Int

@@ -32,7 +32,7 @@ extension LogState {
         /// same key with an identical payload (identical payloads are stored once).
         public var payloadSeq: UInt64
         /// The maximum age, in seconds, the put was saved under, when it recorded one (filled in by
-        /// the reads that return entries: ``CacheLog/state()``, ``CacheLog/state(asOf:)``, ``CacheLog/entry(_:)``).
+        /// the reads that return entries: ``EventLog/state()``, ``EventLog/state(asOf:)``, ``EventLog/entry(_:)``).
         public var maxAge: TimeInterval?
         /// The metadata the put was saved with (filled in as ``maxAge`` is).
         public var metadata: [String: String] = [:]

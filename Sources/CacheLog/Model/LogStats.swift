@@ -1,6 +1,6 @@
 import Foundation
 
-/// Counts and sizes of a log, as ``CacheLog/stats()`` reports them.
+/// Counts and sizes of a log, as ``EventLog/stats()`` reports them.
 public struct LogStats: Sendable, Equatable {
     /// Events counted by kind.
     public struct Counts: Sendable, Equatable {

@@ -1,4 +1,4 @@
-/// What ``CacheLog/rebuildState()`` did.
+/// What ``EventLog/rebuildState()`` did.
 public struct RebuildReport: Sendable, Equatable {
     /// Events read and folded into the state.
     public var eventsFolded: Int

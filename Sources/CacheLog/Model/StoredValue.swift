@@ -1,6 +1,6 @@
 import Foundation
 
-/// The live value of a key, as `CacheLog.retrieve(_:)` returns it.
+/// The live value of a key, as ``EventLog/retrieve(_:)`` returns it.
 public struct StoredValue: Sendable, Equatable {
     /// The bytes that were put, inflated.
     public var payload: Data

@@ -1,4 +1,4 @@
-/// What ``CacheLog/verify()`` found.
+/// What ``EventLog/verify()`` found.
 public struct VerifyReport: Sendable, Equatable {
     /// One thing found wrong.
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
@@ -7,7 +7,7 @@ public struct VerifyReport: Sendable, Equatable {
         /// What is wrong, in words.
         public var message: String
         /// The damage is in data derived from the log (a state row, a checkpoint after the
-        /// compaction base), which ``CacheLog/rebuildState()`` restores from the log.
+        /// compaction base), which ``EventLog/rebuildState()`` restores from the log.
         public var fixedByRebuild = false
         /// The message, after the seq when there is one: `seq 12: …`.
         public var description: String { seq.map { "seq \($0): \(message)" } ?? message }

@@ -15,7 +15,7 @@ import FoundationNetworking
 /// the remote conditionally, with the validators kept with the cache (``RevalidatingFeedLoader``);
 /// a search's cache is a merged list no single response's validators describe.
 struct LoadJob: ContractBody {
-    let log: CacheLog
+    let log: EventLog
     let key: String
     /// The URL, `{query}` and `{page}` not yet filled in.
     let url: String

@@ -132,7 +132,7 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     }
 
     /// The keys to draw, in byte order, as the log keys them (NFC and NFD spellings are two keys).
-    private func selectedKeys(_ log: CacheLog) throws -> [String] {
+    private func selectedKeys(_ log: EventLog) throws -> [String] {
         for name in key where try log.events(EventQuery(key: name, limit: 1)).isEmpty {
             throw CLIFailure("no key '\(EventPrinter.escaped(name))' in the log; 'cachelog stats' lists every key")
         }
@@ -143,7 +143,7 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             .sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
     }
 
-    private func resolveWindow(_ log: CacheLog, keys: [String], now: Date) throws -> DateInterval {
+    private func resolveWindow(_ log: EventLog, keys: [String], now: Date) throws -> DateInterval {
         let start = try from.map { try date(of: $0.position(now: now), in: log, last: false) }
             ?? keys.compactMap { try? firstRecorded(log, key: $0) }.min() ?? now
         let end = try to.map { try date(of: $0.position(now: now, inclusiveDay: true), in: log, last: true) } ?? now
@@ -155,7 +155,7 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
     /// A position as a date: a seq is the recorded time of the first event at or after it (for
     /// --from) or the last at or before it (for --to).
-    private func date(of position: LogPosition, in log: CacheLog, last: Bool) throws -> Date {
+    private func date(of position: LogPosition, in log: EventLog, last: Bool) throws -> Date {
         let seq: UInt64
         switch position {
         case .date(let date): return date
@@ -168,7 +168,7 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         throw CLIFailure("no event \(last ? "at or before" : "at or after") seq \(seq) to place the window's \(last ? "end" : "start") at")
     }
 
-    private func firstRecorded(_ log: CacheLog, key: String) throws -> Date? {
+    private func firstRecorded(_ log: EventLog, key: String) throws -> Date? {
         var first: Date?
         try log.forEachEvent(EventQuery(key: key)) { item in
             guard case .event(let event) = item else { return true }

@@ -57,7 +57,7 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     func run() async throws {
         try await Self.reportingFailures {
             // A dry run only reads: it works on a database this user may not write.
-            let log: CacheLog
+            let log: EventLog
             do {
                 log = try dryRun ? global.openForReading() : global.openForWriting()
             } catch CacheLogError.noDatabase(let path) {
@@ -100,14 +100,14 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     /// Whether the put that held `entry` reads back whole: asked only after validation deleted
     /// the cache, to say why (the put stays in the log). A cache that read back was deleted
     /// because its payload does not decode under its contract.
-    private static func readsBack(_ entry: LogState.Entry?, key: String, in log: CacheLog) -> Bool {
+    private static func readsBack(_ entry: LogState.Entry?, key: String, in log: EventLog) -> Bool {
         guard let entry,
               case .event(let put)? = try? log.events(EventQuery(from: .seq(entry.seq), to: .seq(entry.seq), includePayload: true)).first
         else { return false }
         return put.kind == .put && put.key.utf8.elementsEqual(key.utf8) && put.payload != nil
     }
 
-    private func validate(_ key: String, in log: CacheLog, clock: @escaping @Sendable () -> Date) async throws -> ValidationOutcome {
+    private func validate(_ key: String, in log: EventLog, clock: @escaping @Sendable () -> Date) async throws -> ValidationOutcome {
         let before = try log.entry(key)
         let recorded = before.map(KeyPolicy.of)
         // What the use case will judge by, for the report: the use case reads the policy itself.

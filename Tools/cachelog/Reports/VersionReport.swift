@@ -2,9 +2,9 @@ import CacheLog
 
 /// `version --format json`: the tool's version and the database format it reads and writes.
 struct VersionReport: Encodable {
-    let version = CacheLog.version
-    let databaseFormat = CacheLog.databaseFormat
+    let version = EventLog.version
+    let databaseFormat = EventLog.databaseFormat
 
     /// `cachelog --version` and `cachelog version`: one line, from one place.
-    static var text: String { "cachelog \(CacheLog.version) (database format \(CacheLog.databaseFormat))" }
+    static var text: String { "cachelog \(EventLog.version) (database format \(EventLog.databaseFormat))" }
 }

@@ -93,20 +93,20 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// Opens the database for reading: never creates it.
-    func openForReading() throws -> CacheLog {
-        try CacheLog(path: databasePath(), options: .init(readOnly: true, clock: try clock(), logger: logger()))
+    func openForReading() throws -> EventLog {
+        try EventLog(path: databasePath(), options: .init(readOnly: true, clock: try clock(), logger: logger()))
     }
 
     /// Opens the database for writing; creates it only for commands that cache (`create`).
-    func openForWriting(create: Bool = false) throws -> CacheLog {
-        let log = try CacheLog(path: databasePath(), options: .init(createIfMissing: create, clock: try clock(), logger: logger()))
+    func openForWriting(create: Bool = false) throws -> EventLog {
+        let log = try EventLog(path: databasePath(), options: .init(createIfMissing: create, clock: try clock(), logger: logger()))
         warnIfNowIsBeforeTheLog(log)
         return log
     }
 
     /// Recorded time never goes backward in the log: a --now before the last recorded event does
     /// not stamp what this run appends. Says so in one line on stderr rather than silently.
-    private func warnIfNowIsBeforeTheLog(_ log: CacheLog) {
+    private func warnIfNowIsBeforeTheLog(_ log: EventLog) {
         guard let fixed = try? fixedNow(),
               case .event(let last)? = try? log.events(EventQuery(reverse: true, limit: 1)).first,
               last.recordedAt.timeIntervalSince1970.isFinite, last.recordedAt > fixed
@@ -124,13 +124,13 @@ extension DatabaseCommand {
     var global: GlobalOptions { parent.global }
 
     /// Runs `body` on the database opened for reading, reporting its failures as every command does.
-    func reading(_ body: (CacheLog) async throws -> Void) async throws {
+    func reading(_ body: (EventLog) async throws -> Void) async throws {
         try await Self.reportingFailures { try await body(try global.openForReading()) }
     }
 
     /// Runs `body` on the database opened for writing (and created when `create`), reporting its
     /// failures as every command does.
-    func writing(create: Bool = false, _ body: (CacheLog) async throws -> Void) async throws {
+    func writing(create: Bool = false, _ body: (EventLog) async throws -> Void) async throws {
         try await Self.reportingFailures { try await body(try global.openForWriting(create: create)) }
     }
 }

@@ -36,7 +36,7 @@ let benchmarks: @Sendable () -> Void = {
                                   .put(key: "films", payload: payloads[index % payloads.count], timestamp: Date())])
         }
     } setup: {
-        try CacheLog(path: workDirectory + "/save-cachelog")
+        try EventLog(path: workDirectory + "/save-cachelog")
     }
 
     Benchmark("save/C synced", configuration: synced) { benchmark, store in
@@ -63,7 +63,7 @@ let benchmarks: @Sendable () -> Void = {
             try await log.append(.put(key: "image:\(index % 1000)", payload: small[index % small.count], timestamp: Date()))
         }
     } setup: {
-        try CacheLog(path: workDirectory + "/append-cachelog", options: .init(durability: .unsynced, initialMapSize: 1 << 30))
+        try EventLog(path: workDirectory + "/append-cachelog", options: .init(durability: .unsynced, initialMapSize: 1 << 30))
     }
 
     Benchmark("append/C unsynced", configuration: fast) { benchmark, store in
@@ -77,12 +77,12 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: retrieve + inflate
 
-    Benchmark("retrieve/CacheLog", configuration: fast) { (benchmark: Benchmark, log: CacheLog) in
+    Benchmark("retrieve/CacheLog", configuration: fast) { (benchmark: Benchmark, log: EventLog) in
         for _ in benchmark.scaledIterations {
             blackHole(try log.retrieve("films"))
         }
     } setup: {
-        let log = try CacheLog(path: workDirectory + "/retrieve-cachelog", options: .init(durability: .unsynced))
+        let log = try EventLog(path: workDirectory + "/retrieve-cachelog", options: .init(durability: .unsynced))
         try await log.append(.put(key: "films", payload: payloads[0], timestamp: Date()))
         return log
     }
@@ -106,7 +106,7 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await loader.load())
         }
     } setup: {
-        let log = try CacheLog(path: workDirectory + "/use-cachelog")
+        let log = try EventLog(path: workDirectory + "/use-cachelog")
         return LocalFeedLoader<Film>(store: CacheLogFeedStore(log: log, key: "films"), currentDate: { Date() })
     }
 

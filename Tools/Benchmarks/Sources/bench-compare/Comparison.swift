@@ -74,7 +74,7 @@ final class Comparison {
     /// Durable save (delete + put, synced) of a 100-item feed: CacheLog vs the C path.
     func durableSave(_ payloads: [Data]) async throws {
         progress("durable save")
-        let log = try CacheLog(path: work + "/save-cachelog")
+        let log = try EventLog(path: work + "/save-cachelog")
         let c = try CPathStore(path: work + "/save-c", synced: true)
         var i = 0, j = 0
         let (cl, cp) = try await measurePair(reps: config.reps, ops: config.saves, {
@@ -97,7 +97,7 @@ final class Comparison {
     /// `tasks` tasks saving at once vs one task saving in a loop (synced).
     func groupCommit(_ payloads: [Data], label: String, directory: String = "group") async throws {
         progress("group commit, \(label)")
-        let log = try CacheLog(path: work + "/" + directory)
+        let log = try EventLog(path: work + "/" + directory)
         let tasks = config.tasks
         let perTask = 4
         var one = Samples(), many = Samples()
@@ -130,7 +130,7 @@ final class Comparison {
     /// Bulk append, one event per append and commit, unsynced, one sync at the end.
     func bulkAppend() async throws {
         progress("bulk append")
-        let log = try CacheLog(path: work + "/bulk-cachelog", options: .init(durability: .unsynced, initialMapSize: 1 << 30))
+        let log = try EventLog(path: work + "/bulk-cachelog", options: .init(durability: .unsynced, initialMapSize: 1 << 30))
         let c = try CPathStore(path: work + "/bulk-c", synced: false)
         let payloads = Feeds.smallPayloads(count: 1000, seed: 7)
         let keys = (0..<config.keys).map { "image:https://images.example.com/feed/\($0)" }
@@ -157,7 +157,7 @@ final class Comparison {
     /// Retrieve + inflate the 100-item feed saved by `durableSave`.
     func retrieve(_ payloads: [Data]) async throws {
         progress("retrieve")
-        let log = try CacheLog(path: work + "/save-cachelog")
+        let log = try EventLog(path: work + "/save-cachelog")
         let c = try CPathStore(path: work + "/save-c", synced: true)
         let n = config.retrieves
         let expected = try log.retrieve("films")!.payload.count
@@ -176,13 +176,13 @@ final class Comparison {
     /// would pick instead.
     func saveAndLoad(_ feeds: [[Film]]) async throws {
         progress("save + load vs JSON file and SQLite")
-        let synced = try CacheLog(path: work + "/use-synced")
-        let unsynced = try CacheLog(path: work + "/use-unsynced", options: .init(durability: .unsynced))
+        let synced = try EventLog(path: work + "/use-synced")
+        let unsynced = try EventLog(path: work + "/use-unsynced", options: .init(durability: .unsynced))
         let loader = LocalFeedLoader<Film>(store: CacheLogFeedStore(log: synced, key: "films"), currentDate: { Date() })
         let fastLoader = LocalFeedLoader<Film>(store: CacheLogFeedStore(log: unsynced, key: "films"), currentDate: { Date() })
         // The same two at zlib level 1 (speed over size: the stored-size row shows what it costs).
-        let syncedFast = try CacheLog(path: work + "/use-synced-level1", options: .init(compressionLevel: 1))
-        let unsyncedFast = try CacheLog(path: work + "/use-unsynced-level1", options: .init(durability: .unsynced, compressionLevel: 1))
+        let syncedFast = try EventLog(path: work + "/use-synced-level1", options: .init(compressionLevel: 1))
+        let unsyncedFast = try EventLog(path: work + "/use-unsynced-level1", options: .init(durability: .unsynced, compressionLevel: 1))
         let levelOneLoader = LocalFeedLoader<Film>(store: CacheLogFeedStore(log: syncedFast, key: "films"), currentDate: { Date() })
         let levelOneFastLoader = LocalFeedLoader<Film>(store: CacheLogFeedStore(log: unsyncedFast, key: "films"), currentDate: { Date() })
         let jsonDurable = try JSONFileStore(directory: work + "/json-durable", durable: true)
@@ -231,7 +231,7 @@ final class Comparison {
     /// Stored size of one 100-item feed vs its JSON.
     func storedSize(_ films: [Film], _ payload: Data) async throws {
         progress("stored size")
-        let log = try CacheLog(path: work + "/size")
+        let log = try EventLog(path: work + "/size")
         try await log.append(.put(key: "films", payload: payload, timestamp: Date()))
         let stats = try log.stats()
         let sqlite = try SQLiteStore(path: work + "/size-sqlite")
@@ -259,7 +259,7 @@ final class Comparison {
     /// `refreshes` saves of an unchanged feed vs as many full copies.
     func refreshes(_ payload: Data) async throws {
         progress("refreshes of an unchanged feed")
-        let log = try CacheLog(path: work + "/refresh", options: .init(durability: .unsynced))
+        let log = try EventLog(path: work + "/refresh", options: .init(durability: .unsynced))
         let store = CacheLogFeedStore(log: log, key: "films")
         let c = try CPathStore(path: work + "/refresh-c", synced: false)
         let cFileBefore = fileSize(work + "/refresh-c/data.mdb")
@@ -274,7 +274,7 @@ final class Comparison {
         try c.sync()
         let after = try log.stats()
         // One full copy: a delete record and a put record holding the compressed feed.
-        let fresh = try CacheLog(path: work + "/refresh-one")
+        let fresh = try EventLog(path: work + "/refresh-one")
         try await CacheLogFeedStore(log: fresh, key: "films").replace(with: payload, timestamp: timestamp)
         let fullCopy = try fresh.stats().storedBytes
         let grown = after.storedBytes - before.storedBytes
@@ -345,7 +345,7 @@ final class Comparison {
         // State as of random points of the largest log.
         progress("state as of random points")
         do {
-            let log = try CacheLog(path: paths[largest]!)
+            let log = try EventLog(path: paths[largest]!)
             var random = SeededGenerator(seed: 99)
             let last = try log.lastSeq()
             var samples = Samples()
@@ -378,7 +378,7 @@ final class Comparison {
     }
 
     private func openAndRetrieve(_ path: String) throws {
-        let log = try CacheLog(path: path)
+        let log = try EventLog(path: path)
         guard let value = try log.retrieve("films"), value.payload.count > 0 else { throw BenchError("no films in \(path)") }
     }
 

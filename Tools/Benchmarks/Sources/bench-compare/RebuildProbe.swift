@@ -13,7 +13,7 @@ enum RebuildProbe {
         var events = 0
         var peak = 0
         do {
-            let log = try CacheLog(path: path)
+            let log = try EventLog(path: path)
             for _ in 0..<reps {
                 let t0 = now()
                 let (report, high) = try await Memory.peakAnonymous { try await log.rebuildState() }

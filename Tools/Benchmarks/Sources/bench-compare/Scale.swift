@@ -54,7 +54,7 @@ extension Comparison {
         }
         // The same questions in process, through the library: what the key index answers them in.
         do {
-            let log = try CacheLog(path: path, options: .init(readOnly: true))
+            let log = try EventLog(path: path, options: .init(readOnly: true))
             var history = Samples(), asOf = Samples()
             for key in sample {
                 var t = now()
@@ -112,7 +112,7 @@ extension Comparison {
         }
         let with = try CPathStore(path: work + "/index-c-with", synced: false, mapSize: 8 << 30, indexed: true)
         let without = try CPathStore(path: work + "/index-c-without", synced: false, mapSize: 8 << 30, indexed: false)
-        let log = try CacheLog(path: work + "/index-cachelog", options: .init(durability: .unsynced, initialMapSize: 1 << 30))
+        let log = try EventLog(path: work + "/index-cachelog", options: .init(durability: .unsynced, initialMapSize: 1 << 30))
         let samples = try await measureAll(reps: batches, ops: count, [
             { try with.putMany(keys: nextKeys(), payloads: payloads, count: count, timestamp: 1, recordedAt: 1) },
             { try without.putMany(keys: nextKeys(), payloads: payloads, count: count, timestamp: 1, recordedAt: 1) },
@@ -132,7 +132,7 @@ extension Comparison {
     /// tenth of a day apart per batch, so that `compact --keep` has history to drop.
     private func generateScaleLog(path: String, events: Int, keys: Int) async throws {
         let clock = BatchClock(Date(timeIntervalSince1970: 1_672_531_200)) // 2023-01-01
-        let log = try CacheLog(path: path, options: .init(durability: .unsynced, initialMapSize: 1 << 32, clock: { clock.now }))
+        let log = try EventLog(path: path, options: .init(durability: .unsynced, initialMapSize: 1 << 32, clock: { clock.now }))
         let payloads = Self.scalePayloads
         var random = SeededGenerator(seed: 11)
         var written = 0

@@ -19,7 +19,7 @@ extension Comparison {
 
         let logPath = work + "/startup"
         do {
-            let log = try CacheLog(path: logPath)
+            let log = try EventLog(path: logPath)
             for index in 0..<keys {
                 try await log.append([.put(key: "key\(index)", payload: payload, timestamp: stamp, maxAge: 604_800)])
             }

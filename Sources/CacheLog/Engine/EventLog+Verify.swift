@@ -1,6 +1,6 @@
 import Foundation
 
-extension CacheLog {
+extension EventLog {
     /// Checks every record (framing, checksum, inflate, kind, seq order, recorded-time order),
     /// every checkpoint, that the stored state equals the fold of the log, and that the key index
     /// lists every record under its key.

@@ -10,7 +10,7 @@ import Logging
 ///
 /// Open one instance per database directory and share it: LMDB forbids opening an environment
 /// twice in one process. All methods are safe to call from any task.
-public final class CacheLog: Sendable {
+public final class EventLog: Sendable {
     /// How an instance opens and writes its database.
     public struct Options: Sendable {
         /// Open for reading only: never creates, never writes; appends throw ``CacheLogError/readOnly``.
@@ -58,7 +58,7 @@ public final class CacheLog: Sendable {
     public enum Durability: Sendable {
         /// Each commit is flushed to disk before `append` returns (concurrent appends share one flush).
         case synced
-        /// Commits are not flushed; call ``CacheLog/sync()``. A crash may lose the last commits,
+        /// Commits are not flushed; call ``EventLog/sync()``. A crash may lose the last commits,
         /// never corrupt the database.
         case unsynced
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension CacheLog {
+extension EventLog {
     /// Every key the log holds a record of (live or not), in byte order, optionally only those
     /// starting with `prefix` (compared as UTF-8 bytes, as the log keys them).
     ///

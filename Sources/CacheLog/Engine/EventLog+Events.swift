@@ -1,6 +1,6 @@
 import Foundation
 
-extension CacheLog {
+extension EventLog {
     /// Records read per read transaction: read transactions stay short (a long one pins pages
     /// that writers would reuse), and every value is decoded before its transaction ends.
     static let readChunk = 1024

@@ -1,6 +1,6 @@
 import Foundation
 
-extension CacheLog {
+extension EventLog {
     /// Scans every record header (no payload is inflated) and reports counts and sizes.
     public func stats() throws -> LogStats {
         var stats = LogStats()

@@ -1,6 +1,6 @@
 import Foundation
 
-extension CacheLog {
+extension EventLog {
     /// Removes the history before `position` (a seq, or the first event recorded at or after a
     /// date), keeping every record the live state references, so `retrieve` keeps working. State
     /// as of any seq from the cut on stays available; earlier points report

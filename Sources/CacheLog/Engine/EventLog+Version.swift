@@ -1,4 +1,4 @@
-extension CacheLog {
+extension EventLog {
     /// This release of the package, as `cachelog --version` prints it. The one place it is written.
     public static let version = "0.9.0"
 

@@ -1,6 +1,6 @@
 import Foundation
 
-extension CacheLog {
+extension EventLog {
     /// Drops the stored state and checkpoints and rebuilds them from the log alone, reading
     /// record headers only (no payload is inflated). The result is identical to what the appends
     /// maintained, which ``verify()`` checks.
