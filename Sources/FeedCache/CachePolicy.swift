@@ -21,11 +21,29 @@ public struct CachePolicy: Sendable, Hashable {
 
     /// Whether a cache saved at `timestamp` is still valid at `date`.
     ///
-    /// - Returns: `true` when `date` is strictly before ``expiry(of:)``; `false` for a timestamp
-    ///   that is not a finite date.
+    /// - Returns: `true` when `date` is at or after `timestamp` and strictly before
+    ///   ``expiry(of:)``; `false` for a timestamp that is not a finite date, and for one later
+    ///   than `date`: a cache stamped in the future was stamped by a clock that cannot be
+    ///   trusted (one set ahead, or a caller's own timestamp), and would otherwise stay fresh for
+    ///   as long as that clock was ahead, with a negative age.
     public func validate(_ timestamp: Date, against date: Date) -> Bool {
-        guard let expiry = expiry(of: timestamp) else { return false }
+        guard let expiry = expiry(of: timestamp), timestamp <= date else { return false }
         return date < expiry
+    }
+
+    /// Whether a cache saved at `timestamp`, whose save was recorded at `recordedAt`, is still
+    /// valid at `date`: as ``validate(_:against:)`` judges ``trustedTimestamp(_:recordedAt:)``.
+    public func validate(_ timestamp: Date, recordedAt: Date?, against date: Date) -> Bool {
+        validate(Self.trustedTimestamp(timestamp, recordedAt: recordedAt), against: date)
+    }
+
+    /// The moment a cache's age is counted from: its timestamp, or the moment its save was
+    /// recorded when that is earlier. A store records a save after the saver took its timestamp,
+    /// so a timestamp later than the recording was not taken by the recording clock: the cache
+    /// is judged from when it was recorded instead.
+    public static func trustedTimestamp(_ timestamp: Date, recordedAt: Date?) -> Date {
+        guard let recordedAt, recordedAt < timestamp else { return timestamp }
+        return recordedAt
     }
 
     /// The first instant at which a cache saved at `timestamp` is expired: `timestamp` + ``maxAge``,

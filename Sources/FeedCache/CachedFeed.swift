@@ -13,13 +13,22 @@ public struct CachedFeed: Sendable, Equatable {
     /// What the remote gave to ask it later whether the feed changed; ``CacheValidators/none``
     /// when it gave nothing (or the saver kept nothing).
     public let validators: CacheValidators
+    /// When the store recorded the save, for a store that knows (an event log does); `nil` when
+    /// it does not.
+    public let recordedAt: Date?
 
     /// Creates a cached feed from its payload, the moment it was saved, its policy, if recorded,
-    /// and the remote's validators, if any.
-    public init(feed: Data, timestamp: Date, policy: RecordedPolicy? = nil, validators: CacheValidators = .none) {
+    /// the remote's validators, if any, and when the store recorded the save, if it knows.
+    public init(
+        feed: Data, timestamp: Date, policy: RecordedPolicy? = nil, validators: CacheValidators = .none, recordedAt: Date? = nil
+    ) {
         self.feed = feed
         self.timestamp = timestamp
         self.policy = policy
         self.validators = validators
+        self.recordedAt = recordedAt
     }
+
+    /// The moment the cache's age is counted from (``CachePolicy/trustedTimestamp(_:recordedAt:)``).
+    public var trustedTimestamp: Date { CachePolicy.trustedTimestamp(timestamp, recordedAt: recordedAt) }
 }

@@ -15,7 +15,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     private let currentDate: @Sendable () -> Date
     private let policy: CachePolicy
     private let coder: FeedPayloadCoder<Item>
-    private let contract: String?
+    private let contract: ContractName?
     private let policyChoice: PolicyChoice
     private let logger: Logger?
 
@@ -34,7 +34,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
         currentDate: @escaping @Sendable () -> Date,
         policy: CachePolicy = .feeds,
         coder: FeedPayloadCoder<Item>,
-        contract: String? = nil,
+        contract: ContractName? = nil,
         judging: PolicyChoice = .loaders,
         logger: Logger? = nil
     ) {
@@ -59,8 +59,12 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     ///
     /// Throws if the items cannot be encoded or the store fails; the old cache is then kept.
     public func save(_ items: [Item], validators: CacheValidators) async throws {
+        let payload = try encode(items)
+        // Stamped once the payload is ready: encoding a large feed takes a while, and a stamp
+        // taken before it would make this save look older than one that began later and
+        // finished first.
         let timestamp = currentDate()
-        try await store.replace(with: encode(items), timestamp: timestamp, policy: recordedPolicy, validators: validators)
+        try await store.replace(with: payload, timestamp: timestamp, policy: recordedPolicy, validators: validators)
         logger?.debug("Saved feed to cache", metadata: ["items": "\(items.count)", "timestamp": "\(timestamp)"])
     }
 
@@ -120,7 +124,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// payload cannot be decoded.
     public func load() async throws -> [Item] {
         guard let cache = try await store.retrieve(),
-              policy(for: cache).validate(cache.timestamp, against: currentDate())
+              policy(for: cache).validate(cache.trustedTimestamp, against: currentDate())
         else { return [] }
         return try decode(cache.feed)
     }
@@ -150,7 +154,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
         }
         guard let cache else { return }
         let policy = policy(for: cache)
-        guard policy.validate(cache.timestamp, against: currentDate()) else {
+        guard policy.validate(cache.trustedTimestamp, against: currentDate()) else {
             logger?.info("Expiring cache", metadata: ["timestamp": "\(cache.timestamp)", "maxAge": "\(policy.maxAge)"])
             try await store.expireCachedFeed(timestamp: cache.timestamp, maxAge: policy.maxAge.timeInterval)
             return
@@ -190,7 +194,7 @@ extension LocalFeedLoader where Item: Codable {
         store: any FeedStore,
         currentDate: @escaping @Sendable () -> Date,
         policy: CachePolicy = .feeds,
-        contract: String? = nil,
+        contract: ContractName? = nil,
         judging: PolicyChoice = .loaders,
         logger: Logger? = nil
     ) {
@@ -208,7 +212,9 @@ extension LocalFeedLoader: FeedLoader {
     public func loadFeed() async throws -> LoadedFeed<Item> {
         guard let cache = try await store.retrieve() else { throw CacheUnavailableError.empty }
         let policy = policy(for: cache)
-        guard policy.validate(cache.timestamp, against: currentDate()) else {
+        let now = currentDate()
+        guard policy.validate(cache.trustedTimestamp, against: now) else {
+            if cache.trustedTimestamp > now { throw CacheUnavailableError.stampedInTheFuture(timestamp: cache.trustedTimestamp) }
             throw CacheUnavailableError.expired(timestamp: cache.timestamp, maxAge: policy.maxAge)
         }
         return LoadedFeed(items: try decode(cache.feed), source: .cache(timestamp: cache.timestamp))

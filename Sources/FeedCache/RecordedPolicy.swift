@@ -3,12 +3,12 @@
 public struct RecordedPolicy: Sendable, Hashable {
     /// How old the cache may get.
     public var maxAge: MaxAge
-    /// The name of the contract its payload follows (for example `films`), so that a validation
-    /// can check that the payload still decodes; `nil` when the saver named none.
-    public var contract: String?
+    /// The contract its payload follows (for example `films`), so that a validation that knows
+    /// the contract can check that the payload still decodes; `nil` when the saver named none.
+    public var contract: ContractName?
 
     /// Creates the record of a policy.
-    public init(maxAge: MaxAge, contract: String? = nil) {
+    public init(maxAge: MaxAge, contract: ContractName? = nil) {
         self.maxAge = maxAge
         self.contract = contract
     }

@@ -58,8 +58,12 @@ public struct CacheLogFeedStore: FeedStore {
     }
 
     private func put(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) -> Event {
-        var metadata = metadata()
-        metadata[Self.contractName] = policy?.contract
+        // The names this store writes itself are not the caller's to set: above all the mark of
+        // the package's own contracts, which would let an app's payload be judged (and deleted)
+        // under a contract it never followed.
+        var metadata = metadata().filter { !Self.reservedNames.contains($0.key) }
+        metadata[Self.contractName] = policy?.contract?.name
+        if policy?.contract?.isBuiltIn == true { metadata[Self.builtInMarkName] = Self.builtInMark }
         // Validators are worth keeping only whole and only when small: a server's 70 KB ETag
         // would break the record's metadata limit and fail every save. Without all of them the
         // next load asks for the whole feed, as a server that sends none is asked. The URL is
@@ -79,6 +83,12 @@ public struct CacheLogFeedStore: FeedStore {
 
     /// The metadata name under which a put records its contract.
     public static let contractName = "contract"
+    /// The metadata name under which a put of one of this package's own contracts records so
+    /// (``ContractName/isBuiltIn``), with the value `cachelog`.
+    public static let builtInMarkName = "contract-by"
+    static let builtInMark = "cachelog"
+    /// The metadata names this store writes itself.
+    static let reservedNames: Set<String> = [contractName, builtInMarkName, etagName, lastModifiedName, resourceName]
     /// The metadata name under which a put records the remote's entity tag (HTTP `ETag`), verbatim.
     public static let etagName = "etag"
     /// The metadata name under which a put records the remote's `Last-Modified`, verbatim.
@@ -95,7 +105,14 @@ public struct CacheLogFeedStore: FeedStore {
     /// recorded max age, or with one that is not a whole number of seconds (a damaged record).
     public static func recordedPolicy(maxAge: TimeInterval?, metadata: [String: String]) -> RecordedPolicy? {
         guard let maxAge, let age = MaxAge(seconds: maxAge) else { return nil }
-        return RecordedPolicy(maxAge: age, contract: metadata[contractName])
+        return RecordedPolicy(maxAge: age, contract: contract(metadata: metadata))
+    }
+
+    /// The contract a put recorded: the package's own when the put carries its mark, else an
+    /// app's (every put written before the mark existed reads as an app's, judged by age alone).
+    public static func contract(metadata: [String: String]) -> ContractName? {
+        guard let name = metadata[contractName] else { return nil }
+        return metadata[builtInMarkName] == builtInMark ? ContractName(builtIn: name) : ContractName(name)
     }
 
     public func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws {
@@ -107,7 +124,7 @@ public struct CacheLogFeedStore: FeedStore {
         try log.retrieve(key).map {
             CachedFeed(
                 feed: $0.payload, timestamp: $0.timestamp, policy: Self.recordedPolicy(maxAge: $0.maxAge, metadata: $0.metadata),
-                validators: Self.validators(metadata: $0.metadata))
+                validators: Self.validators(metadata: $0.metadata), recordedAt: $0.recordedAt)
         }
     }
 }

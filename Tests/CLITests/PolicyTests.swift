@@ -168,6 +168,25 @@ struct PolicyTests {
         let last = try await sandbox.cachelog("replay", "--reverse", "--limit", "1", "--format", "jsonl").jsonLines().first
         #expect(last?.string("type") == "delete" && last?.string("reason") == "retrieval-error")
     }
+
+    /// An app that saved its own type under the name `films` (through the library, or a database
+    /// written before puts marked the package's own contracts) owns that name: validate cannot
+    /// prove the payload broken, so it judges the cache by age alone and leaves it.
+    @Test
+    func validate_judgesAnAppsContractNamedLikeABuiltInOneByAgeAlone() async throws {
+        let sandbox = try Sandbox()
+        try #require(try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/films.json"), "--key", "films", "--contract", "films").status == ExitCode.ok)
+        try await Planting(db: sandbox.db).appendPut(
+            key: "films", payload: #"[{"title":"an app's own film type"}]"#, timestamp: 1_796_119_200, maxAge: 604_800,
+            contract: "films", builtIn: false)
+
+        let validated = try await sandbox.cachelog("--now", Day.dec2, "validate", "--format", "json")
+
+        #expect(validated.status == ExitCode.ok, "\(validated)")
+        #expect(try validated.jsonArray().first?.string("outcome") == "fresh", "\(validated)")
+        let last = try await sandbox.cachelog("replay", "--reverse", "--limit", "1", "--format", "jsonl").jsonLines().first
+        #expect(last?.string("type") == "put", "\(String(describing: last))")
+    }
 }
 
 /// `load --strategy`: the genres app's cache first, through the built binary; the server counts

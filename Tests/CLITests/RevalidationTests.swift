@@ -105,7 +105,10 @@ struct RevalidationTests {
         #expect(puts.map(\.seq) == [2, 3])
         #expect(puts.map(\.reference) == [false, true])
         #expect(puts.map(\.payloadSeq) == [2, 2])
-        #expect(puts.last?.metadata == ["contract": "films", "etag": #"W/"films-1""#, "last-modified": Self.lastModified, "url": sandbox.url("/films.json")])
+        #expect(puts.last?.metadata == [
+            "contract": "films", "contract-by": "cachelog", "etag": #"W/"films-1""#, "last-modified": Self.lastModified,
+            "url": sandbox.url("/films.json"),
+        ])
 
         // Fresh again: offline, the cache serves with its new timestamp.
         sandbox.server.setHandler { _ in .status(500) }

@@ -63,11 +63,20 @@ struct LoadFeedFromCacheUseCaseTests {
         #expect(try await sut.load() == [])
     }
 
-    @Test func load_deliversCachedItemsOnCacheSavedInTheFuture() async throws {
+    @Test func load_deliversNoItemsOnCacheStampedInTheFuture() async throws {
         let items = uniqueItems()
         let (sut, _) = makeSUT(retrieving: .success(CachedFeed(feed: try encoded(items), timestamp: fixedCurrentDate.adding(seconds: 60))))
 
-        #expect(try await sut.load() == items)
+        #expect(try await sut.load() == [])
+    }
+
+    @Test func load_judgesACacheStampedLaterThanItsSaveWasRecordedFromTheRecording() async throws {
+        let items = uniqueItems()
+        let recorded = fixedCurrentDate.adding(days: -7)
+        let (sut, _) = makeSUT(retrieving: .success(CachedFeed(
+            feed: try encoded(items), timestamp: fixedCurrentDate.adding(seconds: -1), recordedAt: recorded)))
+
+        #expect(try await sut.load() == [], "seven days after it was recorded, the cache is expired whatever its stamp says")
     }
 
     @Test func load_failsWithInvalidCachedFeedErrorOnUndecodablePayload() async {

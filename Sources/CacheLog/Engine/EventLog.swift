@@ -199,7 +199,8 @@ public final class EventLog: Sendable {
         let payload = try tables.payload(txn, header, in: record, seq: entry.seq)
         return StoredValue(
             payload: payload, timestamp: Date(storedSeconds: header.timestamp), seq: entry.seq,
-            maxAge: header.recordedMaxAge, metadata: try EventCodec.metadata(header, in: record, seq: entry.seq))
+            maxAge: header.recordedMaxAge, metadata: try EventCodec.metadata(header, in: record, seq: entry.seq),
+            recordedAt: Date(storedSeconds: header.recordedAt))
     }
 
     /// The live entry of `key` (its put's seq, timestamp and size) without reading the payload.

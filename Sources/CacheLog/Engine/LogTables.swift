@@ -254,7 +254,7 @@ struct LogTables {
         return (rows, malformed)
     }
 
-    /// `entry` with the max age and metadata its put recorded. The state keeps only what
+    /// `entry` with the max age, metadata and recording time of its put. The state keeps only what
     /// folding needs; the policy stays in the put, one read away. A put that cannot be read
     /// leaves them empty (``EventLog/verify()`` names the damage).
     func withRecordedPolicy(_ entry: LogState.Entry, _ txn: Transaction) throws -> LogState.Entry {
@@ -263,6 +263,7 @@ struct LogTables {
         else { return entry }
         var entry = entry
         entry.maxAge = header.recordedMaxAge
+        entry.recordedAt = Date(storedSeconds: header.recordedAt)
         entry.metadata = (try? EventCodec.metadata(header, in: record, seq: entry.seq)) ?? [:]
         return entry
     }

@@ -36,6 +36,9 @@ extension LogState {
         public var maxAge: TimeInterval?
         /// The metadata the put was saved with (filled in as ``maxAge`` is).
         public var metadata: [String: String] = [:]
+        /// When the put was recorded in the log (filled in as ``maxAge`` is). A ``timestamp``
+        /// later than this was not taken by the clock that recorded the put, and cannot be trusted.
+        public var recordedAt: Date?
 
         /// Same entries in the same order, keys compared byte for byte.
         static func sameEntries(_ a: [LogState.Entry], _ b: [LogState.Entry]) -> Bool {

@@ -12,4 +12,7 @@ public struct StoredValue: Sendable, Equatable {
     public var maxAge: TimeInterval?
     /// The metadata it was saved with.
     public var metadata: [String: String] = [:]
+    /// When its put was recorded in the log. A ``timestamp`` later than this was not taken by
+    /// the clock that recorded the put, and cannot be trusted.
+    public var recordedAt: Date
 }

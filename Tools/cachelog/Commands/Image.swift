@@ -75,7 +75,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             let key = CacheLogImageDataStore.key(for: imageURL)
             let local = LocalFeedLoader<Data>(
                 store: CacheLogFeedStore(log: log, key: key), currentDate: { start }, policy: CachePolicy(maxAge: maxAge?.value ?? .days(7)),
-                coder: .bytes, contract: Self.contract, judging: maxAge == nil ? .recorded : .loaders, logger: global.logger())
+                coder: .bytes, contract: ContractName(builtIn: Self.contract), judging: maxAge == nil ? .recorded : .loaders, logger: global.logger())
             let remote = RemoteImageDataLoader(client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
             let loader = CacheStrategy.cacheFirst.compose(
                 remote: AnyFeedLoader<Data>.remote { [try await remote.loadImageData(from: imageURL)] }, cache: local,

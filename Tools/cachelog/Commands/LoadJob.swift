@@ -44,7 +44,7 @@ struct LoadJob: ContractBody {
         let start = now()
         let local = LocalFeedLoader<Item>(
             store: CacheLogFeedStore(log: log, key: key, metadata: { cursor?.metadata ?? [:] }), currentDate: { start },
-            policy: CachePolicy(maxAge: maxAge), coder: coder, contract: contract.rawValue, judging: judging, logger: logger)
+            policy: CachePolicy(maxAge: maxAge), coder: coder, contract: ContractName(builtIn: contract.rawValue), judging: judging, logger: logger)
 
         // The page to load, and the items it extends (none, unless this is `--more`).
         var page = 1
@@ -140,7 +140,7 @@ struct LoadJob: ContractBody {
             guard let url = person.url, url.isHTTP else { continue }
             let object = LocalFeedLoader<Person>(
                 store: CacheLogFeedStore(log: log, key: Self.objectKey(url.absoluteString)), currentDate: { start },
-                policy: CachePolicy(maxAge: Contract.person.maxAge), contract: Contract.person.rawValue, logger: logger)
+                policy: CachePolicy(maxAge: Contract.person.maxAge), contract: ContractName(builtIn: Contract.person.rawValue), logger: logger)
             do {
                 try await object.save([person])
             } catch {

@@ -112,7 +112,7 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
         let recorded = before.map(KeyPolicy.of)
         // What the use case will judge by, for the report: the use case reads the policy itself.
         let policy = maxAge?.value ?? recorded?.maxAge ?? KeyPolicy.unrecorded.maxAge
-        let contract = recorded?.contract.flatMap(Contract.init(rawValue:))
+        let contract = recorded?.contract.flatMap { $0.isBuiltIn ? Contract(rawValue: $0.name) : nil }
         let store = RecordingFeedStore(CacheLogFeedStore(log: log, key: key), dryRun: dryRun)
         try await ValidationJob(
             store: store, clock: clock, policy: CachePolicy(maxAge: maxAge?.value ?? KeyPolicy.unrecorded.maxAge),

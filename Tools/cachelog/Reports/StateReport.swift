@@ -23,9 +23,9 @@ struct StateReport: Encodable {
             let rule = CachePolicy(maxAge: policy.maxAge)
             (key, timestamp, seq, bytes) = (entry.key, entry.timestamp, entry.seq, entry.bytes)
             maxAge = policy.maxAge.timeInterval
-            expires = rule.expiry(of: entry.timestamp)
-            fresh = rule.validate(entry.timestamp, against: now)
-            contract = policy.contract
+            expires = rule.expiry(of: CachePolicy.trustedTimestamp(entry.timestamp, recordedAt: entry.recordedAt))
+            fresh = rule.validate(entry.timestamp, recordedAt: entry.recordedAt, against: now)
+            contract = policy.contract?.name
         }
     }
 

@@ -19,6 +19,8 @@ func describeCache(_ error: any Error, now: Date) -> String {
         return "no cache"
     case CacheUnavailableError.expired(let timestamp, let maxAge):
         return "cache expired (cached \(DateParsing.string(timestamp)), \(DurationText.string(now.timeIntervalSince(timestamp))) old, max age \(maxAge))"
+    case CacheUnavailableError.stampedInTheFuture(let timestamp):
+        return "cache not trusted (stamped \(DateParsing.string(timestamp)), later than now: a clock set ahead saved it)"
     case let error as CacheLogError:
         return "cache unreadable (\(error))"
     case let error as InvalidCachedFeedError:
