@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// One image of the image feed. Its coding keys follow the remote contract
 /// (`{"id", "description", "location", "image"}`).
@@ -39,7 +36,7 @@ public enum FeedImagesMapper {
     ///
     /// - Throws: ``RemoteLoaderError/invalidData`` for any other status or body.
     @Sendable
-    public static func map(_ data: Data, from response: HTTPURLResponse) throws -> [FeedImage] {
+    public static func map(_ data: Data, from response: HTTPResponse) throws -> [FeedImage] {
         try JSONContract.decode(Root.self, from: data, response: response).items
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// One film of the (Studio Ghibli) film feed: `{"id", "title", "description", "image", "url"}`.
 public struct Film: Codable, Sendable, Equatable, Hashable {
@@ -34,7 +31,7 @@ public enum FilmsMapper {
     /// - Throws: ``RemoteLoaderError/invalidData`` for any other status or body, including a film
     ///   whose `id` is not a UUID (the film model's spec).
     @Sendable
-    public static func map(_ data: Data, from response: HTTPURLResponse) throws -> [Film] {
+    public static func map(_ data: Data, from response: HTTPResponse) throws -> [Film] {
         let films = try JSONContract.decode([Film].self, from: data, response: response)
         if let bad = films.firstIndex(where: { UUID(uuidString: $0.id) == nil }) {
             throw RemoteLoaderError.invalidData("the id at \"[\(bad)].id\" is not a UUID")

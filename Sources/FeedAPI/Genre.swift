@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// One podcast genre: `{"id": Int, "name": String}`.
 public struct Genre: Codable, Sendable, Equatable, Hashable {
@@ -27,7 +24,7 @@ public enum GenresMapper {
     ///
     /// - Throws: ``RemoteLoaderError/invalidData`` for any other status or body.
     @Sendable
-    public static func map(_ data: Data, from response: HTTPURLResponse) throws -> [Genre] {
+    public static func map(_ data: Data, from response: HTTPResponse) throws -> [Genre] {
         try JSONContract.decode(Root.self, from: data, response: response).genres
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Performs HTTP GET requests. The seam between the remote loaders and the network.
 ///
@@ -10,17 +7,17 @@ import FoundationNetworking
 /// cancelled they throw `CancellationError`.
 public protocol HTTPClient: Sendable {
     /// Fetches `url` and returns the body and the response.
-    func get(from url: URL) async throws -> (Data, HTTPURLResponse)
+    func get(from url: URL) async throws -> (Data, HTTPResponse)
 
     /// Fetches `url` with `headers` added to the request (for example the validators of a
     /// conditional request), and returns the body and the response.
-    func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPURLResponse)
+    func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPResponse)
 }
 
 extension HTTPClient {
     /// A client that cannot send headers makes the plain request: the server answers as one that
     /// ignores validators would, with the whole resource.
-    public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPURLResponse) {
+    public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPResponse) {
         try await get(from: url)
     }
 }

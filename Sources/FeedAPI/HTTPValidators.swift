@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// What a server gave to ask it later whether a resource changed: its `ETag` and `Last-Modified`
 /// header values, kept verbatim (a weak `W/"…"` ETag too: comparing them is the server's job).
@@ -18,7 +15,7 @@ public struct HTTPValidators: Sendable, Hashable {
     }
 
     /// The validators `response` carries.
-    public init(response: HTTPURLResponse) {
+    public init(response: HTTPResponse) {
         self.init(etag: response.value(forHTTPHeaderField: "ETag"), lastModified: response.value(forHTTPHeaderField: "Last-Modified"))
     }
 

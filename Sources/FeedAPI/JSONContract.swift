@@ -1,12 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The rule every JSON contract shares: HTTP 200 and a body that decodes as `Body`. A body that
 /// does not is refused with the place it breaks the contract, in words.
 enum JSONContract {
-    static func decode<Body: Decodable>(_: Body.Type, from data: Data, response: HTTPURLResponse) throws -> Body {
+    static func decode<Body: Decodable>(_: Body.Type, from data: Data, response: HTTPResponse) throws -> Body {
         guard response.statusCode == 200 else { throw RemoteLoaderError.status(response.statusCode) }
         do {
             return try JSONDecoder().decode(Body.self, from: data)

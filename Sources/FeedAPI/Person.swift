@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// One person of the (Star Wars) people search. Only `name` is required; the other fields are
 /// kept when present, verbatim (the API sends numbers as strings and uses `"unknown"`).
@@ -43,7 +40,7 @@ public enum PersonMapper {
     ///
     /// - Throws: ``RemoteLoaderError/invalidData`` for any other status or body.
     @Sendable
-    public static func map(_ data: Data, from response: HTTPURLResponse) throws -> Person {
+    public static func map(_ data: Data, from response: HTTPResponse) throws -> Person {
         try JSONContract.decode(Person.self, from: data, response: response)
     }
 }
@@ -74,7 +71,7 @@ public enum PeoplePageMapper {
     ///
     /// - Throws: ``RemoteLoaderError/invalidData`` for any other status or body.
     @Sendable
-    public static func map(_ data: Data, from response: HTTPURLResponse) throws -> PeoplePage {
+    public static func map(_ data: Data, from response: HTTPResponse) throws -> PeoplePage {
         try JSONContract.decode(PeoplePage.self, from: data, response: response)
     }
 }

@@ -1,8 +1,5 @@
 import Foundation
 import Logging
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Loads image bytes from their URL.
 ///
@@ -36,7 +33,7 @@ public enum FeedImageDataMapper {
     ///
     /// - Throws: ``RemoteLoaderError/invalidData`` otherwise.
     @Sendable
-    public static func map(_ data: Data, from response: HTTPURLResponse) throws -> Data {
+    public static func map(_ data: Data, from response: HTTPResponse) throws -> Data {
         guard response.statusCode == 200 else { throw RemoteLoaderError.status(response.statusCode) }
         guard !data.isEmpty else { throw RemoteLoaderError.invalidData("the body is empty") }
         return data

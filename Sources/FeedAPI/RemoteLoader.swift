@@ -1,8 +1,5 @@
 import Foundation
 import Logging
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Loads one remote resource and maps it to `Item`. It knows nothing of caching.
 ///
@@ -15,7 +12,7 @@ import FoundationNetworking
 /// ```
 public struct RemoteLoader<Item: Sendable>: Sendable {
     /// Turns a response into items; throws when the body does not match the contract.
-    public typealias Mapper = @Sendable (Data, HTTPURLResponse) throws -> Item
+    public typealias Mapper = @Sendable (Data, HTTPResponse) throws -> Item
 
     /// The URL loaded by ``load()``.
     public let url: URL
@@ -60,7 +57,7 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
     public func load(validators: HTTPValidators) async throws -> ConditionalLoad<Item> {
         logger?.debug("remote load started", metadata: ["url": "\(url.absoluteString)", "conditional": "\(!validators.isEmpty)"])
         let data: Data
-        let response: HTTPURLResponse
+        let response: HTTPResponse
         do {
             (data, response) = try await client.get(from: url, headers: validators.requestHeaders)
         } catch {

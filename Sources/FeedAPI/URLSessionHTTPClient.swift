@@ -53,16 +53,16 @@ public final class URLSessionHTTPClient: HTTPClient {
         session.invalidateAndCancel()
     }
 
-    public func get(from url: URL) async throws -> (Data, HTTPURLResponse) {
+    public func get(from url: URL) async throws -> (Data, HTTPResponse) {
         try await get(from: url, headers: [:])
     }
 
     /// Fetches `url` with `headers`. A `304 Not Modified` is delivered as it came (with its empty
     /// body): the session keeps no HTTP cache that could answer for the server or swallow the 304.
-    public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPURLResponse) {
+    public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPResponse) {
         guard let timeout else { return try await transfer(url, headers: headers) }
         // The transfer and the deadline race; whichever ends first cancels the other.
-        return try await withThrowingTaskGroup(of: (Data, HTTPURLResponse).self) { group in
+        return try await withThrowingTaskGroup(of: (Data, HTTPResponse).self) { group in
             group.addTask { try await self.transfer(url, headers: headers) }
             group.addTask {
                 try await Task.sleep(for: timeout)
@@ -74,7 +74,7 @@ public final class URLSessionHTTPClient: HTTPClient {
         }
     }
 
-    private func transfer(_ url: URL, headers: [String: String]) async throws -> (Data, HTTPURLResponse) {
+    private func transfer(_ url: URL, headers: [String: String]) async throws -> (Data, HTTPResponse) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw HTTPClientError.unsupportedURL(url)
         }
@@ -113,7 +113,7 @@ public final class URLSessionHTTPClient: HTTPClient {
 private final class Transfer: @unchecked Sendable {
     private struct State {
         var task: URLSessionDataTask?
-        var continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>?
+        var continuation: CheckedContinuation<(Data, HTTPResponse), any Error>?
         var response: URLResponse?
         var data = Data()
         var cancelled = false
@@ -127,7 +127,7 @@ private final class Transfer: @unchecked Sendable {
         self.limit = limit
     }
 
-    var continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>? {
+    var continuation: CheckedContinuation<(Data, HTTPResponse), any Error>? {
         get { state.withLock { $0.continuation } }
         set { state.withLock { $0.continuation = newValue } }
     }
@@ -182,7 +182,7 @@ private final class Transfer: @unchecked Sendable {
 
     /// Turns the task's completion into the call's result.
     func complete(error: (any Error)?) {
-        let result: Result<(Data, HTTPURLResponse), any Error> = state.withLock { state in
+        let result: Result<(Data, HTTPResponse), any Error> = state.withLock { state in
             if state.cancelled {
                 return .failure(CancellationError())
             }
@@ -196,16 +196,23 @@ private final class Transfer: @unchecked Sendable {
                     message: urlError?.localizedDescription ?? String(describing: error)
                 ))
             }
-            guard let response = state.response as? HTTPURLResponse else {
+            guard let response = state.response as? HTTPURLResponse, let url = response.url else {
                 return .failure(HTTPClientError.nonHTTPResponse)
             }
-            return .success((state.data, response))
+            return .success((state.data, HTTPResponse(url: url, statusCode: response.statusCode, headerFields: Self.fields(response))))
         }
         finish(result)
     }
 
+    /// The response's header fields as strings (Foundation hands them over untyped).
+    private static func fields(_ response: HTTPURLResponse) -> [String: String] {
+        var fields: [String: String] = [:]
+        for case let (name as String, value as String) in response.allHeaderFields { fields[name] = value }
+        return fields
+    }
+
     /// Resumes the continuation exactly once.
-    func finish(_ result: Result<(Data, HTTPURLResponse), any Error>) {
+    func finish(_ result: Result<(Data, HTTPResponse), any Error>) {
         let continuation = state.withLock { state in
             defer { state.continuation = nil; state.data = Data() }
             return state.continuation

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// One verse search result: `{"scripture": String, "distance": Double, "text": String}`.
 public struct Verse: Codable, Sendable, Equatable, Hashable {
@@ -26,7 +23,7 @@ public enum VersesMapper {
     ///
     /// - Throws: ``RemoteLoaderError/invalidData`` for any other status or body.
     @Sendable
-    public static func map(_ data: Data, from response: HTTPURLResponse) throws -> [Verse] {
+    public static func map(_ data: Data, from response: HTTPResponse) throws -> [Verse] {
         try JSONContract.decode([Verse].self, from: data, response: response)
     }
 }

@@ -5,13 +5,14 @@ import Foundation
 import LoopbackHTTP
 import TestSupport
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 // What every acceptance story stands on: a real HTTP server on 127.0.0.1, the real URLSession
 // client, a real CacheLog database in a directory of its own, and a clock the story moves.
 // Each test builds its own `AppEnvironment`, so the stories run in parallel.
+
+/// In these stories `HTTPResponse` is what the loopback server sends (FeedAPI has one too, for
+/// what a client received).
+typealias HTTPResponse = LoopbackHTTP.HTTPResponse
 
 /// One app's world: its server, its network client, its database and its clock.
 final class AppEnvironment: Sendable {

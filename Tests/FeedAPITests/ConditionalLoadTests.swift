@@ -3,9 +3,6 @@ import Foundation
 import LoopbackHTTP
 import TestSupport
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Conditional requests through URLSessionHTTPClient and RemoteLoader, against a real server on
 /// 127.0.0.1: the validators go out verbatim, and a 304 comes back to the caller (no HTTP cache

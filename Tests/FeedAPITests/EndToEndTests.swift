@@ -3,9 +3,6 @@ import Foundation
 import LoopbackHTTP
 import TestSupport
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// URLSessionHTTPClient and RemoteLoader against a real HTTP server on 127.0.0.1.
 @Suite("URLSessionHTTPClient end to end", .timeLimit(.minutes(1)))

@@ -4,16 +4,17 @@ import Logging
 import LoopbackHTTP
 import TestSupport
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 // Shared fixtures. Every test builds its own server and client, so tests can run in parallel.
 
+/// In these tests `HTTPResponse` is what the loopback server sends; what a client delivers is
+/// spelled `FeedAPI.HTTPResponse`.
+typealias HTTPResponse = LoopbackHTTP.HTTPResponse
+
 let anyURL = URL(string: "http://a-url.test/resource") ?? URL(fileURLWithPath: "/")
 
-func response(_ status: Int, url: URL = anyURL) throws -> HTTPURLResponse {
-    try #require(HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: nil))
+func response(_ status: Int, url: URL = anyURL, headers: [String: String] = [:]) -> FeedAPI.HTTPResponse {
+    FeedAPI.HTTPResponse(url: url, statusCode: status, headerFields: headers)
 }
 
 func json(_ text: String) -> Data { Data(text.utf8) }
@@ -53,22 +54,17 @@ func cancelCurrentTask() {
 
 /// An `HTTPClient` that answers with a canned result, for loader unit tests.
 struct HTTPClientStub: HTTPClient {
-    let answer: @Sendable (URL) async throws -> (Data, HTTPURLResponse)
+    let answer: @Sendable (URL) async throws -> (Data, FeedAPI.HTTPResponse)
 
     static func success(_ data: Data, status: Int) -> HTTPClientStub {
-        HTTPClientStub { url in
-            guard let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: nil, headerFields: nil) else {
-                throw HTTPClientError.nonHTTPResponse
-            }
-            return (data, response)
-        }
+        HTTPClientStub { url in (data, response(status, url: url)) }
     }
 
     static func failure(_ error: any Error) -> HTTPClientStub {
         HTTPClientStub { _ in throw error }
     }
 
-    func get(from url: URL) async throws -> (Data, HTTPURLResponse) {
+    func get(from url: URL) async throws -> (Data, FeedAPI.HTTPResponse) {
         try await answer(url)
     }
 }

@@ -3,9 +3,6 @@ import Foundation
 import LoopbackHTTP
 import TestSupport
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 @Suite("LoopbackHTTPServer", .timeLimit(.minutes(1)))
 struct LoopbackHTTPServerTests {

@@ -1,9 +1,6 @@
 import FeedAPI
 import Foundation
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 let nonOKStatuses = [199, 201, 300, 400, 500]
 
@@ -13,20 +10,20 @@ struct FeedImagesMapperTests {
     func map_throwsInvalidDataOnNon200HTTPResponse(status: Int) throws {
         let data = json(#"{"items":[]}"#)
         #expect(throws: RemoteLoaderError.invalidData) {
-            try FeedImagesMapper.map(data, from: try response(status))
+            try FeedImagesMapper.map(data, from: response(status))
         }
     }
 
     @Test(arguments: ["", "not json", #"{"images":[]}"#, #"{"items":[{"id":"not-a-uuid","image":"http://x.test/1"}]}"#, #"{"items":[{"id":"7E3C6B3A-1B8B-4F3F-9E39-4F4E2B1B2C3D"}]}"#])
     func map_throwsInvalidDataOn200HTTPResponseWithInvalidJSON(body: String) throws {
         #expect(throws: RemoteLoaderError.invalidData) {
-            try FeedImagesMapper.map(json(body), from: try response(200))
+            try FeedImagesMapper.map(json(body), from: response(200))
         }
     }
 
     @Test
     func map_deliversNoItemsOn200HTTPResponseWithEmptyJSONList() throws {
-        #expect(try FeedImagesMapper.map(json(#"{"items":[]}"#), from: try response(200)) == [])
+        #expect(try FeedImagesMapper.map(json(#"{"items":[]}"#), from: response(200)) == [])
     }
 
     @Test
@@ -37,7 +34,7 @@ struct FeedImagesMapperTests {
           {"id":"0f8fad5b-d9cb-469f-a165-70867728950e","description":"a description","location":"a location","image":"http://a-url.test/2.jpg"}
         ]}
         """)
-        let images = try FeedImagesMapper.map(body, from: try response(200))
+        let images = try FeedImagesMapper.map(body, from: response(200))
         #expect(images == [
             FeedImage(id: try #require(UUID(uuidString: "7E3C6B3A-1B8B-4F3F-9E39-4F4E2B1B2C3D")), description: nil, location: nil,
                       url: try #require(URL(string: "http://a-url.test/1.jpg"))),
@@ -59,14 +56,14 @@ struct FilmsMapperTests {
     @Test(arguments: nonOKStatuses)
     func map_throwsInvalidDataOnNon200HTTPResponse(status: Int) throws {
         #expect(throws: RemoteLoaderError.invalidData) {
-            try FilmsMapper.map(json("[]"), from: try response(status))
+            try FilmsMapper.map(json("[]"), from: response(status))
         }
     }
 
     @Test(arguments: ["", "[", #"{"films":[]}"#, #"[{"id":"1","title":"t","description":"d","image":"http://x.test/i"}]"#])
     func map_throwsInvalidDataOn200HTTPResponseWithInvalidJSON(body: String) throws {
         #expect(throws: RemoteLoaderError.invalidData) {
-            try FilmsMapper.map(json(body), from: try response(200))
+            try FilmsMapper.map(json(body), from: response(200))
         }
     }
 
@@ -74,13 +71,13 @@ struct FilmsMapperTests {
     func map_throwsInvalidDataOnAFilmWhoseIdIsNotAUUID(id: String) throws {
         let body = #"[{"id":"\#(id)","title":"t","description":"d","image":"http://x.test/i","url":"http://x.test/f"}]"#
         #expect(throws: RemoteLoaderError.invalidData) {
-            try FilmsMapper.map(json(body), from: try response(200))
+            try FilmsMapper.map(json(body), from: response(200))
         }
     }
 
     @Test
     func map_deliversNoFilmsOn200HTTPResponseWithEmptyJSONArray() throws {
-        #expect(try FilmsMapper.map(json("[]"), from: try response(200)) == [])
+        #expect(try FilmsMapper.map(json("[]"), from: response(200)) == [])
     }
 
     @Test
@@ -90,7 +87,7 @@ struct FilmsMapperTests {
           "description":"The orphan Sheeta...","image":"https://image.test/castle.jpg",
           "url":"https://ghibli.test/films/2baf70d1-42bb-4437-b551-e5fed5a87abe","release_date":"1986"}]
         """)
-        let films = try FilmsMapper.map(body, from: try response(200))
+        let films = try FilmsMapper.map(body, from: response(200))
         #expect(films == [Film(
             id: "2baf70d1-42bb-4437-b551-e5fed5a87abe",
             title: "Castle in the Sky",
@@ -106,21 +103,21 @@ struct GenresMapperTests {
     @Test(arguments: nonOKStatuses)
     func map_throwsInvalidDataOnNon200HTTPResponse(status: Int) throws {
         #expect(throws: RemoteLoaderError.invalidData) {
-            try GenresMapper.map(json(#"{"genres":[]}"#), from: try response(status))
+            try GenresMapper.map(json(#"{"genres":[]}"#), from: response(status))
         }
     }
 
     @Test(arguments: ["", "{}", #"{"genres":[{"id":"1","name":"Arts"}]}"#, #"[{"id":1,"name":"Arts"}]"#])
     func map_throwsInvalidDataOn200HTTPResponseWithInvalidJSON(body: String) throws {
         #expect(throws: RemoteLoaderError.invalidData) {
-            try GenresMapper.map(json(body), from: try response(200))
+            try GenresMapper.map(json(body), from: response(200))
         }
     }
 
     @Test
     func map_deliversGenresOn200HTTPResponseWithJSONGenres() throws {
         let body = json(#"{"genres":[{"id":144,"name":"Personal Finance","parent_id":67},{"id":151,"name":"Locally Focused"}]}"#)
-        #expect(try GenresMapper.map(body, from: try response(200)) == [
+        #expect(try GenresMapper.map(body, from: response(200)) == [
             Genre(id: 144, name: "Personal Finance"), Genre(id: 151, name: "Locally Focused"),
         ])
     }
@@ -131,21 +128,21 @@ struct VersesMapperTests {
     @Test(arguments: nonOKStatuses)
     func map_throwsInvalidDataOnNon200HTTPResponse(status: Int) throws {
         #expect(throws: RemoteLoaderError.invalidData) {
-            try VersesMapper.map(json("[]"), from: try response(status))
+            try VersesMapper.map(json("[]"), from: response(status))
         }
     }
 
     @Test(arguments: ["", "null", #"[{"scripture":"John 3:16","distance":"near","text":"For God..."}]"#])
     func map_throwsInvalidDataOn200HTTPResponseWithInvalidJSON(body: String) throws {
         #expect(throws: RemoteLoaderError.invalidData) {
-            try VersesMapper.map(json(body), from: try response(200))
+            try VersesMapper.map(json(body), from: response(200))
         }
     }
 
     @Test
     func map_deliversVersesOn200HTTPResponseWithJSONVerses() throws {
         let body = json(#"[{"scripture":"John 3:16","distance":0.25,"text":"For God so loved"},{"scripture":"1 John 4:8","distance":1,"text":"God is love"}]"#)
-        #expect(try VersesMapper.map(body, from: try response(200)) == [
+        #expect(try VersesMapper.map(body, from: response(200)) == [
             Verse(scripture: "John 3:16", distance: 0.25, text: "For God so loved"),
             Verse(scripture: "1 John 4:8", distance: 1, text: "God is love"),
         ])
@@ -158,14 +155,14 @@ struct PeoplePageMapperTests {
     func map_throwsInvalidDataOnNon200HTTPResponse(status: Int) throws {
         let body = json(#"{"count":0,"next":null,"previous":null,"results":[]}"#)
         #expect(throws: RemoteLoaderError.invalidData) {
-            try PeoplePageMapper.map(body, from: try response(status))
+            try PeoplePageMapper.map(body, from: response(status))
         }
     }
 
     @Test(arguments: ["", "[]", #"{"count":1,"results":[{"height":"172"}]}"#, #"{"next":null,"results":[]}"#])
     func map_throwsInvalidDataOn200HTTPResponseWithInvalidJSON(body: String) throws {
         #expect(throws: RemoteLoaderError.invalidData) {
-            try PeoplePageMapper.map(json(body), from: try response(200))
+            try PeoplePageMapper.map(json(body), from: response(200))
         }
     }
 
@@ -179,7 +176,7 @@ struct PeoplePageMapperTests {
          ]}
         """)
         let next = try #require(URL(string: "https://swapi.test/api/people/?search=a&page=2"))
-        let page = try PeoplePageMapper.map(body, from: try response(200))
+        let page = try PeoplePageMapper.map(body, from: response(200))
         #expect(page == PeoplePage(
             count: 82,
             next: next,
@@ -194,7 +191,7 @@ struct PeoplePageMapperTests {
     @Test
     func map_deliversALastPageWhenNextIsAbsent() throws {
         let body = json(#"{"count":1,"previous":"https://swapi.test/api/people/?page=1","results":[{"name":"Yoda"}]}"#)
-        let page = try PeoplePageMapper.map(body, from: try response(200))
+        let page = try PeoplePageMapper.map(body, from: response(200))
         #expect(page.next == nil)
         #expect(page.previous == URL(string: "https://swapi.test/api/people/?page=1"))
     }
@@ -205,21 +202,21 @@ struct FeedImageDataMapperTests {
     @Test(arguments: nonOKStatuses)
     func map_throwsInvalidDataOnNon200HTTPResponse(status: Int) throws {
         #expect(throws: RemoteLoaderError.invalidData) {
-            try FeedImageDataMapper.map(Data("image".utf8), from: try response(status))
+            try FeedImageDataMapper.map(Data("image".utf8), from: response(status))
         }
     }
 
     @Test
     func map_throwsInvalidDataOn200HTTPResponseWithEmptyData() throws {
         #expect(throws: RemoteLoaderError.invalidData) {
-            try FeedImageDataMapper.map(Data(), from: try response(200))
+            try FeedImageDataMapper.map(Data(), from: response(200))
         }
     }
 
     @Test
     func map_deliversDataOn200HTTPResponseWithNonEmptyData() throws {
         let data = Data([0x89, 0x50, 0x4E, 0x47])
-        #expect(try FeedImageDataMapper.map(data, from: try response(200)) == data)
+        #expect(try FeedImageDataMapper.map(data, from: response(200)) == data)
     }
 }
 
@@ -248,13 +245,13 @@ struct InvalidDataReasonTests {
         ("[]", "expected an object at the top level"),
     ])
     func map_saysWhereTheBodyBreaksTheContract(body: String, reason: String) throws {
-        let response = try response(200)
+        let response = response(200)
         #expect(Self.reason { try GenresMapper.map(json(body), from: response) } == reason)
     }
 
     @Test(arguments: nonOKStatuses)
     func map_saysTheStatus_andStillEqualsInvalidData(status: Int) throws {
-        let response = try response(status)
+        let response = response(status)
         #expect(Self.reason { try GenresMapper.map(json(#"{"genres":[]}"#), from: response) } == "HTTP status \(status), not 200")
         #expect(throws: RemoteLoaderError.invalidData) { try GenresMapper.map(json(#"{"genres":[]}"#), from: response) }
         #expect(RemoteLoaderError.status(status) != RemoteLoaderError.connectivity)
@@ -263,7 +260,7 @@ struct InvalidDataReasonTests {
     @Test
     func filmsMapper_namesTheFilmWhoseIdIsNotAUUID() throws {
         let body = json(#"[{"id":"2baf70d1-42bb-4437-b551-e5fed5a87abe","title":"a","description":"b","image":"http://x.test/1","url":"http://x.test/2"},{"id":"nope","title":"a","description":"b","image":"http://x.test/1","url":"http://x.test/2"}]"#)
-        let response = try response(200)
+        let response = response(200)
         #expect(Self.reason { try FilmsMapper.map(body, from: response) } == #"the id at "[1].id" is not a UUID"#)
     }
 

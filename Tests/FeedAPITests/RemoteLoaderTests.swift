@@ -2,9 +2,6 @@ import FeedAPI
 import Foundation
 import TestSupport
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// RemoteLoader against a stubbed client: the mapping rules, independent of any network.
 @Suite("RemoteLoader")
@@ -18,7 +15,7 @@ struct RemoteLoaderTests {
         let requested = RequestedURLs()
         let client = HTTPClientStub { url in
             requested.append(url)
-            return (json(#"{"genres":[]}"#), try response(200, url: url))
+            return (json(#"{"genres":[]}"#), response(200, url: url))
         }
         _ = try await makeLoader(client).load()
         #expect(requested.urls == [anyURL])
@@ -86,7 +83,7 @@ struct RemoteLoaderTests {
         let client = HTTPClientStub { url in
             // The client ignores cancellation and answers anyway: the loader must drop the answer.
             cancelCurrentTask()
-            return (json(#"{"genres":[]}"#), try response(200, url: url))
+            return (json(#"{"genres":[]}"#), response(200, url: url))
         }
         let loader = makeLoader(client)
         let error = await errorFromOwnTask { try await loader.load() }
@@ -128,7 +125,7 @@ struct RemoteImageDataLoaderTests {
         let requested = RequestedURLs()
         let client = HTTPClientStub { url in
             requested.append(url)
-            return (Data("image".utf8), try response(200, url: url))
+            return (Data("image".utf8), response(200, url: url))
         }
         let url = try #require(URL(string: "http://images.test/1.png"))
         _ = try await RemoteImageDataLoader(client: client).loadImageData(from: url)
@@ -164,7 +161,7 @@ struct RemoteImageDataLoaderTests {
     func loadImageData_deliversNeitherDataNorErrorAfterCancellation() async {
         let client = HTTPClientStub { url in
             cancelCurrentTask()
-            return (Data("image".utf8), try response(200, url: url))
+            return (Data("image".utf8), response(200, url: url))
         }
         let error = await errorFromOwnTask { try await RemoteImageDataLoader(client: client).loadImageData(from: anyURL) }
         #expect(error is CancellationError)

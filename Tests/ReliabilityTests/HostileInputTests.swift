@@ -5,9 +5,6 @@ import Seeding
 import TestSupport
 import Testing
 @testable import CacheLog
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Issue 6, item 7 (decoder part): random and mutated records and random response bodies never
 /// crash or hang a decoder, and every failure is a typed error. Seeded, so every run is the same.
@@ -235,7 +232,7 @@ struct HostileInputTests {
 
     // MARK: response bodies, into every contract mapper
 
-    typealias Mapper = @Sendable (Data, HTTPURLResponse) throws -> Void
+    typealias Mapper = @Sendable (Data, HTTPResponse) throws -> Void
 
     static let mappers: [(String, Mapper)] = [
         ("image feed", { _ = try FeedImagesMapper.map($0, from: $1) }),
@@ -257,7 +254,7 @@ struct HostileInputTests {
 
     @Test(.timeLimit(.minutes(1)))
     func hostileBodies_randomAndMutated_neverCrashAMapper_andFailOnlyAsInvalidData() throws {
-        let response = try #require(HTTPURLResponse(url: URL(string: "https://a.example")!, statusCode: 200, httpVersion: nil, headerFields: nil))
+        let response = HTTPResponse(url: try #require(URL(string: "https://a.example")), statusCode: 200)
         var generator = SeededGenerator(seed: 0x80D1E5)
         var bodies: [Data] = [
             Data(), Data("null".utf8), Data("{}".utf8), Data("[]".utf8), Data([0xFF, 0xFE, 0x00]),

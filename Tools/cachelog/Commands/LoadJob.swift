@@ -4,9 +4,6 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 import Logging
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The main job, composed from the use cases by the strategy: remote first (retried on invalid
 /// data) with the cache as the fallback, or a fresh cache first with the remote as the fallback;
@@ -36,7 +33,7 @@ struct LoadJob: ContractBody {
     }
 
     func run<Item: Sendable>(
-        _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], coder: FeedPayloadCoder<Item>,
+        _ mapper: @escaping @Sendable (Data, HTTPResponse) throws -> [Item], coder: FeedPayloadCoder<Item>,
         contract: Contract, render: @escaping @Sendable (Item) throws -> String
     ) async throws -> LoadReport {
         let cursor = search.map { PageCursor(query: $0.query) }

@@ -4,9 +4,6 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 import Logging
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(

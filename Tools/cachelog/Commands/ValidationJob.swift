@@ -1,9 +1,7 @@
+import FeedAPI
 import FeedCache
 import Foundation
 import Logging
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The validate-cache use case over one key, its payload decoded under the contract it was saved
 /// with (or not decoded, when it recorded none).
@@ -22,7 +20,7 @@ struct ValidationJob: ContractBody {
     }
 
     func run<Item: Sendable>(
-        _ mapper: @escaping @Sendable (Data, HTTPURLResponse) throws -> [Item], coder: FeedPayloadCoder<Item>,
+        _ mapper: @escaping @Sendable (Data, HTTPResponse) throws -> [Item], coder: FeedPayloadCoder<Item>,
         contract: Contract, render: @escaping @Sendable (Item) throws -> String
     ) async throws {
         try await run(coder: coder)

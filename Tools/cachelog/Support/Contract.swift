@@ -2,9 +2,6 @@ import ArgumentParser
 import FeedAPI
 import FeedCache
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The payload contracts `load --contract` knows. Each has a mapper in FeedAPI (or, for `json`,
 /// here) that accepts only bodies of that shape, and brings its app's defaults.
@@ -43,7 +40,7 @@ enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// Where the page just loaded says the next one is, or `nil` when it was the last: the people
     /// API's `next` URL (http or https); for verses, the next page number, until a page comes back
     /// empty, when the URL has a `{page}` to put it in (`numbered`).
-    func nextPage(after data: Data, response: HTTPURLResponse, items: Int, page: Int, numbered: Bool) -> String? {
+    func nextPage(after data: Data, response: HTTPResponse, items: Int, page: Int, numbered: Bool) -> String? {
         switch self {
         case .people:
             (try? PeoplePageMapper.map(data, from: response))?.next

@@ -1,14 +1,11 @@
 import FeedAPI
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The `json` contract's mapper: a 200 whose body is JSON. The items keep the server's bytes
 /// (see ``JSONValue``).
 enum JSONItemsMapper {
     @Sendable
-    static func map(_ data: Data, from response: HTTPURLResponse) throws -> [JSONValue] {
+    static func map(_ data: Data, from response: HTTPResponse) throws -> [JSONValue] {
         guard response.statusCode == 200 else { throw RemoteLoaderError.status(response.statusCode) }
         guard let items = JSONValue.items(in: data) else { throw RemoteLoaderError.invalidData("the body is not JSON") }
         return items
