@@ -1,12 +1,15 @@
 // cachelog-writer: a second process for the engine's multi-process, crash and full-disk tests.
 //
 //   cachelog-writer DB COUNT [--batch | --mixed] [--seed N] [--map-size BYTES] [--payload-bytes N]
-//                   [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N]
+//                   [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N] [--cached-at S,S,…]
 //   cachelog-writer DB COUNT --history [--keys N] [--start DATE] [--days N] [--seed N]
 //
 // Appends COUNT saves to key "k<i % 7>", printing the seq range of each append on stdout as it
 // commits, so a parent can tell exactly which appends were acknowledged before it killed this
-// process. With --history it writes a dated history over many keys instead (HistoryWriter).
+// process. With --cached-at, save i is cached at the i-th of those times (seconds since 1970,
+// cycled) and appended unless the key's live entry is newer: a superseded save prints
+// "superseded SEQ", the seq of that live entry. With --history it writes a dated history over
+// many keys instead (HistoryWriter).
 //
 // `cachelog-writer --help` lists the options; `--seed` payloads are `SeededGenerator.payload(seed:index:count:)` (Tests/Seeding)
 // below, and `--file-size-limit` makes a write past it fail with EFBIG, as a full disk does.
@@ -37,6 +40,8 @@ struct CacheLogWriter: AsyncParsableCommand {
     @Option(name: .customLong("delay-ms"), help: "Milliseconds to wait after each append.") var delayMilliseconds = 0
     @Option(name: .customLong("file-size-limit"), help: "RLIMIT_FSIZE in bytes, with SIGXFSZ ignored.") var fileSizeLimit: UInt64?
     @Option(name: .customLong("checkpoint-interval"), help: "Events between checkpoints.") var checkpointInterval = 4096
+    @Option(name: .customLong("cached-at"), help: "Cache timestamps (seconds since 1970, comma-separated, cycled): each save is appended unless the key's live entry is newer.")
+    var cachedAt: String?
     @Flag(help: "Write a dated history of COUNT events instead (saves, expires, deletes over --keys keys and --days days from --start, recorded at those times; unsynced batches): the report's scale test.") var history = false
     @Option(help: "With --history: how many keys.") var keys = 1000
     @Option(help: "With --history: when the history starts (RFC 3339).") var start = "2026-09-01T00:00:00Z"
@@ -45,6 +50,9 @@ struct CacheLogWriter: AsyncParsableCommand {
     /// A negative count would trap in the loops below instead of saying what is wrong.
     func validate() throws {
         guard count >= 0, payloadBytes >= 0 else { throw ValidationError("COUNT and --payload-bytes must not be negative") }
+        if let cachedAt, conditionalTimes.count != cachedAt.split(separator: ",").count || conditionalTimes.isEmpty {
+            throw ValidationError("--cached-at takes seconds since 1970, comma-separated, such as 1800000000,1800000005")
+        }
     }
 
     func run() async throws {
@@ -67,18 +75,35 @@ struct CacheLogWriter: AsyncParsableCommand {
     private func append() async throws {
         let log = try EventLog(path: db, options: .init(initialMapSize: mapSize, checkpointInterval: checkpointInterval))
         var generator = SystemRandomNumberGenerator()
+        let conditionalTimes = conditionalTimes
         for i in 0..<count {
             let key = "k\(i % 7)"
             // Varied bytes, so that compression cannot shrink the payload to nothing.
             let bytes = seed.map { SeededGenerator.payload(seed: $0, index: i, count: payloadBytes) }
                 ?? Data((0..<payloadBytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            let put = Event.put(key: key, payload: bytes, timestamp: Date())
+            let timestamp = conditionalTimes.isEmpty ? Date() : conditionalTimes[i % conditionalTimes.count]
+            let put = Event.put(key: key, payload: bytes, timestamp: timestamp)
             let isBatch = batch || (mixed && i % 2 == 1)
-            let range = try await log.append(isBatch ? [.delete(key: key, reason: .replaced), put] : [put])
+            let events: [Event] = isBatch ? [.delete(key: key, reason: .replaced), put] : [put]
+            let line: String
+            if conditionalTimes.isEmpty {
+                let range = try await log.append(events)
+                line = "\(range.lowerBound) \(range.upperBound)"
+            } else {
+                switch try await log.append(events, unlessNewerThan: timestamp, liveAt: key) {
+                case .appended(let range): line = "\(range.lowerBound) \(range.upperBound)"
+                case .superseded(let live): line = "superseded \(live.seq)"
+                }
+            }
             // Unbuffered, so every acknowledged append reaches the parent before a kill can lose it.
-            FileHandle.standardOutput.write(Data("\(range.lowerBound) \(range.upperBound)\n".utf8))
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
             if delayMilliseconds > 0 { try await Task.sleep(for: .milliseconds(delayMilliseconds)) }
         }
+    }
+
+    /// The `--cached-at` times; empty without the option.
+    private var conditionalTimes: [Date] {
+        (cachedAt ?? "").split(separator: ",").compactMap { Double($0).map(Date.init(timeIntervalSince1970:)) }
     }
 
     /// Past the limit a write fails with EFBIG instead of the process dying of SIGXFSZ.

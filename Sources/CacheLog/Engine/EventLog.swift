@@ -156,10 +156,39 @@ public final class EventLog: Sendable {
     /// the batch, sharing its commit (and its sync) with whatever else arrived meanwhile.
     @discardableResult
     public func append(_ events: [Event]) async throws -> ClosedRange<UInt64> {
+        try await writer.append(try prepare(events))
+    }
+
+    /// Validates and compresses a batch on the calling task, before it queues for the writer.
+    private func prepare(_ events: [Event]) throws -> [EventCodec.Prepared] {
         guard !environment.readOnly else { throw CacheLogError.readOnly }
         guard !events.isEmpty else { throw CacheLogError.emptyBatch }
-        let prepared = try events.map { try EventCodec.prepare($0, maxKeySize: environment.maxKeySize, level: compressionLevel) }
-        return try await writer.append(prepared)
+        return try events.map { try EventCodec.prepare($0, maxKeySize: environment.maxKeySize, level: compressionLevel) }
+    }
+
+    /// Appends `events` as one atomic batch, as ``append(_:)-(_)`` does, unless the live entry of
+    /// `key` was cached later than `timestamp`: a save never replaces a newer cache.
+    ///
+    /// The check runs inside the write transaction that would commit the batch, after every batch
+    /// committed before it (another process's, or one earlier in the same group commit), so no
+    /// save can land between the check and the append. A superseded batch writes nothing and
+    /// takes no seqs; the batches sharing its commit are appended as usual. A live entry cached
+    /// at exactly `timestamp`, or no live entry, lets the batch append.
+    ///
+    /// - Returns: ``AppendOutcome/appended(_:)`` with the seqs the batch got, or
+    ///   ``AppendOutcome/superseded(by:)`` with the newer live entry.
+    /// - Throws: what ``append(_:)-(_)`` throws, and ``CacheLogError/emptyKey`` or
+    ///   ``CacheLogError/keyTooLong(length:maximum:)`` for `key`.
+    public func append(_ events: [Event], unlessNewerThan timestamp: Date, liveAt key: String) async throws -> AppendOutcome {
+        let prepared = try prepare(events)
+        let keyBytes = Array(key.utf8)
+        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
+        guard keyBytes.count <= maxKeySize else { throw CacheLogError.keyTooLong(length: keyBytes.count, maximum: maxKeySize) }
+        do {
+            return .appended(try await writer.append(prepared, condition: AppendCondition(key: keyBytes, notAfter: timestamp.storedSeconds)))
+        } catch let superseded as SupersededBatch {
+            return .superseded(by: superseded.live)
+        }
     }
 
     /// Appends one event. See ``append(_:)-(_)``.

@@ -87,21 +87,29 @@ struct LogTables {
 
     // MARK: append
 
+    /// One batch for ``append(_:batches:now:)``: its events, and the condition it is appended under.
+    typealias Batch = (events: [EventCodec.Prepared], condition: AppendCondition?)
+
     /// Appends the batches in order, each event with the next seq, and folds them into the
-    /// state. Returns each batch's seq range. Safe to run again after an abort (map growth):
-    /// it starts from what the transaction reads.
-    func append(_ txn: Transaction, batches: [[EventCodec.Prepared]], now: Date) throws -> [ClosedRange<UInt64>] {
+    /// state. Returns each batch's seq range, or the live entry that superseded it: a batch whose
+    /// condition fails (judged after the batches before it) writes nothing and takes no seqs.
+    /// Safe to run again after an abort (map growth): it starts from what the transaction reads.
+    func append(_ txn: Transaction, batches: [Batch], now: Date) throws -> [Result<ClosedRange<UInt64>, SupersededBatch>] {
         var seq = try lastSeq(txn)
         // Recorded time never goes backward, so that "as of a date" can binary-search the log.
         let recordedAt = max(now.storedSeconds, try lastRecordedAt(txn))
         // A checkpoint seq past the last seq is damage: the next checkpoint is due at once.
         var checkpointSeq = min(try u64(txn, MetaKey.checkpointSeq), seq)
-        var ranges: [ClosedRange<UInt64>] = []
+        var ranges: [Result<ClosedRange<UInt64>, SupersededBatch>] = []
         ranges.reserveCapacity(batches.count)
         // Payloads removed earlier in this transaction, so a save (delete + put) of an unchanged
         // feed still finds the version it replaces.
         var removed: [[UInt8]: UInt64] = [:]
-        for batch in batches {
+        for (batch, condition) in batches {
+            if let condition, let live = try newerLiveEntry(txn, than: condition) {
+                ranges.append(.failure(SupersededBatch(live: live)))
+                continue
+            }
             let first = seq + 1
             for event in batch {
                 seq += 1
@@ -124,7 +132,7 @@ struct LogTables {
                 try applyToState(txn, event, seq: seq, payloadSeq: payloadSeq)
                 try index(txn, key: event.key, seq: seq)
             }
-            ranges.append(first...seq)
+            ranges.append(.success(first...seq))
             if try checkpointDue(txn, seq: seq, last: checkpointSeq) {
                 // Rows that do not decode are left out: a damaged row must not block every append.
                 try writeCheckpoint(txn, seq: seq, rows: try storedRows(txn).rows)
@@ -135,6 +143,14 @@ struct LogTables {
         try setU64(txn, MetaKey.lastRecordedAt, recordedAt.bitPattern)
         try setU64(txn, MetaKey.checkpointSeq, checkpointSeq)
         return ranges
+    }
+
+    /// The live entry of the condition's key when it was cached later than the condition allows.
+    /// The `state` table holds this transaction's own appends, so a batch earlier in the same
+    /// group counts. An entry that cannot be read counts as none, as it does for a plain append.
+    private func newerLiveEntry(_ txn: Transaction, than condition: AppendCondition) throws -> LogState.Entry? {
+        guard let live = liveEntryIfReadable(txn, key: condition.key), live.timestamp.storedSeconds > condition.notAfter else { return nil }
+        return try withRecordedPolicy(live, txn)
     }
 
     /// The seq of an earlier put of the same key whose payload is byte-identical to `event`'s:

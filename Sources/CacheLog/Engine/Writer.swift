@@ -10,7 +10,7 @@ import Locking
 /// here begins and commits inside one work item of the serial queue and never meets an `await`.
 final class Writer: @unchecked Sendable {
     private enum Job {
-        case append([EventCodec.Prepared], CheckedContinuation<ClosedRange<UInt64>, any Error>)
+        case append(LogTables.Batch, CheckedContinuation<ClosedRange<UInt64>, any Error>)
         case exclusive(() -> Void)
     }
 
@@ -23,6 +23,8 @@ final class Writer: @unchecked Sendable {
     private let maxBatchesPerCommit = 4096
     /// Write transactions committed, to observe group commit (appends per commit).
     let commits = Locked(0)
+    /// Jobs waiting for the writer, to observe which appends will share a commit.
+    var queuedJobs: Int { pending.withLock { $0.jobs.count } }
 
     init(environment: Environment, tables: LogTables, clock: @escaping @Sendable () -> Date) {
         self.environment = environment
@@ -30,9 +32,11 @@ final class Writer: @unchecked Sendable {
         self.clock = clock
     }
 
-    func append(_ batch: [EventCodec.Prepared]) async throws -> ClosedRange<UInt64> {
+    /// Appends `batch` in the next group commit. With a `condition` that fails in that
+    /// transaction, nothing is written and the append throws ``SupersededBatch``.
+    func append(_ batch: [EventCodec.Prepared], condition: AppendCondition? = nil) async throws -> ClosedRange<UInt64> {
         try await withCheckedThrowingContinuation { continuation in
-            enqueue(.append(batch, continuation))
+            enqueue(.append((batch, condition), continuation))
         }
     }
 
@@ -67,7 +71,7 @@ final class Writer: @unchecked Sendable {
     }
 
     private func run(_ jobs: [Job]) {
-        var group: [([EventCodec.Prepared], CheckedContinuation<ClosedRange<UInt64>, any Error>)] = []
+        var group: [(LogTables.Batch, CheckedContinuation<ClosedRange<UInt64>, any Error>)] = []
         func flush() {
             if !group.isEmpty { commit(group) }
             group.removeAll(keepingCapacity: true)
@@ -85,13 +89,13 @@ final class Writer: @unchecked Sendable {
         flush()
     }
 
-    private func commit(_ group: [([EventCodec.Prepared], CheckedContinuation<ClosedRange<UInt64>, any Error>)]) {
+    private func commit(_ group: [(LogTables.Batch, CheckedContinuation<ClosedRange<UInt64>, any Error>)]) {
         let batches = group.map(\.0)
         let now = clock()
         do {
             let ranges = try environment.write { txn in try tables.append(txn, batches: batches, now: now) }
             commits.withLock { $0 += 1 }
-            for (index, entry) in group.enumerated() { entry.1.resume(returning: ranges[index]) }
+            for (index, entry) in group.enumerated() { entry.1.resume(with: ranges[index].mapError { $0 }) }
         } catch {
             for entry in group { entry.1.resume(throwing: error) }
         }
