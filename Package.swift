@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "CacheLog", targets: ["CacheLog"]),
         .library(name: "FeedCache", targets: ["FeedCache"]),
         .library(name: "FeedAPI", targets: ["FeedAPI"]),
+        // URLSessionHTTPClient: on Linux it links FoundationNetworking (libcurl and its ~30 shared
+        // libraries, mapped at every start), so nothing else in the package imports it.
+        .library(name: "FeedAPIURLSession", targets: ["FeedAPIURLSession"]),
         .library(name: "FeedCacheLog", targets: ["FeedCacheLog"]),
         .executable(name: "cachelog", targets: ["cachelog"]),
     ],
@@ -45,6 +48,7 @@ let package = Package(
             name: "FeedAPI",
             dependencies: ["Locking", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(name: "FeedAPIURLSession", dependencies: ["FeedAPI", "Locking"]),
         // One lock box for every target that shares a little mutable state across tasks.
         .target(name: "Locking"),
         .target(
@@ -55,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "cachelog",
             dependencies: [
-                "CacheLog", "FeedCache", "FeedAPI", "FeedCacheLog", "LoopbackHTTP",
+                "CacheLog", "FeedCache", "FeedAPI", "FeedAPIURLSession", "FeedCacheLog", "LoopbackHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -70,13 +74,15 @@ let package = Package(
         // SplitMix64, for the tests and for the writer whose payloads they check.
         .target(name: "Seeding", path: "Tests/Seeding"),
         // Helpers the test targets share (test targets cannot import each other).
-        .target(name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "Locking", "Seeding"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "Locking", "LoopbackHTTP", "Seeding"], path: "Tests/TestSupport"),
         .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "Seeding", "TestSupport", "cachelog-writer"]),
         .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "Locking", "TestSupport"]),
-        .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP", "TestSupport"]),
+        .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "FeedAPIURLSession", "LoopbackHTTP", "TestSupport"]),
+        // One spec, run against every HTTPClient the package ships.
+        .testTarget(name: "HTTPClientTests", dependencies: ["FeedAPI", "FeedAPIURLSession", "LoopbackHTTP", "TestSupport"]),
         .testTarget(
             name: "AcceptanceTests",
-            dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
+            dependencies: ["FeedAPI", "FeedAPIURLSession", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
         ),
         .testTarget(
             name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"],

@@ -1,5 +1,6 @@
 import CacheLog
 import FeedAPI
+import FeedAPIURLSession
 import FeedCache
 import Foundation
 import LoopbackHTTP

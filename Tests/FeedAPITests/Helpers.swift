@@ -17,41 +17,6 @@ func response(_ status: Int, url: URL = anyURL, headers: [String: String] = [:])
     FeedAPI.HTTPResponse(url: url, statusCode: status, headerFields: headers)
 }
 
-func json(_ text: String) -> Data { Data(text.utf8) }
-
-/// Starts a loopback server with `handler`, runs `body`, and always stops the server.
-@discardableResult
-func withServer<T>(
-    _ handler: @escaping LoopbackHTTPServer.Handler,
-    _ body: (LoopbackHTTPServer, URL) async throws -> T
-) async throws -> T {
-    let server = LoopbackHTTPServer(handler: handler)
-    let baseURL = try server.start()
-    defer { server.stop() }
-    return try await body(server, baseURL)
-}
-
-/// A URL on 127.0.0.1 where nothing listens: a server is started and stopped to free its port.
-func deadURL(path: String = "/feed") throws -> URL {
-    let server = LoopbackHTTPServer()
-    let baseURL = try server.start()
-    server.stop()
-    return baseURL.appendingPathComponent(path)
-}
-
-/// The error thrown by `body` run in its own unstructured task, or `nil` when it returns.
-///
-/// Tests of cancellation cancel that task from inside; cancelling the test's own task instead
-/// would make Swift Testing report the test as cancelled rather than run its expectations.
-func errorFromOwnTask<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async -> (any Error)? {
-    await caughtError { try await Task { try await body() }.value }
-}
-
-/// Cancels the task that calls it (the code under test then sees `Task.isCancelled`).
-func cancelCurrentTask() {
-    withUnsafeCurrentTask { $0?.cancel() }
-}
-
 /// An `HTTPClient` that answers with a canned result, for loader unit tests.
 struct HTTPClientStub: HTTPClient {
     let answer: @Sendable (URL) async throws -> (Data, FeedAPI.HTTPResponse)

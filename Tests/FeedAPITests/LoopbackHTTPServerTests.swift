@@ -1,4 +1,5 @@
 import FeedAPI
+import FeedAPIURLSession
 import Foundation
 import LoopbackHTTP
 import TestSupport

@@ -1,5 +1,6 @@
 import FeedAPI
 import Foundation
+import TestSupport
 import Testing
 
 let nonOKStatuses = [199, 201, 300, 400, 500]

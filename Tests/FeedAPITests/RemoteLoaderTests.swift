@@ -116,6 +116,17 @@ struct RemoteLoaderTests {
         #expect(!quietStore.messages.isEmpty)
         #expect(quietStore.messages.allSatisfy { $0.level <= .debug })
     }
+
+    @Test
+    func load_throughAClientThatCannotSendHeaders_makesThePlainRequest() async throws {
+        let client = HTTPClientStub.success(json(#"{"genres":[{"id":1,"name":"Comedy"}]}"#), status: 200)
+        let result = try await RemoteLoader(url: anyURL, client: client, mapper: GenresMapper.map).load(validators: HTTPValidators(etag: #""v1""#))
+        guard case .modified(let genres, _) = result else {
+            Issue.record("expected the genres, got \(result)")
+            return
+        }
+        #expect(genres.map(\.name) == ["Comedy"])
+    }
 }
 
 @Suite("RemoteImageDataLoader")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CacheLog
 import FeedAPI
+import FeedAPIURLSession
 import FeedCache
 import FeedCacheLog
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedAPI
+import FeedAPIURLSession
 import FeedCache
 import Foundation
 

@@ -4,7 +4,7 @@ import LoopbackHTTP
 import TestSupport
 import Testing
 
-/// Conditional requests through URLSessionHTTPClient and RemoteLoader, against a real server on
+/// Conditional requests through every HTTPClient and RemoteLoader, against a real server on
 /// 127.0.0.1: the validators go out verbatim, and a 304 comes back to the caller (no HTTP cache
 /// in between answers for the server or hides it).
 @Suite("Conditional loads end to end", .timeLimit(.minutes(1)))
@@ -31,42 +31,42 @@ struct ConditionalLoadTests {
         if case .modified(let genres, let validators) = result { (genres, validators) } else { nil }
     }
 
-    private func loader(_ url: URL) -> RemoteLoader<[Genre]> {
-        RemoteLoader(url: url, client: URLSessionHTTPClient(), mapper: GenresMapper.map)
+    private func loader(_ url: URL, _ kind: Client) -> RemoteLoader<[Genre]> {
+        RemoteLoader(url: url, client: kind.make(), mapper: GenresMapper.map)
     }
 
-    @Test
-    func load_sendsStoredETagAsIfNoneMatch() async throws {
+    @Test(arguments: Client.allCases)
+    func load_sendsStoredETagAsIfNoneMatch(client kind: Client) async throws {
         try await withServer(Self.honouring(etag: #""v1""#)) { server, baseURL in
-            _ = try await loader(baseURL).load(validators: HTTPValidators(etag: #""v1""#))
+            _ = try await loader(baseURL, kind).load(validators: HTTPValidators(etag: #""v1""#))
             #expect(server.requests.map { $0.header("If-None-Match") } == [#""v1""#])
             #expect(server.requests.map { $0.header("If-Modified-Since") } == [nil])
         }
     }
 
-    @Test
-    func load_sendsStoredLastModifiedAsIfModifiedSince() async throws {
+    @Test(arguments: Client.allCases)
+    func load_sendsStoredLastModifiedAsIfModifiedSince(client kind: Client) async throws {
         try await withServer(Self.honouring(etag: #""v1""#)) { server, baseURL in
-            _ = try await loader(baseURL).load(validators: HTTPValidators(lastModified: Self.lastModified))
+            _ = try await loader(baseURL, kind).load(validators: HTTPValidators(lastModified: Self.lastModified))
             #expect(server.requests.map { $0.header("If-Modified-Since") } == [Self.lastModified])
             #expect(server.requests.map { $0.header("If-None-Match") } == [nil])
         }
     }
 
-    @Test
-    func load_sendsAWeakETagVerbatim() async throws {
+    @Test(arguments: Client.allCases)
+    func load_sendsAWeakETagVerbatim(client kind: Client) async throws {
         try await withServer(Self.honouring(etag: #"W/"v1""#)) { server, baseURL in
-            let result = try await loader(baseURL).load(validators: HTTPValidators(etag: #"W/"v1""#))
+            let result = try await loader(baseURL, kind).load(validators: HTTPValidators(etag: #"W/"v1""#))
             #expect(server.requests.map { $0.header("If-None-Match") } == [#"W/"v1""#])
             let validators = try #require(notModified(result))
             #expect(validators.etag == #"W/"v1""#)
         }
     }
 
-    @Test
-    func load_withoutValidators_sendsNoConditionalHeaders_andDeliversTheValidatorsOfThe200() async throws {
+    @Test(arguments: Client.allCases)
+    func load_withoutValidators_sendsNoConditionalHeaders_andDeliversTheValidatorsOfThe200(client kind: Client) async throws {
         try await withServer(Self.honouring(etag: #""v1""#)) { server, baseURL in
-            let result = try await loader(baseURL).load(validators: HTTPValidators())
+            let result = try await loader(baseURL, kind).load(validators: HTTPValidators())
             #expect(server.requests.map { $0.header("If-None-Match") } == [nil])
             #expect(server.requests.map { $0.header("If-Modified-Since") } == [nil])
             let (genres, validators) = try #require(modified(result))
@@ -75,57 +75,49 @@ struct ConditionalLoadTests {
         }
     }
 
-    @Test
-    func load_deliversNotModifiedOn304_throughURLSession() async throws {
+    @Test(arguments: Client.allCases)
+    func load_deliversNotModifiedOn304(client kind: Client) async throws {
         try await withServer(Self.honouring(etag: #""v1""#)) { _, baseURL in
-            let result = try await loader(baseURL).load(validators: HTTPValidators(etag: #""v1""#, lastModified: Self.lastModified))
+            let result = try await loader(baseURL, kind).load(validators: HTTPValidators(etag: #""v1""#, lastModified: Self.lastModified))
             let validators = try #require(notModified(result))
             #expect(validators == HTTPValidators(etag: #""v1""#, lastModified: Self.lastModified))
         }
     }
 
-    @Test
-    func load_on304_keepsTheSentValidatorsTheResponseLeavesOut() async throws {
+    @Test(arguments: Client.allCases)
+    func load_on304_keepsTheSentValidatorsTheResponseLeavesOut(client kind: Client) async throws {
         try await withServer({ _ in HTTPResponse(status: 304, headers: [HTTPHeader("ETag", #""v2""#)]) }) { _, baseURL in
-            let result = try await loader(baseURL).load(validators: HTTPValidators(etag: #""v1""#, lastModified: Self.lastModified))
+            let result = try await loader(baseURL, kind).load(validators: HTTPValidators(etag: #""v1""#, lastModified: Self.lastModified))
             let validators = try #require(notModified(result))
             #expect(validators == HTTPValidators(etag: #""v2""#, lastModified: Self.lastModified))
         }
     }
 
-    @Test
-    func load_deliversTheBodyAndItsNewETagWhenTheResourceChanged() async throws {
+    @Test(arguments: Client.allCases)
+    func load_deliversTheBodyAndItsNewETagWhenTheResourceChanged(client kind: Client) async throws {
         try await withServer(Self.honouring(etag: #""v2""#)) { _, baseURL in
-            let result = try await loader(baseURL).load(validators: HTTPValidators(etag: #""v1""#))
+            let result = try await loader(baseURL, kind).load(validators: HTTPValidators(etag: #""v1""#))
             let (genres, validators) = try #require(modified(result))
             #expect(genres.map(\.name) == ["Comedy"])
             #expect(validators.etag == #""v2""#)
         }
     }
 
-    @Test
-    func load_fromAServerThatIgnoresValidators_deliversTheBodyAsBefore() async throws {
+    @Test(arguments: Client.allCases)
+    func load_fromAServerThatIgnoresValidators_deliversTheBodyAsBefore(client kind: Client) async throws {
         try await withServer({ _ in .json(Self.body) }) { _, baseURL in
-            let result = try await loader(baseURL).load(validators: HTTPValidators(etag: #""v1""#))
+            let result = try await loader(baseURL, kind).load(validators: HTTPValidators(etag: #""v1""#))
             let (genres, validators) = try #require(modified(result))
             #expect(genres.map(\.name) == ["Comedy"])
             #expect(validators.isEmpty)
         }
     }
 
-    @Test
-    func load_withoutValidators_deliversInvalidDataOnA304() async throws {
+    @Test(arguments: Client.allCases)
+    func load_withoutValidators_deliversInvalidDataOnA304(client kind: Client) async throws {
         try await withServer({ _ in HTTPResponse(status: 304) }) { _, baseURL in
-            await #expect(throws: RemoteLoaderError.invalidData) { try await loader(baseURL).load() }
-            await #expect(throws: RemoteLoaderError.invalidData) { try await loader(baseURL).load(validators: HTTPValidators()) }
+            await #expect(throws: RemoteLoaderError.invalidData) { try await loader(baseURL, kind).load() }
+            await #expect(throws: RemoteLoaderError.invalidData) { try await loader(baseURL, kind).load(validators: HTTPValidators()) }
         }
-    }
-
-    @Test
-    func load_throughAClientThatCannotSendHeaders_makesThePlainRequest() async throws {
-        let client = HTTPClientStub.success(json(Self.body), status: 200)
-        let result = try await RemoteLoader(url: anyURL, client: client, mapper: GenresMapper.map).load(validators: HTTPValidators(etag: #""v1""#))
-        let (genres, _) = try #require(modified(result))
-        #expect(genres.map(\.name) == ["Comedy"])
     }
 }

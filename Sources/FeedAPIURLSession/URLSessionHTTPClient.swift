@@ -1,15 +1,20 @@
+import FeedAPI
 import Foundation
 import Locking
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// An ``HTTPClient`` on `URLSession`, for Linux (FoundationNetworking) and Apple platforms.
+/// An `HTTPClient` on `URLSession`, for Linux (FoundationNetworking) and Apple platforms.
 ///
-/// - Only `http` and `https` URLs are requested; others throw ``HTTPClientError/unsupportedURL(_:)``.
+/// A library of its own: on Linux, FoundationNetworking brings libcurl and some thirty shared
+/// libraries that the dynamic loader maps at every start of a program that links it, whether or
+/// not it goes to the network.
+///
+/// - Only `http` and `https` URLs are requested; others throw `HTTPClientError.unsupportedURL(_:)`.
 /// - Bodies larger than ``maxBodySize`` are refused without being held in memory: the transfer is
 ///   cancelled as soon as `Content-Length` announces too much, or as soon as the bytes received
-///   exceed the limit, and ``HTTPClientError/bodyTooLarge(limit:)`` is thrown.
+///   exceed the limit, and `HTTPClientError.bodyTooLarge(limit:)` is thrown.
 /// - Cancelling the calling task cancels the underlying request; the call throws `CancellationError`.
 /// - HTTP caching is bypassed: caching is the cache layer's job, not the network's.
 public final class URLSessionHTTPClient: HTTPClient {
@@ -34,7 +39,7 @@ public final class URLSessionHTTPClient: HTTPClient {
     ///   - configuration: The session configuration (timeouts, headers). Defaults to `.ephemeral`.
     ///   - maxBodySize: The largest body accepted, in bytes (negative values count as zero).
     ///   - timeout: How long one request may take in all; past it the request is cancelled and
-    ///     ``get(from:)`` throws ``HTTPClientError/transport(code:message:)`` with `.timedOut`.
+    ///     `get(from:)` throws `HTTPClientError.transport(code:message:)` with `.timedOut`.
     public init(configuration: URLSessionConfiguration = .ephemeral, maxBodySize: Int = defaultMaxBodySize, timeout: Duration? = nil) {
         self.maxBodySize = max(0, maxBodySize)
         self.timeout = timeout
