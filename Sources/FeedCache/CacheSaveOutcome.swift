@@ -1,3 +1,5 @@
+import Foundation
+
 /// What became of saving a loaded feed into a cache.
 ///
 /// ``FeedLoaderCacheDecorator`` delivers a remote feed even when saving it failed (the items are
@@ -10,6 +12,13 @@ public enum CacheSaveOutcome: Sendable {
     case saved
     /// Saving the feed failed with `error`; the cache holds whatever it held before.
     case failed(any Error)
+    /// The feed was not saved because the cache already holds a newer one, saved at `timestamp`
+    /// by another task or process while this feed was loading; a newer cache is never replaced
+    /// by an older one (``NewerCacheError``).
+    case superseded(by: Date)
+
+    /// Whether the feed is in the cache now.
+    public var isSaved: Bool { if case .saved = self { true } else { false } }
 }
 
 extension CacheSaveOutcome: Equatable {
@@ -19,6 +28,7 @@ extension CacheSaveOutcome: Equatable {
         switch (lhs, rhs) {
         case (.notAttempted, .notAttempted), (.saved, .saved): true
         case (.failed(let left), .failed(let right)): String(reflecting: left) == String(reflecting: right)
+        case (.superseded(let left), .superseded(let right)): left == right
         default: false
         }
     }

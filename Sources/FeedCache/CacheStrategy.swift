@@ -13,11 +13,15 @@ public enum CacheStrategy: String, Sendable, Hashable, CaseIterable {
     /// or unreadable (the genres app: "Given the client has connectivity and there's a cached
     /// version … less than 7 days old … the app should display the latest cached genres list").
     case cacheFirst = "cache-first"
+    /// The cache alone, never the remote (an app offline by choice, or a preview that must not
+    /// wait for the network): a fresh cache, else the cache's error.
+    case cacheOnly = "cache-only"
 
     /// `remote` and `cache` composed by this strategy.
     ///
     /// When both sides fail, the error is a ``NoUsableFeedError`` whose primary error is the
-    /// side asked first: the remote's for ``remoteFirst``, the cache's for ``cacheFirst``.
+    /// side asked first: the remote's for ``remoteFirst``, the cache's for ``cacheFirst``;
+    /// ``cacheOnly`` throws the cache's own error.
     public func compose<Item: Sendable>(
         remote: any FeedLoader<Item>, cache: LocalFeedLoader<Item>, logger: Logger? = nil
     ) -> any FeedLoader<Item> {
@@ -25,6 +29,7 @@ public enum CacheStrategy: String, Sendable, Hashable, CaseIterable {
         return switch self {
         case .remoteFirst: FeedLoaderWithFallbackComposite(primary: remoteThenSave, fallback: cache)
         case .cacheFirst: FeedLoaderWithFallbackComposite(primary: cache, fallback: remoteThenSave)
+        case .cacheOnly: cache
         }
     }
 }

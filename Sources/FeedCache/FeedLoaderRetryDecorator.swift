@@ -7,35 +7,52 @@
 /// the cache fallback is the better answer). Cancellation is never retried.
 ///
 /// When the attempts run out, or an error is not retryable, the last error is rethrown unchanged.
+/// Between attempts it waits as its ``RetryBackoff`` says.
 public struct FeedLoaderRetryDecorator<Item: Sendable>: FeedLoader {
+    /// Waits for a duration; `Task.sleep` unless a test gives its own.
+    public typealias Sleep = @Sendable (Duration) async throws -> Void
+
     private let decoratee: any FeedLoader<Item>
     private let retries: Int
+    private let backoff: RetryBackoff
+    private let sleep: Sleep
     private let isRetryable: @Sendable (any Error) -> Bool
 
     /// Decorates `decoratee` so that a retryable failure is retried up to `retries` times.
     /// - Parameters:
     ///   - decoratee: the loader to ask, and to ask again.
     ///   - retries: how many times to try again after the first failure; negative counts as 0.
+    ///   - backoff: how long to wait before each retry (``RetryBackoff/immediate`` by default);
+    ///     a retry whose wait would end past its budget is not made, and the last error stands.
+    ///   - sleep: how to wait; `Task.sleep(for:)` by default, so a cancelled task stops waiting.
     ///   - isRetryable: whether an error deserves another attempt.
     public init(
         decoratee: any FeedLoader<Item>,
         retries: Int,
+        backoff: RetryBackoff = .immediate,
+        sleep: @escaping Sleep = { try await Task.sleep(for: $0) },
         isRetryable: @escaping @Sendable (any Error) -> Bool
     ) {
         self.decoratee = decoratee
         self.retries = max(0, retries)
+        self.backoff = backoff
+        self.sleep = sleep
         self.isRetryable = isRetryable
     }
 
     public func loadFeed() async throws -> LoadedFeed<Item> {
-        var retriesLeft = retries
+        let started = ContinuousClock.now
+        var retry = 0
         while true {
             do {
                 return try await decoratee.loadFeed()
             } catch {
-                guard retriesLeft > 0, !(error is CancellationError), isRetryable(error) else { throw error }
+                guard retry < retries, !(error is CancellationError), isRetryable(error) else { throw error }
                 try Task.checkCancellation()
-                retriesLeft -= 1
+                retry += 1
+                let delay = backoff.delay(beforeRetry: retry)
+                if let budget = backoff.budget, ContinuousClock.now - started + delay > budget { throw error }
+                if delay > .zero { try await sleep(delay) }
             }
         }
     }

@@ -1,8 +1,10 @@
 /// Loads from a primary loader and, when it fails, from a fallback (typically: remote, then cache).
 ///
 /// - If the primary delivers, its feed is delivered.
-/// - If the primary throws, the fallback is tried; its feed is delivered as is (with its own
-///   ``FeedSource``), so the caller can tell a remote feed from a cached one.
+/// - If the primary throws, the fallback is tried; its feed is delivered with its own
+///   ``FeedSource``, so the caller can tell a remote feed from a cached one, and with the
+///   primary's error (``LoadedFeed/primaryFailure``), so it can say why the remote was not the
+///   answer.
 /// - If both throw, ``NoUsableFeedError`` carries both errors.
 /// - Cancellation is not a failure: a `CancellationError` from the primary, or a cancelled
 ///   task, is rethrown without trying the fallback; one from the fallback is rethrown as is.
@@ -26,7 +28,7 @@ public struct FeedLoaderWithFallbackComposite<Item: Sendable>: FeedLoader {
         if primaryError is CancellationError { throw primaryError }
         try Task.checkCancellation()
         do {
-            return try await fallback.loadFeed()
+            return try await fallback.loadFeed().delivered(after: primaryError)
         } catch is CancellationError {
             throw CancellationError()
         } catch {

@@ -20,14 +20,26 @@ public struct LoadedFeed<Item: Sendable>: Sendable {
     /// True when the remote said the cached feed is still current ("not modified") and these are
     /// the cached items it vouched for (``RevalidatingFeedLoader``).
     public let revalidated: Bool
+    /// Why the loader asked first failed, when these items came from its fallback: the remote's
+    /// error when the cache served after the remote failed. `nil` when the first loader delivered.
+    public let primaryFailure: (any Error)?
 
     /// Creates a loaded feed; `cacheSave` says whether it was saved into a cache on the way, and
     /// `revalidated` whether the remote vouched for cached items rather than sending them.
-    public init(items: [Item], source: FeedSource, cacheSave: CacheSaveOutcome = .notAttempted, revalidated: Bool = false) {
+    public init(
+        items: [Item], source: FeedSource, cacheSave: CacheSaveOutcome = .notAttempted, revalidated: Bool = false,
+        primaryFailure: (any Error)? = nil
+    ) {
         self.items = items
         self.source = source
         self.cacheSave = cacheSave
         self.revalidated = revalidated
+        self.primaryFailure = primaryFailure
+    }
+
+    /// This feed, delivered by a fallback after the first loader failed with `error`.
+    func delivered(after error: any Error) -> LoadedFeed {
+        LoadedFeed(items: items, source: source, cacheSave: cacheSave, revalidated: revalidated, primaryFailure: error)
     }
 
     /// Remote items after `save` tried to cache them: a failed save is logged and still delivers
@@ -38,6 +50,9 @@ public struct LoadedFeed<Item: Sendable>: Sendable {
         do {
             try await save()
             return LoadedFeed(items: items, source: .remote, cacheSave: .saved, revalidated: revalidated)
+        } catch let error as NewerCacheError {
+            logger?.notice("Did not cache the loaded feed: a newer one was saved meanwhile", metadata: ["newer": "\(error.timestamp)"])
+            return LoadedFeed(items: items, source: .remote, cacheSave: .superseded(by: error.timestamp), revalidated: revalidated)
         } catch {
             logger?.warning("Could not cache the loaded feed", metadata: ["error": "\(error)"])
             return LoadedFeed(items: items, source: .remote, cacheSave: .failed(error), revalidated: revalidated)
@@ -50,4 +65,11 @@ public struct LoadedFeed<Item: Sendable>: Sendable {
     }
 }
 
-extension LoadedFeed: Equatable where Item: Equatable {}
+extension LoadedFeed: Equatable where Item: Equatable {
+    /// Equal items, source, save outcome and revalidation; a primary failure is equal to another
+    /// when both read the same, as ``CacheSaveOutcome`` compares failures.
+    public static func == (lhs: LoadedFeed, rhs: LoadedFeed) -> Bool {
+        lhs.items == rhs.items && lhs.source == rhs.source && lhs.cacheSave == rhs.cacheSave && lhs.revalidated == rhs.revalidated
+            && lhs.primaryFailure.map { String(reflecting: $0) } == rhs.primaryFailure.map { String(reflecting: $0) }
+    }
+}

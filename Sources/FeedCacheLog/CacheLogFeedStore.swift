@@ -2,7 +2,7 @@ import CacheLog
 import FeedCache
 import Foundation
 
-/// A `FeedStore` that keeps one cache as one key of a `CacheLog`: every write is an event in
+/// A `FeedStore` that keeps one cache as one key of an `EventLog`: every write is an event in
 /// the log, and the cache is the key's live value in the projection.
 ///
 /// | store operation | appended to the log |
@@ -14,6 +14,10 @@ import Foundation
 ///
 /// Deleting or expiring an empty cache appends nothing: the log records what happened to a cache,
 /// not requests that changed nothing.
+///
+/// A save (replace or insert) whose timestamp is older than the live cache's is refused with
+/// ``NewerCacheError``: the log checks inside its write transaction, so the newest cache wins,
+/// not the last commit.
 ///
 /// A put records its policy, the max age in the record's max-age field and the contract as the
 /// metadata entry `contract`, and the remote's validators as the entries `etag` and
@@ -48,13 +52,24 @@ public struct CacheLogFeedStore: FeedStore {
     }
 
     public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
-        try await log.append(put(feed, timestamp: timestamp, policy: policy, validators: validators))
+        try await append([put(feed, timestamp: timestamp, policy: policy, validators: validators)], stampedAt: timestamp)
     }
 
     public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
-        try await log.append([
-            .delete(key: key, reason: .replaced), put(feed, timestamp: timestamp, policy: policy, validators: validators),
-        ])
+        try await append(
+            [.delete(key: key, reason: .replaced), put(feed, timestamp: timestamp, policy: policy, validators: validators)],
+            stampedAt: timestamp)
+    }
+
+    /// Appends a save of this key, unless the key's live cache is newer than `timestamp`: the
+    /// log compares the two inside its write transaction, so a save that began earlier and
+    /// committed later (another process's, or another task's) never replaces the newer cache.
+    ///
+    /// - Throws: ``NewerCacheError`` when the save was refused, and what the log throws.
+    private func append(_ events: [Event], stampedAt timestamp: Date) async throws {
+        if case .superseded(let live) = try await log.append(events, unlessNewerThan: timestamp, liveAt: key) {
+            throw NewerCacheError(timestamp: live.timestamp)
+        }
     }
 
     private func put(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) -> Event {

@@ -117,6 +117,7 @@ struct LoadJob: ContractBody {
         var saveError: (any Error)? = switch (loaded.source, loaded.cacheSave) {
         case (.cache, _), (.remote, .saved): nil
         case (.remote, .failed(let error)): error
+        case (.remote, .superseded(let timestamp)): NewerCacheError(timestamp: timestamp)
         // Every remote feed passes the cache decorator; one that did not was not saved either.
         case (.remote, .notAttempted): CLIFailure("the items were not handed to the cache")
         }
