@@ -1,3 +1,4 @@
+import FeedAPI
 import FeedCache
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import FeedAPI
 import Foundation
 
 /// How the CLI writes JSON's scalars, shared by ``JSONOutput`` and replay's byte-level fast path

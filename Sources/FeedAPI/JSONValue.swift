@@ -5,21 +5,26 @@ import Foundation
 ///
 /// Deliberately not `Codable`: `JSONEncoder` and `JSONDecoder` pass numbers through `Double` and
 /// re-escape strings, so 9007199254740993 would come back as 9007199254740992. The cache stores
-/// these bytes instead (``FeedPayloadCoder/exactJSON``).
-struct JSONValue: Sendable, Equatable {
+/// these bytes instead.
+public struct JSONValue: Sendable, Equatable, Hashable {
     /// The value's JSON text, tokens byte for byte as received.
-    let text: [UInt8]
+    public let text: [UInt8]
+
+    /// A value whose JSON text is `text`, taken as it is (``items(in:)`` checks text it scans).
+    public init(text: [UInt8]) {
+        self.text = text
+    }
 
     /// The items of a JSON text: an array's elements, or any other value as the one item.
     /// `nil` when `data` is not JSON.
-    static func items(in data: Data) -> [JSONValue]? {
+    public static func items(in data: Data) -> [JSONValue]? {
         guard let scanned = JSONScanner.scan(Array(data)) else { return nil }
         guard let elements = scanned.elements else { return [JSONValue(text: scanned.compact)] }
         return elements.map { JSONValue(text: Array(scanned.compact[$0])) }
     }
 
     /// `values` as one JSON array.
-    static func array(_ values: [JSONValue]) -> [UInt8] {
+    public static func array(_ values: [JSONValue]) -> [UInt8] {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
         bytes.reserveCapacity(values.reduce(2) { $0 + $1.text.count + 1 })
         for (index, value) in values.enumerated() {

@@ -4,21 +4,21 @@
 ///
 /// Why not `JSONSerialization` or `JSONDecoder`: both hand numbers over as `Double` or fixed-size
 /// integers and strings unescaped, so writing the value back changes what the server sent.
-struct JSONScanner {
+package struct JSONScanner {
     /// What a scan found: the compact text and, when it is an array, where each element sits in it.
-    struct Scanned {
-        var compact: [UInt8]
+    package struct Scanned {
+        package var compact: [UInt8]
         /// The byte ranges of the top-level array's elements in `compact`; `nil` for any other value.
-        var elements: [Range<Int>]?
+        package var elements: [Range<Int>]?
     }
 
     /// Nesting deeper than this is refused, so that hostile input cannot exhaust the stack
     /// (`JSONDecoder` draws the line at the same depth).
-    static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     /// The scan of `bytes`, or `nil` when they are not exactly one JSON value (surrounding
     /// whitespace and a leading byte order mark allowed) in valid UTF-8.
-    static func scan(_ bytes: [UInt8]) -> Scanned? {
+    package static func scan(_ bytes: [UInt8]) -> Scanned? {
         guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
         var scanner = JSONScanner(input: bytes)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.index = 3 }
