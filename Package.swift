@@ -15,11 +15,15 @@ let package = Package(
         // libraries, mapped at every start), so nothing else in the package imports it.
         .library(name: "FeedAPIURLSession", targets: ["FeedAPIURLSession"]),
         .library(name: "FeedCacheLog", targets: ["FeedCacheLog"]),
+        // The entry point: one object that composes the parts below, with one clock.
+        .library(name: "CacheLogKit", targets: ["CacheLogKit"]),
         .executable(name: "cachelog", targets: ["cachelog"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Counters and timers an app sends to the backend it bootstraps; nothing without one.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Only for `swift package generate-documentation`: a plugin, so nothing of it is linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -55,6 +59,13 @@ let package = Package(
             name: "FeedCacheLog",
             dependencies: ["CacheLog", "FeedCache"]
         ),
+        .target(
+            name: "CacheLogKit",
+            dependencies: [
+                "CacheLog", "FeedAPI", "FeedAPIURLSession", "FeedCache", "FeedCacheLog", "Locking",
+                .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
         .target(name: "LoopbackHTTP"),
         .executableTarget(
             name: "cachelog",
@@ -76,6 +87,11 @@ let package = Package(
         // Helpers the test targets share (test targets cannot import each other).
         .target(name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "Locking", "LoopbackHTTP", "Seeding"], path: "Tests/TestSupport"),
         .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "Seeding", "TestSupport", "cachelog-writer"]),
+        .testTarget(
+            name: "CacheLogKitTests",
+            dependencies: [
+                "CacheLogKit", "LoopbackHTTP", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]),
         .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "Locking", "TestSupport"]),
         .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "FeedAPIURLSession", "LoopbackHTTP", "TestSupport"]),
         // One spec, run against every HTTPClient the package ships.
@@ -85,7 +101,7 @@ let package = Package(
             dependencies: ["FeedAPI", "FeedAPIURLSession", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
         ),
         .testTarget(
-            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"],
+            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "FeedAPI", "LoopbackHTTP", "Locking", "TestSupport"],
             // Read by path (see CompatibilityTests), not bundled.
             exclude: ["Fixtures"]),
         .testTarget(

@@ -1,9 +1,15 @@
 import Foundation
 
 /// The rule every JSON contract shares: HTTP 200 and a body that decodes as `Body`. A body that
-/// does not is refused with the place it breaks the contract, in words.
-enum JSONContract {
-    static func decode<Body: Decodable>(_: Body.Type, from data: Data, response: HTTPResponse) throws -> Body {
+/// does not is refused with the place it breaks the contract, in words. An app's own mapper can
+/// use it as the package's mappers do.
+public enum JSONContract {
+    /// The body of a 200 response, decoded as `Body`.
+    ///
+    /// - Throws: ``RemoteLoaderError/status(_:)`` for another status, and
+    ///   ``RemoteLoaderError/invalidData(_:)`` saying where a body that does not decode breaks
+    ///   the contract.
+    public static func decode<Body: Decodable>(_: Body.Type, from data: Data, response: HTTPResponse) throws -> Body {
         guard response.statusCode == 200 else { throw RemoteLoaderError.status(response.statusCode) }
         do {
             return try JSONDecoder().decode(Body.self, from: data)
@@ -16,7 +22,7 @@ enum JSONContract {
 
     /// Where and how the body breaks the contract: `expected an array at "genres"`, `missing "id"
     /// at "items[2]"`, `the body is not JSON`.
-    static func reason(_ error: DecodingError) -> String {
+    public static func reason(_ error: DecodingError) -> String {
         switch error {
         case .typeMismatch(let type, let context):
             return "expected \(describe(type)) at \(place(context.codingPath))"

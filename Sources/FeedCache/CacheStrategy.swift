@@ -22,9 +22,12 @@ public enum CacheStrategy: String, Sendable, Hashable, CaseIterable {
     /// When both sides fail, the error is a ``NoUsableFeedError`` whose primary error is the
     /// side asked first: the remote's for ``remoteFirst``, the cache's for ``cacheFirst``;
     /// ``cacheOnly`` throws the cache's own error.
-    public func compose<Item: Sendable>(
-        remote: any FeedLoader<Item>, cache: LocalFeedLoader<Item>, logger: Logger? = nil
-    ) -> any FeedLoader<Item> {
+    ///
+    /// The cache is usually a ``LocalFeedLoader``; anything that loads a cached feed and saves
+    /// one will do (a search saves its pages' cursor and objects with its items).
+    public func compose<Cache: FeedLoader & FeedCaching>(
+        remote: any FeedLoader<Cache.Item>, cache: Cache, logger: Logger? = nil
+    ) -> any FeedLoader<Cache.Item> {
         let remoteThenSave = FeedLoaderCacheDecorator(decoratee: remote, cache: cache, logger: logger)
         return switch self {
         case .remoteFirst: FeedLoaderWithFallbackComposite(primary: remoteThenSave, fallback: cache)

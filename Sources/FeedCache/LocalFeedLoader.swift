@@ -129,6 +129,18 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
         return try decode(cache.feed)
     }
 
+    /// Delivers the cached items whatever their age, with when they were cached and whether they
+    /// are still fresh: what "cache then remote" shows before the remote answers (stale while
+    /// revalidate). `nil` when the cache is empty. No side effects.
+    ///
+    /// Throws the store's error when retrieval fails, and ``InvalidCachedFeedError`` when the
+    /// payload cannot be decoded.
+    public func loadIgnoringAge() async throws -> (items: [Item], timestamp: Date, isFresh: Bool)? {
+        guard let cache = try await store.retrieve() else { return nil }
+        let fresh = policy(for: cache).validate(cache.trustedTimestamp, against: currentDate())
+        return (try decode(cache.feed), cache.timestamp, fresh)
+    }
+
     /// The policy that judges `cache`: see ``PolicyChoice``.
     public func policy(for cache: CachedFeed) -> CachePolicy {
         switch (policyChoice, cache.policy) {

@@ -73,10 +73,21 @@ public struct CacheLogFeedStore: FeedStore {
     }
 
     private func put(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) -> Event {
+        Self.put(key: key, feed: feed, timestamp: timestamp, policy: policy, validators: validators, metadata: metadata())
+    }
+
+    /// The put that saves `feed` for `key` as this store records it: the policy's max age and
+    /// contract, the validators, and `metadata` (whose names the store writes itself are
+    /// dropped). For an app that appends a save with other events in one batch, as a search
+    /// saves its objects with its list.
+    public static func put(
+        key: String, feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators = .none,
+        metadata: [String: String] = [:]
+    ) -> Event {
         // The names this store writes itself are not the caller's to set: above all the mark of
         // the package's own contracts, which would let an app's payload be judged (and deleted)
         // under a contract it never followed.
-        var metadata = metadata().filter { !Self.reservedNames.contains($0.key) }
+        var metadata = metadata.filter { !reservedNames.contains($0.key) }
         metadata[Self.contractName] = policy?.contract?.name
         if policy?.contract?.isBuiltIn == true { metadata[Self.builtInMarkName] = Self.builtInMark }
         // Validators are worth keeping only whole and only when small: a server's 70 KB ETag

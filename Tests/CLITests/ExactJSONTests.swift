@@ -1,3 +1,4 @@
+import FeedAPI
 import Foundation
 import LoopbackHTTP
 import Testing

@@ -22,10 +22,10 @@ struct LocalImageDataLoaderTests {
         #expect(await store.messages == [.retrieve(url)])
     }
 
-    @Test func load_failsWithFailedOnRetrievalError() async {
+    @Test func load_failsWithFailedOnRetrievalError_keepingTheStoresReason() async {
         let sut = LocalImageDataLoader(store: ImageDataStoreSpy(retrieving: .failure(anyError())))
 
-        await #expect(throws: LocalImageDataLoader.LoadError.failed) {
+        await #expect(throws: LocalImageDataLoader.LoadError.failed(reason: "\(anyError())")) {
             try await sut.loadImageData(from: anyURL())
         }
     }
@@ -65,10 +65,10 @@ struct LocalImageDataLoaderTests {
         #expect(await store.messages == [.insert(data, url)])
     }
 
-    @Test func save_failsWithFailedOnInsertionError() async {
+    @Test func save_failsWithFailedOnInsertionError_keepingTheStoresReason() async {
         let sut = LocalImageDataLoader(store: ImageDataStoreSpy(failingInsertionWith: anyError()))
 
-        await #expect(throws: LocalImageDataLoader.SaveError.failed) {
+        await #expect(throws: LocalImageDataLoader.SaveError.failed(reason: "\(anyError())")) {
             try await sut.save(anyData(), for: anyURL())
         }
     }

@@ -65,6 +65,9 @@ public final class EventLog: Sendable {
 
     /// The database directory.
     public let path: String
+    /// The clock that stamps `recordedAt` (``Options/clock``): whoever composes caches on this
+    /// log takes it from here, so that the stamps of saves and of events come from one clock.
+    public let clock: @Sendable () -> Date
     let environment: Environment
     let tables: LogTables
     let writer: Writer
@@ -113,6 +116,7 @@ public final class EventLog: Sendable {
             throw error
         }
         self.path = path
+        clock = options.clock
         logger = options.logger
         compressionLevel = Int32(options.compressionLevel)
         tables = LogTables(environment.tables, checkpointInterval: options.checkpointInterval)

@@ -1,0 +1,81 @@
+import Foundation
+
+extension CacheClient {
+    /// The validate-cache use case over `key`, or over every live key: the cron job.
+    ///
+    /// Each key is judged by the policy its cache was saved under (``RecordedPolicy``; 7 days for
+    /// a cache saved before puts recorded one), or by `maxAge` for every key when given. A cache
+    /// that old is expired (an expire event removes it); one that cannot be read back, or whose
+    /// payload fails a contract this package itself wrote and knows, is deleted (reason
+    /// `retrieval-error`); every other contract is an app's, judged by age alone, so a valid
+    /// cache is never deleted. A key whose write fails is reported and the others go on.
+    ///
+    /// - Parameters:
+    ///   - key: only this key; all live keys when `nil`.
+    ///   - maxAge: one max age for every key instead of each one's recorded policy.
+    ///   - dryRun: judge and report, write nothing.
+    /// - Returns: an outcome per key, in key order; none when there is no database yet (nothing
+    ///   is created).
+    public func validate(key: String? = nil, maxAge: MaxAge? = nil, dryRun: Bool = false) async throws -> [ValidationOutcome] {
+        guard let log = try opener.existing() else { return [] }
+        let keys = try key.map { [$0] } ?? log.state().entries.map(\.key)
+        var outcomes: [ValidationOutcome] = []
+        for key in keys {
+            do {
+                outcomes.append(try await validate(key, in: log, maxAge: maxAge, dryRun: dryRun))
+            } catch {
+                outcomes.append(ValidationOutcome(key: key, outcome: .failed, detail: "\(error)", dryRun: dryRun))
+            }
+        }
+        return outcomes
+    }
+
+    private func validate(_ key: String, in log: EventLog, maxAge: MaxAge?, dryRun: Bool) async throws -> ValidationOutcome {
+        let now = clock()
+        let before = try log.entry(key)
+        let recorded = before.map(RecordedPolicy.judging)
+        let policy = maxAge ?? recorded?.maxAge ?? RecordedPolicy.unrecorded.maxAge
+        let checked = recorded?.contract.flatMap(BuiltInContract.checkingCoder)
+        let store = RecordingFeedStore(CacheLogFeedStore(log: log, key: key), dryRun: dryRun)
+        try await LocalFeedLoader(
+            store: store, currentDate: { now }, policy: CachePolicy(maxAge: maxAge ?? RecordedPolicy.unrecorded.maxAge),
+            coder: checked ?? .bytes, judging: maxAge == nil ? .recorded : .loaders, logger: logger
+        ).validateCache()
+
+        func outcome(_ kind: ValidationOutcome.Kind, _ detail: String) -> ValidationOutcome {
+            ValidationOutcome(
+                key: key, outcome: kind, detail: detail, timestamp: before?.timestamp, age: before.map { now.timeIntervalSince($0.timestamp) },
+                maxAge: before.map { _ in policy.timeInterval }, seq: before?.seq, dryRun: dryRun)
+        }
+        let age = before.map {
+            "cached \(TimestampText.string($0.timestamp)), \(DurationText.string(now.timeIntervalSince($0.timestamp))) old, max age \(policy)"
+        }
+        // Where the write landed; a dry run wrote nothing.
+        func written(_ verb: String) throws -> String {
+            guard !dryRun else { return "nothing written" }
+            let last = try log.events(EventQuery(key: key, reverse: true, limit: 1)).first
+            return "\(verb) at seq \(last?.seq ?? 0)"
+        }
+        switch await store.writes.last {
+        case .delete?:
+            let why = Self.readsBack(before, key: key, in: log) ? "not a valid \(recorded?.contract?.name ?? "") payload" : "unreadable"
+            return outcome(.deleted, "\(why); \(try written("deleted"))")
+        case .expire?:
+            metrics.count(CacheMetrics.Label.expires, contract: recorded?.contract)
+            return outcome(.expired, "\(age ?? "no cache"); \(try written("expired"))")
+        default:
+            guard let age else { return ValidationOutcome(key: key, outcome: .empty, detail: "no cache", dryRun: dryRun) }
+            return outcome(.fresh, age)
+        }
+    }
+
+    /// Whether the put that held `entry` reads back whole: asked only after validation deleted
+    /// the cache, to say why (the put stays in the log). A cache that read back was deleted
+    /// because its payload does not decode under its contract.
+    private static func readsBack(_ entry: LogState.Entry?, key: String, in log: EventLog) -> Bool {
+        guard let entry,
+              case .event(let put)? = try? log.events(EventQuery(from: .seq(entry.seq), to: .seq(entry.seq), includePayload: true)).first
+        else { return false }
+        return put.kind == .put && put.key.utf8.elementsEqual(key.utf8) && put.payload != nil
+    }
+}

@@ -1,0 +1,119 @@
+import CoreMetrics
+import FeedAPIURLSession
+import Foundation
+import Logging
+
+/// The one object an app opens on a cache database: it holds the clock, the HTTP client, the
+/// logger and the metrics, and makes the resources that load through them (feeds, searches,
+/// images), the validation a cron job runs, and the history an audit reads.
+///
+/// ```swift
+/// let cache = try CacheClient(directory: cacheDirectory)
+/// let films = try await cache.feed("films", at: filmsURL, contract: .films).load()
+/// ```
+///
+/// The clock is taken once, here: every save it stamps, every age it judges and every event the
+/// log records come from it. The parts it composes (``LocalFeedLoader``, ``CacheLogFeedStore``,
+/// ``RemoteLoader``, the strategies) stay public for an app that composes its own.
+///
+/// A client opened on a directory without a database creates nothing until the first save: a
+/// load that fails, or a validation, leaves the disk as it was.
+public final class CacheClient: Sendable {
+    /// How a client opens its database and reaches the network.
+    public struct Options: Sendable {
+        /// The clock: stamps saves and the log's events, and judges ages.
+        public var clock: @Sendable () -> Date
+        /// What fetches the remote; `nil` for the package's default client.
+        public var http: (any HTTPClient)?
+        /// Where the use cases log what they do. Silent by default.
+        public var logger: Logger
+        /// Where the counters and timers go; `nil` for the factory `MetricsSystem` was
+        /// bootstrapped with (none: nothing is recorded, nothing is paid).
+        public var metrics: (any MetricsFactory)?
+        /// Whether a save waits for the disk (``EventLog/Durability``).
+        public var durability: EventLog.Durability
+        /// Open for reading only: loads that save and validations that write fail.
+        public var readOnly: Bool
+
+        /// Options; each parameter sets the property of its name.
+        public init(
+            clock: @escaping @Sendable () -> Date = { Date() }, http: (any HTTPClient)? = nil,
+            logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() }),
+            metrics: (any MetricsFactory)? = nil, durability: EventLog.Durability = .synced, readOnly: Bool = false
+        ) {
+            self.clock = clock
+            self.http = http
+            self.logger = logger
+            self.metrics = metrics
+            self.durability = durability
+            self.readOnly = readOnly
+        }
+    }
+
+    /// The clock every loader, store and save of this client uses.
+    public let clock: @Sendable () -> Date
+    let http: any HTTPClient
+    let logger: Logger
+    let metrics: CacheMetrics
+    let opener: LogOpener
+
+    /// Opens the database in `directory` (created, with the directory, by the first save).
+    ///
+    /// - Throws: ``CacheLogError`` when the directory holds something that is not a database,
+    ///   or a database that cannot be opened.
+    public init(directory: String, options: Options = Options()) throws {
+        clock = options.clock
+        http = options.http ?? URLSessionHTTPClient()
+        logger = options.logger
+        metrics = CacheMetrics(factory: options.metrics)
+        opener = try LogOpener(
+            path: directory,
+            options: EventLog.Options(
+                readOnly: options.readOnly, durability: options.durability, clock: options.clock, logger: options.logger))
+    }
+
+    /// A client on a log the app opened itself; the log's clock is the client's.
+    public init(log: EventLog, options: Options = Options()) {
+        clock = log.clock
+        http = options.http ?? URLSessionHTTPClient()
+        logger = options.logger
+        metrics = CacheMetrics(factory: options.metrics)
+        opener = LogOpener(log: log)
+    }
+
+    /// The log, opened (and created, when there is none yet) for reading its history, replaying
+    /// it or writing events of the app's own.
+    public func log() throws -> EventLog {
+        try opener.writable()
+    }
+
+    /// The log when the database exists; `nil` when nothing was saved yet (nothing is created).
+    public func existingLog() throws -> EventLog? {
+        try opener.existing()
+    }
+
+    /// The feed at `url`, cached under `key`, loaded under `contract` with its app's defaults.
+    public func feed<Item>(_ key: String, at url: URL, contract: FeedContract<Item>) -> FeedResource<Item> {
+        FeedResource(client: self, key: key, url: url, contract: contract)
+    }
+
+    /// The one object at `url` (the people search's object cache: a person), cached under
+    /// `object:URL` (``ObjectCaching/key(_:)``), cache first unless told otherwise.
+    public func object<Item>(at url: URL, contract: FeedContract<Item>) -> FeedResource<Item> {
+        FeedResource(client: self, key: ObjectCaching<Person>.key(url), url: url, contract: contract)
+    }
+
+    /// The search for `query` through the URL `template` (`{query}` is filled in
+    /// percent-encoded, `{page}` with the page number), cached under `key`, by default
+    /// `search:CONTRACT:QUERY`.
+    public func search<Item>(_ query: String, at template: String, contract: SearchContract<Item>, key: String? = nil) -> SearchResource<Item> {
+        SearchResource(
+            client: self, key: key ?? SearchResource<Item>.defaultKey(contract: contract.name, query: query), query: query,
+            template: template, contract: contract)
+    }
+
+    /// The image data at `url`, cached under `image:URL`: cache first, 7 days by default.
+    public func image(at url: URL) -> ImageResource {
+        ImageResource(client: self, url: url)
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// The ``CacheLogFeedStore`` of one key of the client's log, for a log that may not exist yet:
+/// reads and removals find an empty cache, and the first save creates the database.
+struct ClientFeedStore: FeedStore {
+    let opener: LogOpener
+    let key: String
+    /// More named strings for a put to record (a search's query, cursor and pages).
+    var metadata: @Sendable () -> [String: String] = { [:] }
+
+    private func store(_ log: EventLog) -> CacheLogFeedStore {
+        CacheLogFeedStore(log: log, key: key, metadata: metadata)
+    }
+
+    func deleteCachedFeed(reason: DeletionReason) async throws {
+        guard let log = try opener.existing() else { return }
+        try await store(log).deleteCachedFeed(reason: reason)
+    }
+
+    func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
+        try await store(opener.writable()).insert(feed, timestamp: timestamp, policy: policy, validators: validators)
+    }
+
+    func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
+        try await store(opener.writable()).replace(with: feed, timestamp: timestamp, policy: policy, validators: validators)
+    }
+
+    func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws {
+        guard let log = try opener.existing() else { return }
+        try await store(log).expireCachedFeed(timestamp: timestamp, maxAge: maxAge)
+    }
+
+    func retrieve() async throws -> CachedFeed? {
+        guard let log = try opener.existing() else { return nil }
+        return try await store(log).retrieve()
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// A feed: a key, a URL and a contract, loaded through the client's cache by a strategy.
+///
+/// ```swift
+/// var genres = cache.feed("genres", at: genresURL, contract: .genres)   // cache first, 2 retries
+/// genres.maxAge = .days(1)
+/// let loaded = try await genres.load()
+/// ```
+///
+/// Every property but the key, URL and contract starts at the contract's defaults.
+public struct FeedResource<Item: Sendable>: Sendable {
+    /// The cache key.
+    public let key: String
+    /// Where the feed is.
+    public let url: URL
+    /// What its body must be and how its items are cached.
+    public let contract: FeedContract<Item>
+    /// How long the cache serves. `nil` (the default): each cache is judged by the max age it was
+    /// saved under, and a new save records the contract's (as a cron job or another app judges it).
+    public var maxAge: MaxAge?
+    /// Which side is asked first.
+    public var strategy: CacheStrategy
+    /// How often invalid data from the remote is asked for again.
+    public var retries: Int
+    /// How long to wait before each retry.
+    public var backoff: RetryBackoff
+    let client: CacheClient
+
+    init(client: CacheClient, key: String, url: URL, contract: FeedContract<Item>) {
+        self.client = client
+        self.key = key
+        self.url = url
+        self.contract = contract
+        strategy = contract.defaults.strategy
+        retries = contract.defaults.retries
+        backoff = .exponential()
+    }
+
+    /// Loads the feed by the strategy: the remote's items are cached on their way (a save never
+    /// replaces a newer cache), the cache serves while fresh.
+    ///
+    /// Remote first, the remote is asked conditionally (with the validators kept with the cache):
+    /// "not modified" refreshes the cache without a second copy of its bytes
+    /// (``CacheLoad/revalidated``).
+    ///
+    /// - Throws: ``NoUsableDataError`` when neither side delivered, with both causes;
+    ///   `CancellationError` when the task was cancelled.
+    public func load() async throws -> CacheLoad<Item> {
+        let start = client.clock()
+        let local = localLoader(at: start)
+        let loader = strategy.compose(remote: retried(remote(into: local)), cache: local, logger: client.logger)
+        do {
+            let loaded = try await loader.loadFeed()
+            client.metrics.record(loaded, strategy: strategy, contract: contract.name)
+            return CacheLoad(key: key, loaded, start: start)
+        } catch let error as NoUsableFeedError {
+            client.metrics.count(CacheMetrics.Label.misses, contract: contract.name)
+            let (remoteError, cacheError) = strategy == .remoteFirst
+                ? (error.primaryError, error.fallbackError) : (error.fallbackError, error.primaryError)
+            throw NoUsableDataError(key: key, remoteError: remoteError, cacheError: cacheError, judgedAt: start)
+        } catch let error where strategy == .cacheOnly && !(error is CancellationError) {
+            client.metrics.count(CacheMetrics.Label.misses, contract: contract.name)
+            throw NoUsableDataError(key: key, remoteError: nil, cacheError: error, judgedAt: start)
+        }
+    }
+
+    /// The cache then the remote (Apollo's `returnCacheDataAndFetch`, TanStack Query's
+    /// stale-while-revalidate): the cached items at once, even when they are older than their
+    /// max age (``CacheLoad/isFresh`` says so), then the remote's, saved. An empty or unreadable
+    /// cache yields nothing first.
+    ///
+    /// The sequence ends after the remote's items; when the remote fails, it ends by throwing
+    /// the remote's error (after cached items) or ``NoUsableDataError`` (after none).
+    public func updates() -> AsyncThrowingStream<CacheLoad<Item>, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                let start = client.clock()
+                let local = localLoader(at: start)
+                let cached = await staleCache(local, at: start)
+                if let cached { continuation.yield(cached) }
+                do {
+                    let loaded = try await FeedLoaderCacheDecorator(
+                        decoratee: retried(remote(into: local)), cache: local, logger: client.logger
+                    ).loadFeed()
+                    client.metrics.record(loaded, strategy: .remoteFirst, contract: contract.name)
+                    continuation.yield(CacheLoad(key: key, loaded, start: start))
+                    continuation.finish()
+                } catch {
+                    let failure = cached != nil || error is CancellationError
+                        ? error : NoUsableDataError(key: key, remoteError: error, cacheError: CacheUnavailableError.empty, judgedAt: start)
+                    continuation.finish(throwing: failure)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The cached items whatever their age, for ``updates()``; `nil` when there are none.
+    private func staleCache(_ local: LocalFeedLoader<Item>, at start: Date) async -> CacheLoad<Item>? {
+        guard let cached = try? await local.loadIgnoringAge() else { return nil }
+        client.metrics.count(cached.isFresh ? CacheMetrics.Label.hits : CacheMetrics.Label.staleServed, contract: contract.name)
+        return CacheLoad(
+            key: key, items: cached.items, source: .cache(timestamp: cached.timestamp), timestamp: cached.timestamp,
+            cacheSave: .notAttempted, isFresh: cached.isFresh)
+    }
+
+    /// The cache's use cases at one instant, `start`: what a save records is what the load reports.
+    func localLoader(at start: Date) -> LocalFeedLoader<Item> {
+        LocalFeedLoader(
+            store: ClientFeedStore(opener: client.opener, key: key), currentDate: { start },
+            policy: CachePolicy(maxAge: maxAge ?? contract.defaults.maxAge), coder: contract.coder, contract: contract.name,
+            judging: maxAge == nil ? .recorded : .loaders, logger: client.logger)
+    }
+
+    /// The remote, asked conditionally with the cache's validators: validators vouch for the URL
+    /// they came with, so a key loaded from a new URL asks for the whole feed once.
+    private func remote(into local: LocalFeedLoader<Item>) -> RevalidatingFeedLoader<Item> {
+        let remote = RemoteLoader(url: url, client: client.http, mapper: contract.map, logger: client.logger)
+        let resource = url.absoluteString
+        let metrics = client.metrics
+        let name = contract.name
+        return RevalidatingFeedLoader(remote: { validators in
+            switch try await metrics.timingRemote(contract: name, { try await remote.load(validators: HTTPValidators(validators.describing(resource))) }) {
+            case let .modified(items, validators): .modified(items, CacheValidators(validators, resource: resource))
+            case let .notModified(validators): .notModified(CacheValidators(validators, resource: resource))
+            }
+        }, cache: local, logger: client.logger)
+    }
+
+    private func retried(_ loader: any FeedLoader<Item>) -> any FeedLoader<Item> {
+        FeedLoaderRetryDecorator(decoratee: loader, retries: retries, backoff: backoff, isRetryable: RemoteLoaderError.isInvalidData)
+    }
+}

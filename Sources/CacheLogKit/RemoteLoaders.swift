@@ -1,0 +1,27 @@
+import Foundation
+
+// The remote loaders are loaders: each composes with the caches and composites like any other.
+
+extension RemoteImageDataLoader: ImageDataLoader {}
+
+/// A remote feed as a ``FeedLoader``: the items a ``RemoteLoader`` maps, delivered as the
+/// remote's, so that they compose with ``FeedLoaderCacheDecorator``,
+/// ``FeedLoaderWithFallbackComposite`` and ``FeedLoaderRetryDecorator``.
+public struct RemoteFeedLoader<Item: Sendable>: FeedLoader {
+    private let remote: RemoteLoader<[Item]>
+
+    /// Loads through `remote`.
+    public init(_ remote: RemoteLoader<[Item]>) {
+        self.remote = remote
+    }
+
+    /// Loads `url` with `client`, mapping the response with `contract`.
+    public init(url: URL, client: any HTTPClient, contract: FeedContract<Item>) {
+        remote = RemoteLoader(url: url, client: client, mapper: contract.map)
+    }
+
+    /// The remote's items, with ``FeedSource/remote`` as their source.
+    public func loadFeed() async throws -> LoadedFeed<Item> {
+        LoadedFeed(items: try await remote.load(), source: .remote)
+    }
+}

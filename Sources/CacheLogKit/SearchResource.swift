@@ -1,0 +1,268 @@
+import Foundation
+import Locking
+import Logging
+
+/// A search: a query through a URL template, cached under its own key, page by page.
+///
+/// ```swift
+/// let sky = cache.search("sky", at: "https://swapi.dev/api/people/?search={query}", contract: .people)
+/// let first = try await sky.load()          // page 1, cached
+/// let more = try await sky.loadMore()       // page 2 appended: in this process or any later one
+/// ```
+///
+/// The cache holds the merged list of every page loaded so far, with where the next page is and
+/// when each page was fetched: the list is as old as its oldest page, so loading more never
+/// keeps the first page alive past its max age. A search whose contract caches objects writes
+/// them in the same append as the list (all or nothing).
+public struct SearchResource<Item: Codable & Sendable>: Sendable {
+    /// The cache key.
+    public let key: String
+    /// The query, as typed.
+    public let query: String
+    /// The URL template: `{query}` is filled in percent-encoded, `{page}` with the page number.
+    public let template: String
+    /// What the pages must be and where the next one is.
+    public let contract: SearchContract<Item>
+    /// How long the cached list serves; `nil` (the default): as long as the max age it was saved
+    /// under, and a new save records the contract's.
+    public var maxAge: MaxAge?
+    /// Which side the first page asks first.
+    public var strategy: CacheStrategy
+    /// How often invalid data from the remote is asked for again.
+    public var retries: Int
+    /// How long to wait before each retry.
+    public var backoff: RetryBackoff
+    let client: CacheClient
+
+    init(client: CacheClient, key: String, query: String, template: String, contract: SearchContract<Item>) {
+        self.client = client
+        self.key = key
+        self.query = query
+        self.template = template
+        self.contract = contract
+        strategy = contract.defaults.strategy
+        retries = contract.defaults.retries
+        backoff = .exponential()
+    }
+
+    /// The default key of `query`'s cache under `contract`: `search:CONTRACT:QUERY`.
+    public static func defaultKey(contract: ContractName, query: String) -> String {
+        "search:\(contract.name):\(query)"
+    }
+
+    /// `template` with `{query}` (percent-encoded: all but letters, digits and `-._~`) and
+    /// `{page}` filled in.
+    public static func expand(_ template: String, query: String, page: Int) -> String {
+        template.replacingOccurrences(of: "{page}", with: String(page))
+            .replacingOccurrences(of: "{query}", with: query.addingPercentEncoding(withAllowedCharacters: unreservedInURLs) ?? "")
+    }
+
+    /// Loads the first page by the strategy: the remote's page replaces the cached list, or the
+    /// cached list serves while fresh.
+    ///
+    /// - Throws: ``NoUsableDataError`` when neither side delivered.
+    public func load() async throws -> CacheLoad<Item> {
+        let start = client.clock()
+        let local = localLoader(at: start)
+        let arrived = Locked<SearchPage<Item>?>(nil)
+        let first = AnyFeedLoader<Item>.remote {
+            let page = try await fetch(.number(1))
+            arrived.withLock { $0 = page }
+            return page.items
+        }
+        let cache = SearchCache(local: local) { items in
+            let next = arrived.withLock { $0?.next }
+            return try await save(items, next: next, pages: [start], objectsOf: items)
+        }
+        let loader = strategy.compose(remote: retried(first), cache: cache, logger: client.logger)
+        let loaded: LoadedFeed<Item>
+        do {
+            loaded = try await loader.loadFeed()
+        } catch let error as NoUsableFeedError {
+            client.metrics.count(CacheMetrics.Label.misses, contract: contract.name)
+            let (remoteError, cacheError) = strategy == .remoteFirst
+                ? (error.primaryError, error.fallbackError) : (error.fallbackError, error.primaryError)
+            throw NoUsableDataError(key: key, remoteError: remoteError, cacheError: cacheError, judgedAt: start)
+        } catch let error where strategy == .cacheOnly && !(error is CancellationError) {
+            throw NoUsableDataError(key: key, remoteError: nil, cacheError: error, judgedAt: start)
+        }
+        client.metrics.record(loaded, strategy: strategy, contract: contract.name)
+        if loaded.cacheTimestamp == nil {
+            return CacheLoad(
+                key: key, items: loaded.items, source: .remote, timestamp: start, cacheSave: loaded.cacheSave,
+                remoteFailure: loaded.primaryFailure, more: arrived.withLock { $0?.next != nil }, pages: [start],
+                skippedObjects: cache.skipped)
+        }
+        return try cached(loaded)
+    }
+
+    /// Loads the page after the cached list and caches the merged list, as old as its oldest
+    /// page. It continues from where the log says the list ends, so it works in any process that
+    /// opens the database after the first page was loaded.
+    ///
+    /// A list cached from another URL template (another endpoint's pages) is not extended: the
+    /// search starts over with this template's first page. When the cached list is the whole
+    /// result, it is delivered as it is, with ``CacheLoad/more`` `false`.
+    ///
+    /// - Throws: ``NoMoreResultsError`` when the cached list is missing or expired, or the remote
+    ///   failed (the cache is then as it was).
+    public func loadMore() async throws -> CacheLoad<Item> {
+        let start = client.clock()
+        let local = localLoader(at: start)
+        let list: LoadedFeed<Item>
+        let entry: LogState.Entry?
+        do {
+            list = try await local.loadFeed()
+            entry = try client.opener.existing()?.entry(key)
+        } catch {
+            throw NoMoreResultsError(key: key, cause: error, remoteFailed: false, judgedAt: start)
+        }
+        let metadata = entry?.metadata ?? [:]
+        if let recorded = metadata[SearchRecord.templateName], recorded != template {
+            client.logger.info("Starting the search over: its cache came from another URL template", metadata: ["key": "\(key)"])
+            return try await load()
+        }
+        guard let next = metadata[SearchRecord.nextName].flatMap(PageCursor.init(recorded:)) else { return try cached(list) }
+        let pages = SearchRecord.pages(metadata, fallback: list.cacheTimestamp ?? start) + [start]
+        let page: SearchPage<Item>
+        do {
+            let fetched = Locked<SearchPage<Item>?>(nil)
+            _ = try await retried(AnyFeedLoader<Item>.remote {
+                let page = try await fetch(next)
+                fetched.withLock { $0 = page }
+                return page.items
+            }).loadFeed()
+            guard let arrived = fetched.withLock({ $0 }) else { throw CancellationError() }
+            page = arrived
+        } catch let error where !(error is CancellationError) {
+            throw NoMoreResultsError(key: key, cause: error, remoteFailed: true, judgedAt: start)
+        }
+        let merged = list.items + page.items
+        // The objects of the earlier pages were saved when those pages were fetched, and keep
+        // that age: saving them again now would make them look as new as this page.
+        let saving = SearchCache(local: local) { items in try await save(items, next: page.next, pages: pages, objectsOf: page.items) }
+        let saved = await saving.saveReporting(merged, logger: client.logger)
+        client.metrics.record(
+            LoadedFeed(items: merged, source: .remote, cacheSave: saved), strategy: .remoteFirst, contract: contract.name)
+        return CacheLoad(
+            key: key, items: merged, source: .remote, timestamp: pages.min() ?? start, cacheSave: saved, more: page.next != nil,
+            pages: pages, skippedObjects: saving.skipped)
+    }
+
+    /// A list the cache delivered, with what its put recorded: where the next page is and when
+    /// each page was fetched.
+    private func cached(_ loaded: LoadedFeed<Item>) throws -> CacheLoad<Item> {
+        let timestamp = loaded.cacheTimestamp ?? client.clock()
+        let metadata = try client.opener.existing()?.entry(key)?.metadata ?? [:]
+        return CacheLoad(
+            key: key, items: loaded.items, source: loaded.source, timestamp: timestamp, cacheSave: loaded.cacheSave,
+            remoteFailure: loaded.primaryFailure, more: metadata[SearchRecord.nextName] != nil,
+            pages: SearchRecord.pages(metadata, fallback: timestamp))
+    }
+
+    /// One page from the remote.
+    private func fetch(_ cursor: PageCursor) async throws -> SearchPage<Item> {
+        let number: Int
+        let url: URL?
+        switch cursor {
+        case .number(let page):
+            number = page
+            url = URL(string: Self.expand(template, query: query, page: page))
+        case .url(let next):
+            number = 0
+            url = next
+        }
+        guard let url else { throw RemoteLoaderError.invalidData("the page's URL is not a URL") }
+        let request = SearchPageRequest(number: number, numbered: template.contains("{page}"))
+        let remote = RemoteLoader(url: url, client: client.http, mapper: { data, response in
+            try contract.page(data, response, request)
+        }, logger: client.logger)
+        return try await client.metrics.timingRemote(contract: contract.name) { try await remote.load() }
+    }
+
+    private func retried(_ loader: any FeedLoader<Item>) -> any FeedLoader<Item> {
+        FeedLoaderRetryDecorator(decoratee: loader, retries: retries, backoff: backoff, isRetryable: RemoteLoaderError.isInvalidData)
+    }
+
+    private func localLoader(at start: Date) -> LocalFeedLoader<Item> {
+        LocalFeedLoader(
+            store: ClientFeedStore(opener: client.opener, key: key), currentDate: { start },
+            policy: CachePolicy(maxAge: maxAge ?? contract.defaults.maxAge), coder: .json, contract: contract.name,
+            judging: maxAge == nil ? .recorded : .loaders, logger: client.logger)
+    }
+
+    /// Saves the merged list `items` (as old as the oldest of `pages`) and the objects that
+    /// `fetched`, the items of the page just fetched, name, in one append, unless the cached list
+    /// is newer. Returns the object keys skipped.
+    private func save(_ items: [Item], next: PageCursor?, pages: [Date], objectsOf fetched: [Item]) async throws -> [String] {
+        let log = try client.opener.writable()
+        let timestamp = pages.min() ?? client.clock()
+        var metadata = [SearchRecord.queryName: query, SearchRecord.templateName: template, SearchRecord.pagesName: SearchRecord.pagesText(pages)]
+        metadata[SearchRecord.nextName] = next?.recorded
+        var events: [Event] = [
+            .delete(key: key, reason: .replaced),
+            CacheLogFeedStore.put(
+                key: key, feed: try FeedPayloadCoder<Item>.json.encode(items), timestamp: timestamp,
+                policy: RecordedPolicy(maxAge: maxAge ?? contract.defaults.maxAge, contract: contract.name), metadata: metadata),
+        ]
+        var skipped: [String] = []
+        if let objects = contract.objects {
+            for item in fetched {
+                guard let url = objects.url(item) else { continue }
+                let objectKey = ObjectCaching<Item>.key(url)
+                // A key the database cannot hold would fail the whole append: it is left out and named.
+                guard objectKey.utf8.count <= log.maxKeySize else {
+                    skipped.append(objectKey)
+                    continue
+                }
+                events.append(.delete(key: objectKey, reason: .replaced))
+                events.append(CacheLogFeedStore.put(
+                    key: objectKey, feed: try objects.contract.coder.encode([item]), timestamp: pages.last ?? timestamp,
+                    policy: RecordedPolicy(maxAge: objects.contract.defaults.maxAge, contract: objects.contract.name)))
+            }
+        }
+        if case .superseded(let live) = try await log.append(events, unlessNewerThan: timestamp, liveAt: key) {
+            throw NewerCacheError(timestamp: live.timestamp)
+        }
+        return skipped
+    }
+}
+
+/// What a query keeps as it is in a URL (RFC 3986's unreserved characters).
+private let unreservedInURLs = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+/// A search's cache as a strategy composes it: loads the cached list (a ``LocalFeedLoader``) and
+/// saves a list through the search's own save, which records the cursor and the pages and
+/// writes the objects; keeps which object keys that save had to skip.
+private final class SearchCache<Item: Codable & Sendable>: FeedLoader, FeedCaching, Sendable {
+    private let local: LocalFeedLoader<Item>
+    private let saving: @Sendable ([Item]) async throws -> [String]
+    private let skippedKeys = Locked<[String]>([])
+
+    init(local: LocalFeedLoader<Item>, save: @escaping @Sendable ([Item]) async throws -> [String]) {
+        self.local = local
+        saving = save
+    }
+
+    var skipped: [String] { skippedKeys.withLock { $0 } }
+
+    func loadFeed() async throws -> LoadedFeed<Item> { try await local.loadFeed() }
+
+    func save(_ items: [Item]) async throws {
+        let skipped = try await saving(items)
+        skippedKeys.withLock { $0 = skipped }
+    }
+
+    /// Saves `items`, saying what became of the save, as a cache decorator does.
+    func saveReporting(_ items: [Item], logger: Logger) async -> CacheSaveOutcome {
+        do {
+            try await save(items)
+            return .saved
+        } catch let error as NewerCacheError {
+            return .superseded(by: error.timestamp)
+        } catch {
+            logger.warning("Could not cache the search's results", metadata: ["error": "\(error)"])
+            return .failed(error)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+// The HTTP layer and the cache each name the validators in their own terms (neither knows the
+// other); the entry point carries them across, and so can an app that composes its own.
+
+extension CacheValidators {
+    /// The validators a response from `resource` gave, as the cache keeps them.
+    public init(_ http: HTTPValidators, resource: String) {
+        self.init(etag: http.etag, lastModified: http.lastModified, resource: resource)
+    }
+}
+
+extension HTTPValidators {
+    /// The validators the cache kept, as a conditional request sends them.
+    public init(_ cache: CacheValidators) {
+        self.init(etag: cache.etag, lastModified: cache.lastModified)
+    }
+}
+
+extension RemoteLoaderError {
+    /// Whether `error` is invalid data from the remote, which a retry may cure (a connection
+    /// error is not retried: the cache is the better answer then).
+    @Sendable
+    public static func isInvalidData(_ error: any Error) -> Bool {
+        (error as? RemoteLoaderError) == .invalidData
+    }
+}
