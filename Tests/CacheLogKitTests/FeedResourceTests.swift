@@ -1,0 +1,169 @@
+import CacheLogKit
+import Foundation
+import LoopbackHTTP
+import MetricsTestKit
+import TestSupport
+import Testing
+
+/// The feeds of the entry point, through a real loopback server and a real database.
+@Suite("CacheClient: feeds", .timeLimit(.minutes(2)))
+struct FeedResourceTests {
+    @Test func load_savesTheRemotesItems_andServesThemWhenTheRemoteFails() async throws {
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        let films = try world.client().feed("films", at: world.url("/films.json"), contract: .films)
+
+        let online = try await films.load()
+        #expect(online.source == .remote && online.isCached && online.items.map(\.title) == ["Castle in the Sky", "My Neighbor Totoro"])
+
+        world.serve(["/films.json": HTTPResponse(status: 500)])
+        world.days(2)
+        let offline = try await films.load()
+        #expect(offline.source == .cache(timestamp: online.timestamp))
+        #expect(offline.items == online.items)
+        #expect((offline.remoteFailure as? RemoteLoaderError) == .invalidData, "the cache served because the remote failed, and says why")
+    }
+
+    @Test func load_deliversNoItemsOnCacheExactlyMaxAgeOld_sayingBothCauses() async throws {
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        let films = try world.client().feed("films", at: world.url("/films.json"), contract: .films)
+        _ = try await films.load()
+
+        world.serve(["/films.json": HTTPResponse(status: 500)])
+        world.days(7)
+        let error = await #expect(throws: NoUsableDataError.self) { try await films.load() }
+        #expect(error?.description == "no usable data for films: remote sent invalid data: HTTP status 500, not 200; cache expired (cached 2026-12-01T10:00:00Z, 7d old, max age 7d)")
+    }
+
+    @Test func aClientOnADirectoryWithNoDatabase_createsNothingUntilASave() async throws {
+        let world = try ClientWorld()
+        let dead = try RefusingPort()
+        let client = try world.client()
+
+        await #expect(throws: NoUsableDataError.self) {
+            try await client.feed("films", at: dead.url("/films.json"), contract: .films).load()
+        }
+        #expect(try await client.validate().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: world.path), "a load that saved nothing created no database")
+
+        world.serve(["/films.json": .json(Bodies.films)])
+        _ = try await client.feed("films", at: world.url("/films.json"), contract: .films).load()
+        #expect(FileManager.default.fileExists(atPath: world.path + "/data.mdb"))
+    }
+
+    @Test func cacheFirst_servesAFreshCacheWithoutARequest() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        let genres = try world.client().feed("genres", at: world.url("/genres.json"), contract: .genres)
+        _ = try await genres.load()
+        world.days(6)
+
+        let cached = try await genres.load()
+
+        #expect(cached.source != .remote)
+        #expect(world.server.requestCount == 1)
+    }
+
+    @Test func cacheOnly_neverAsksTheRemote_andFailsWithTheCachesReasonAlone() async throws {
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        var films = try world.client().feed("films", at: world.url("/films.json"), contract: .films)
+        films.strategy = .cacheOnly
+
+        let error = await #expect(throws: NoUsableDataError.self) { try await films.load() }
+        #expect(error?.description == "no usable data for films: no cache")
+        #expect(world.server.requestCount == 0)
+    }
+
+    @Test func updates_yieldsTheStaleCacheAtOnce_thenTheRemotesItems_countingTheStaleServe() async throws {
+        let metrics = TestMetrics()
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        let films = try world.client(CacheClient.Options(metrics: metrics)).feed("films", at: world.url("/films.json"), contract: .films)
+        _ = try await films.load()
+        world.days(8)
+
+        var loads: [CacheLoad<Film>] = []
+        for try await load in films.updates() { loads.append(load) }
+
+        #expect(loads.map(\.isFresh) == [false, true])
+        #expect(loads.map(\.source) == [.cache(timestamp: Date(timeIntervalSince1970: 1_796_119_200)), .remote])
+        #expect(loads.last?.isCached == true)
+        #expect(try metrics.expectCounter("cachelog_stale_served_total", [("contract", "films")]).totalValue == 1)
+        #expect(try metrics.expectCounter("cachelog_saves_total", [("contract", "films")]).totalValue == 2)
+    }
+
+    @Test func updates_withNothingCachedAndTheRemoteDown_endsWithNoUsableData() async throws {
+        let world = try ClientWorld()
+        let dead = try RefusingPort()
+        let films = try world.client().feed("films", at: dead.url("/films.json"), contract: .films)
+
+        await #expect(throws: NoUsableDataError.self) {
+            for try await _ in films.updates() {}
+        }
+    }
+
+    @Test func metrics_countHitsMissesAndRevalidations_byContractNeverByKey() async throws {
+        let metrics = TestMetrics()
+        let world = try ClientWorld(routes: [
+            "/genres.json": HTTPResponse(status: 200, headers: [HTTPHeader("ETag", "\"g1\"")], body: Data(Bodies.genres.utf8)),
+        ])
+        let client = try world.client(CacheClient.Options(metrics: metrics))
+        let genres = client.feed("genres", at: world.url("/genres.json"), contract: .genres)
+        _ = try await genres.load()                       // a miss: cache first, nothing cached
+        world.days(1)
+        _ = try await genres.load()                       // a hit
+        world.serve(["/genres.json": HTTPResponse(status: 304)])
+        world.days(7)
+        let revalidated = try await genres.load()         // expired: a miss, then a 304
+
+        #expect(revalidated.revalidated)
+        let dimensions = [("contract", "genres")]
+        #expect(try metrics.expectCounter("cachelog_cache_hits_total", dimensions).totalValue == 1)
+        #expect(try metrics.expectCounter("cachelog_cache_misses_total", dimensions).totalValue == 2)
+        #expect(try metrics.expectCounter("cachelog_revalidations_total", dimensions).totalValue == 1)
+        #expect(try metrics.expectTimer("cachelog_remote_request_duration", dimensions).values.count == 2)
+        #expect(metrics.counters.allSatisfy { counter in counter.dimensions.map(\.0) == ["contract"] })
+    }
+
+    @Test func oneClock_stampsTheSaveAndTheEventItWasRecordedAs() async throws {
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        let client = try world.client()
+        world.days(3)
+        _ = try await client.feed("films", at: world.url("/films.json"), contract: .films).load()
+
+        let put = try client.log().events(EventQuery(kinds: [.put])).compactMap { if case .event(let event) = $0 { event } else { nil } }.first
+        #expect(put?.timestamp == world.clock.date)
+        #expect(put?.recordedAt == world.clock.date)
+    }
+
+    @Test func retries_invalidData_waitingLongerBeforeEachRetry() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json("not json")])
+        var genres = try world.client().feed("genres", at: world.url("/genres.json"), contract: .genres)
+        genres.backoff = RetryBackoff(initial: .milliseconds(20), maximum: .milliseconds(40))
+        let started = ContinuousClock.now
+
+        await #expect(throws: NoUsableDataError.self) { try await genres.load() }
+
+        #expect(world.server.requestCount == 3, "the genres app retries invalid data twice")
+        #expect(ContinuousClock.now - started >= .milliseconds(60), "waited 20 ms, then 40 ms")
+    }
+
+    @Test func aSaveNeverReplacesANewerCache_theOlderLoadLearnsItsItemsWereNotCached() async throws {
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        let log = try EventLog(path: world.path, options: EventLog.Options(durability: .unsynced, clock: world.clock.function))
+        let slow = CacheClient(log: log).feed("films", at: world.url("/slow.json"), contract: .films)
+        world.server.setHandler { request in
+            request.path == "/slow.json"
+                ? HTTPResponse(status: 200, body: Data(Bodies.films.utf8), delay: .milliseconds(500)) : .json(Bodies.films)
+        }
+
+        // The slow load begins first (its items are stamped at its start); a later one lands first.
+        async let older = slow.load()
+        try await Task.sleep(for: .milliseconds(100))
+        world.clock.advance(60)
+        let newer = try await CacheClient(log: log).feed("films", at: world.url("/films.json"), contract: .films).load()
+        let refused = try await older
+
+        #expect(newer.isCached)
+        #expect(refused.cacheSave == .superseded(by: newer.timestamp))
+        #expect(!refused.isCached)
+        #expect(try log.entry("films")?.timestamp == newer.timestamp)
+    }
+}
