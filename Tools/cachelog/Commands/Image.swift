@@ -1,7 +1,6 @@
 import ArgumentParser
 import CacheLog
 import FeedAPI
-import FeedAPIURLSession
 import FeedCache
 import FeedCacheLog
 import Foundation
@@ -77,7 +76,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             let local = LocalFeedLoader<Data>(
                 store: CacheLogFeedStore(log: log, key: key), currentDate: { start }, policy: CachePolicy(maxAge: maxAge?.value ?? .days(7)),
                 coder: .bytes, contract: Self.contract, judging: maxAge == nil ? .recorded : .loaders, logger: global.logger())
-            let remote = RemoteImageDataLoader(client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
+            let remote = RemoteImageDataLoader(client: CurlHTTPClient(userAgent: "cachelog/\(EventLog.version)", timeout: .seconds(timeout)), logger: global.logger())
             let loader = CacheStrategy.cacheFirst.compose(
                 remote: AnyFeedLoader<Data>.remote { [try await remote.loadImageData(from: imageURL)] }, cache: local,
                 logger: global.logger())

@@ -1,6 +1,6 @@
 import ArgumentParser
+import CacheLog
 import FeedAPI
-import FeedAPIURLSession
 import FeedCache
 import Foundation
 
@@ -135,7 +135,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 judging: maxAge == nil ? .recorded : .loaders,
                 strategy: strategy ?? contract.strategy, retries: retries ?? contract.retries,
                 search: query.map { SearchRequest(query: $0, more: more) },
-                now: try global.clock(), client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
+                now: try global.clock(), client: CurlHTTPClient(userAgent: "cachelog/\(EventLog.version)", timeout: .seconds(timeout)), logger: global.logger())
             let report = try await job.run()
             let out = StandardOutput()
             // --quiet: a load that worked prints nothing (the exit code says so).
