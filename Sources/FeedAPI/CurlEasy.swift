@@ -96,9 +96,12 @@ final class CurlRequest: @unchecked Sendable {
         guard let handle = ccurl_easy_init(functions) else {
             return .failure(.transport(code: .unknown, message: "libcurl could not start a transfer"))
         }
-        defer { ccurl_easy_cleanup(functions, handle) }
         var headerList: UnsafeMutableRawPointer?
-        defer { if let headerList { ccurl_slist_free_all(functions, headerList) } }
+        // The header list must outlive the transfer: freed after the handle.
+        defer {
+            ccurl_easy_cleanup(functions, handle)
+            if let headerList { ccurl_slist_free_all(functions, headerList) }
+        }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             // A header line cannot hold a line break: libcurl would send the rest as a header of its own.
             guard !(name + value).contains(where: \.isNewline) else { continue }
@@ -114,33 +117,39 @@ final class CurlRequest: @unchecked Sendable {
             let long = { (option: Int, value: Int) in ccurl_setopt_long(functions, handle, option, value) }
             // libcurl copies the strings it is given.
             let text = { (option: Int, value: String) in ccurl_setopt_string(functions, handle, option, value) }
-            var status = text(CCURLOPT_URL, url.absoluteString)
-            status |= long(CCURLOPT_HTTPGET, 1)
-            // Threads, not signals: a signal would reach whatever the process is doing.
-            status |= long(CCURLOPT_NOSIGNAL, 1)
-            // As URLSession did: redirects followed, over http and https only.
-            status |= long(CCURLOPT_FOLLOWLOCATION, 1)
-            status |= long(CCURLOPT_MAXREDIRS, Self.maxRedirects)
-            status |= long(CCURLOPT_PROTOCOLS, CCURLPROTO_HTTP | CCURLPROTO_HTTPS)
-            status |= long(CCURLOPT_REDIR_PROTOCOLS, CCURLPROTO_HTTP | CCURLPROTO_HTTPS)
-            status |= text(CCURLOPT_USERAGENT, options.userAgent)
-            // "": every encoding this libcurl decodes (gzip…), decoded before the body callback.
-            status |= text(CCURLOPT_ACCEPT_ENCODING, "")
-            status |= long(CCURLOPT_TIMEOUT_MS, options.timeoutMilliseconds)
-            if let caFile = options.caFile { status |= text(CCURLOPT_CAINFO, caFile) }
-            // Refused before the body when Content-Length announces more; counted below otherwise.
-            status |= ccurl_setopt_int64(functions, handle, CCURLOPT_MAXFILESIZE_LARGE, Int64(options.maxBodySize))
-            status |= ccurl_setopt_pointer(functions, handle, CCURLOPT_ERRORBUFFER, errorBuffer.baseAddress)
-            status |= ccurl_setopt_data_callback(functions, handle, CCURLOPT_WRITEFUNCTION, receiveBody)
-            status |= ccurl_setopt_pointer(functions, handle, CCURLOPT_WRITEDATA, context)
-            status |= ccurl_setopt_data_callback(functions, handle, CCURLOPT_HEADERFUNCTION, receiveHeader)
-            status |= ccurl_setopt_pointer(functions, handle, CCURLOPT_HEADERDATA, context)
-            status |= long(CCURLOPT_NOPROGRESS, 0)
-            status |= ccurl_setopt_progress_callback(functions, handle, CCURLOPT_XFERINFOFUNCTION, checkCancelled)
-            status |= ccurl_setopt_pointer(functions, handle, CCURLOPT_XFERINFODATA, context)
-            if let headerList { status |= ccurl_setopt_pointer(functions, handle, CCURLOPT_HTTPHEADER, headerList) }
-            guard status == CCURLE_OK else { return status }
-            return ccurl_easy_perform(functions, handle)
+            let pointer = { (option: Int, value: UnsafeRawPointer?) in ccurl_setopt_pointer(functions, handle, option, value) }
+            let setup = [
+                text(CCURLOPT_URL, url.absoluteString),
+                long(CCURLOPT_HTTPGET, 1),
+                // Threads, not signals: a signal would reach whatever the process is doing.
+                long(CCURLOPT_NOSIGNAL, 1),
+                // As URLSession did: redirects followed, over http and https only.
+                long(CCURLOPT_FOLLOWLOCATION, 1),
+                long(CCURLOPT_MAXREDIRS, Self.maxRedirects),
+                long(CCURLOPT_PROTOCOLS, CCURLPROTO_HTTP | CCURLPROTO_HTTPS),
+                long(CCURLOPT_REDIR_PROTOCOLS, CCURLPROTO_HTTP | CCURLPROTO_HTTPS),
+                text(CCURLOPT_USERAGENT, options.userAgent),
+                // "": every encoding this libcurl decodes (gzip…), decoded before the body callback.
+                text(CCURLOPT_ACCEPT_ENCODING, ""),
+                long(CCURLOPT_TIMEOUT_MS, options.timeoutMilliseconds),
+                options.caFile.map { text(CCURLOPT_CAINFO, $0) } ?? CCURLE_OK,
+                // Refused before the body when Content-Length announces more; counted below otherwise.
+                ccurl_setopt_int64(functions, handle, CCURLOPT_MAXFILESIZE_LARGE, Int64(options.maxBodySize)),
+                pointer(CCURLOPT_ERRORBUFFER, errorBuffer.baseAddress),
+                ccurl_setopt_data_callback(functions, handle, CCURLOPT_WRITEFUNCTION, receiveBody),
+                pointer(CCURLOPT_WRITEDATA, context),
+                ccurl_setopt_data_callback(functions, handle, CCURLOPT_HEADERFUNCTION, receiveHeader),
+                pointer(CCURLOPT_HEADERDATA, context),
+                long(CCURLOPT_NOPROGRESS, 0),
+                ccurl_setopt_progress_callback(functions, handle, CCURLOPT_XFERINFOFUNCTION, checkCancelled),
+                pointer(CCURLOPT_XFERINFODATA, context),
+                headerList.map { pointer(CCURLOPT_HTTPHEADER, $0) } ?? CCURLE_OK,
+            ]
+            if let failed = setup.first(where: { $0 != CCURLE_OK }) { return failed }
+            let performed = ccurl_easy_perform(functions, handle)
+            // The buffer is valid only in this closure.
+            _ = pointer(CCURLOPT_ERRORBUFFER, nil)
+            return performed
         }
 
         if isCancelled { return .cancelled }
