@@ -15,6 +15,9 @@ public protocol HTTPClient: Sendable {
 }
 
 extension HTTPClient {
+    /// The body limit clients apply unless told otherwise: 10 MiB.
+    public static var defaultMaxBodySize: Int { 10 * 1024 * 1024 }
+
     /// A client that cannot send headers makes the plain request: the server answers as one that
     /// ignores validators would, with the whole resource.
     public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPResponse) {
@@ -33,6 +36,9 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
     case transport(code: URLError.Code, message: String)
     /// The response was not an HTTP response.
     case nonHTTPResponse
+    /// The client cannot make requests on this machine (a library it loads is missing); the
+    /// message says what to install.
+    case unavailable(String)
 
     /// A readable explanation of the failure.
     public var description: String {
@@ -42,9 +48,26 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
         case let .bodyTooLarge(limit):
             "response body is larger than the limit of \(limit) bytes"
         case let .transport(code, message):
-            "transport failure (URLError \(code.rawValue)): \(message)"
+            tlsFailure ?? "transport failure (URLError \(code.rawValue)): \(message)"
         case .nonHTTPResponse:
             "the response was not an HTTP response"
+        case let .unavailable(message):
+            "no HTTP client: \(message)"
+        }
+    }
+
+    /// What failed, when it is TLS: `certificate not trusted: …` (the peer's certificate chain or
+    /// name did not verify) or `TLS handshake failed: …`; nil for other failures.
+    var tlsFailure: String? {
+        guard case let .transport(code, message) = self else { return nil }
+        switch code {
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid:
+            return "certificate not trusted: \(message)"
+        case .secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired:
+            return "TLS handshake failed: \(message)"
+        default:
+            return nil
         }
     }
 }

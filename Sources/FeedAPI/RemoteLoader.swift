@@ -4,10 +4,11 @@ import Logging
 /// Loads one remote resource and maps it to `Item`. It knows nothing of caching.
 ///
 /// Only HTTP 200 with a body the mapper accepts is valid. Transport failures become
-/// ``RemoteLoaderError/connectivity``; everything else becomes ``RemoteLoaderError/invalidData``.
+/// ``RemoteLoaderError/connectivity`` (with the reason when TLS failed, or when the client cannot
+/// run here); everything else becomes ``RemoteLoaderError/invalidData``.
 ///
 /// ```swift
-/// let loader = RemoteLoader(url: filmsURL, client: URLSessionHTTPClient(), mapper: FilmsMapper.map)
+/// let loader = RemoteLoader(url: filmsURL, client: CurlHTTPClient(userAgent: "films/1.0"), mapper: FilmsMapper.map)
 /// let films = try await loader.load()
 /// ```
 public struct RemoteLoader<Item: Sendable>: Sendable {
@@ -64,10 +65,20 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
             if error is CancellationError || Task.isCancelled {
                 throw CancellationError()
             }
-            let failure: RemoteLoaderError = if case HTTPClientError.bodyTooLarge(let limit) = error {
+            let failure: RemoteLoaderError = switch error {
+            case HTTPClientError.bodyTooLarge(let limit):
                 // The server did answer; what it sent is simply unacceptable.
                 .invalidData("the body is larger than the limit of \(limit) bytes")
-            } else {
+            case let error as HTTPClientError:
+                // A TLS failure is no outage: it says so (an untrusted certificate is not fixed by waiting).
+                if let tls = error.tlsFailure {
+                    RemoteLoaderError(.connectivity, reason: tls)
+                } else if case .unavailable(let message) = error {
+                    RemoteLoaderError(.connectivity, reason: "not asked: \(message)")
+                } else {
+                    .connectivity
+                }
+            default:
                 .connectivity
             }
             logger?.warning("remote load failed", metadata: [

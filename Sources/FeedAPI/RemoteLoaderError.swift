@@ -6,7 +6,8 @@
 public struct RemoteLoaderError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The two ways a remote load fails, which callers tell apart (only invalid data is retried).
     public enum Kind: Sendable, Equatable {
-        /// The request failed in transport (no server, lost connection, timeout, unsupported URL).
+        /// The request failed in transport (no server, lost connection, timeout, TLS failure,
+        /// unsupported URL), or the client could not make it.
         case connectivity
         /// A response arrived but is not valid: a status other than 200, a body that does not
         /// match the contract, or a body over the client's size limit.
@@ -16,7 +17,9 @@ public struct RemoteLoaderError: Error, Equatable, Sendable, CustomStringConvert
     /// Which of the two failures it is; what errors compare by.
     public let kind: Kind
     /// What was wrong: `HTTP status 404, not 200`, `the body is not JSON`,
-    /// `expected an array at "genres"`; nil when nothing more is known.
+    /// `expected an array at "genres"`; for a connectivity error, what failed instead of reaching
+    /// the remote, as it reads after "remote" (`certificate not trusted: …`); nil when nothing
+    /// more is known.
     public let reason: String?
 
     /// An error of `kind`, with the `reason` in words when one is known.
@@ -39,9 +42,12 @@ public struct RemoteLoaderError: Error, Equatable, Sendable, CustomStringConvert
     /// Same kind, whatever the reason.
     public static func == (a: RemoteLoaderError, b: RemoteLoaderError) -> Bool { a.kind == b.kind }
 
-    /// `remote unreachable` or `remote sent invalid data`, then the reason when there is one.
+    /// `remote unreachable` (or `remote` and what failed instead, such as `remote certificate not
+    /// trusted: …`), or `remote sent invalid data` and the reason when there is one.
     public var description: String {
-        let what = kind == .connectivity ? "remote unreachable" : "remote sent invalid data"
-        return reason.map { "\(what): \($0)" } ?? what
+        switch kind {
+        case .connectivity: "remote " + (reason ?? "unreachable")
+        case .invalidData: reason.map { "remote sent invalid data: \($0)" } ?? "remote sent invalid data"
+        }
     }
 }

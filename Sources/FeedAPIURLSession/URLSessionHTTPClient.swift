@@ -18,9 +18,6 @@ import FoundationNetworking
 /// - Cancelling the calling task cancels the underlying request; the call throws `CancellationError`.
 /// - HTTP caching is bypassed: caching is the cache layer's job, not the network's.
 public final class URLSessionHTTPClient: HTTPClient {
-    /// The default body limit: 10 MiB.
-    public static let defaultMaxBodySize = 10 * 1024 * 1024
-
     /// The largest body accepted, in bytes.
     public let maxBodySize: Int
 

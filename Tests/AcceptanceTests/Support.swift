@@ -1,13 +1,12 @@
 import CacheLog
 import FeedAPI
-import FeedAPIURLSession
 import FeedCache
 import Foundation
 import LoopbackHTTP
 import TestSupport
 import Testing
 
-// What every acceptance story stands on: a real HTTP server on 127.0.0.1, the real URLSession
+// What every acceptance story stands on: a real HTTP server on 127.0.0.1, the real libcurl
 // client, a real CacheLog database in a directory of its own, and a clock the story moves.
 // Each test builds its own `AppEnvironment`, so the stories run in parallel.
 
@@ -19,7 +18,7 @@ typealias HTTPResponse = LoopbackHTTP.HTTPResponse
 final class AppEnvironment: Sendable {
     let server: LoopbackHTTPServer
     let baseURL: URL
-    let client = URLSessionHTTPClient()
+    let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
     let log: EventLog
     let clock = TestClock(TestClock.start)
     private let directory: URL

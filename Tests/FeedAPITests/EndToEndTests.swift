@@ -1,5 +1,4 @@
 import FeedAPI
-import FeedAPIURLSession
 import Foundation
 import LoopbackHTTP
 import TestSupport
@@ -13,8 +12,8 @@ struct RemoteLoaderEndToEndTests {
       "image":"https://image.test/castle.jpg","url":"https://ghibli.test/films/2baf70d1"}]
     """
 
-    private func filmsLoader(_ url: URL, maxBodySize: Int = URLSessionHTTPClient.defaultMaxBodySize) -> RemoteLoader<[Film]> {
-        RemoteLoader(url: url, client: URLSessionHTTPClient(maxBodySize: maxBodySize), mapper: FilmsMapper.map)
+    private func filmsLoader(_ url: URL, maxBodySize: Int = CurlHTTPClient.defaultMaxBodySize) -> RemoteLoader<[Film]> {
+        RemoteLoader(url: url, client: CurlHTTPClient(userAgent: "cachelog-tests/1", maxBodySize: maxBodySize), mapper: FilmsMapper.map)
     }
 
     @Test
@@ -94,7 +93,7 @@ struct RemoteLoaderEndToEndTests {
     @Test
     func loadImageData_deliversNeitherDataNorErrorWhenCancelledWhileTheServerDelays() async throws {
         try await withServer({ _ in HTTPResponse(status: 200, body: Data("png".utf8), delay: .seconds(30)) }) { server, baseURL in
-            let loader = RemoteImageDataLoader(client: URLSessionHTTPClient())
+            let loader = RemoteImageDataLoader(client: CurlHTTPClient(userAgent: "cachelog-tests/1"))
             let task = Task { try await loader.loadImageData(from: baseURL.appendingPathComponent("image.png")) }
             #expect(await server.waitForRequests(count: 1))
             task.cancel()
@@ -107,7 +106,7 @@ struct RemoteLoaderEndToEndTests {
     func loadImageData_deliversDataFromTheServer() async throws {
         let png = Data([0x89, 0x50, 0x4E, 0x47])
         try await withServer({ _ in HTTPResponse(status: 200, body: png) }) { _, baseURL in
-            let data = try await RemoteImageDataLoader(client: URLSessionHTTPClient()).loadImageData(from: baseURL)
+            let data = try await RemoteImageDataLoader(client: CurlHTTPClient(userAgent: "cachelog-tests/1")).loadImageData(from: baseURL)
             #expect(data == png)
         }
     }

@@ -1,5 +1,4 @@
 import FeedAPI
-import FeedAPIURLSession
 import Foundation
 import LoopbackHTTP
 import TestSupport
@@ -43,7 +42,7 @@ struct LoopbackHTTPServerTests {
         let server = LoopbackHTTPServer(routes: ["/feed": .json(#"{"items":[]}"#)])
         let baseURL = try server.start()
         defer { server.stop() }
-        let client = URLSessionHTTPClient()
+        let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
 
         let feedURL = try #require(URL(string: "/feed?page=2", relativeTo: baseURL))
         let (data, ok) = try await client.get(from: feedURL)
@@ -58,7 +57,7 @@ struct LoopbackHTTPServerTests {
     @Test
     func requests_areRecordedInOrderWithTargetPathAndQuery() async throws {
         try await withServer({ _ in .status(204) }) { server, baseURL in
-            let client = URLSessionHTTPClient()
+            let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
             _ = try await client.get(from: baseURL.appendingPathComponent("first"))
             _ = try await client.get(from: try #require(URL(string: "/search?q=love%20one%20another&page=1", relativeTo: baseURL)))
             let requests = server.requests
@@ -75,7 +74,7 @@ struct LoopbackHTTPServerTests {
     @Test
     func setHandler_changesTheAnswerForLaterRequests() async throws {
         try await withServer({ _ in .json("online") }) { server, baseURL in
-            let client = URLSessionHTTPClient()
+            let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
             let (_, online) = try await client.get(from: baseURL)
             #expect(online.statusCode == 200)
             server.setHandler { _ in .status(500) }
@@ -89,7 +88,7 @@ struct LoopbackHTTPServerTests {
         try await withServer({ request in
             request.path == "/slow" ? HTTPResponse.json("slow").delayed(by: .seconds(30)) : .json("fast")
         }) { server, baseURL in
-            let client = URLSessionHTTPClient()
+            let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
             let slow = Task { try await client.get(from: baseURL.appendingPathComponent("slow")) }
             #expect(await server.waitForRequests(count: 1))
             let (data, _) = try await client.get(from: baseURL.appendingPathComponent("fast"))
@@ -103,7 +102,7 @@ struct LoopbackHTTPServerTests {
     func stop_cutsShortADelayedResponseAndReleasesThePort() async throws {
         let server = LoopbackHTTPServer { _ in HTTPResponse.json("late").delayed(by: .seconds(30)) }
         let baseURL = try server.start()
-        let client = URLSessionHTTPClient()
+        let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
         let pending = Task { try await client.get(from: baseURL) }
         #expect(await server.waitForRequests(count: 1))
 
@@ -128,7 +127,7 @@ struct LoopbackHTTPServerTests {
     func stop_calledFromSeveralTasksAtOnceReturnsOnlyOnceStopped() async throws {
         let server = LoopbackHTTPServer { _ in HTTPResponse.json("late").delayed(by: .seconds(30)) }
         let baseURL = try server.start()
-        let client = URLSessionHTTPClient()
+        let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
         let pending = Task { try await client.get(from: baseURL) }
         #expect(await server.waitForRequests(count: 1))
 
@@ -152,7 +151,7 @@ struct LoopbackHTTPServerTests {
         let baseURL = try #require(try server?.start())
         server = nil
 
-        let error = await caughtError { try await URLSessionHTTPClient().get(from: baseURL) }
+        let error = await caughtError { try await CurlHTTPClient(userAgent: "cachelog-tests/1").get(from: baseURL) }
         guard case .transport? = error as? HTTPClientError else {
             Issue.record("expected a transport error, got \(String(describing: error))")
             return
@@ -162,7 +161,7 @@ struct LoopbackHTTPServerTests {
     @Test
     func closeConnection_hangsUpWithoutAnAnswerButRecordsTheRequest() async throws {
         try await withServer({ _ in .closeConnection }) { server, baseURL in
-            let error = await caughtError { try await URLSessionHTTPClient().get(from: baseURL) }
+            let error = await caughtError { try await CurlHTTPClient(userAgent: "cachelog-tests/1").get(from: baseURL) }
             #expect(error is HTTPClientError)
             #expect(server.requestCount >= 1)
         }

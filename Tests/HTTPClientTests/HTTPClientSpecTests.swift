@@ -20,6 +20,19 @@ struct HTTPClientSpecTests {
     }
 
     @Test(arguments: Client.allCases)
+    func get_followsRedirects_andDeliversTheLastResponse(client kind: Client) async throws {
+        try await withServer({ request in
+            request.path == "/old" ? HTTPResponse(status: 301, headers: [HTTPHeader("Location", "/new")]) : .json("[1]")
+        }) { server, baseURL in
+            let (data, response) = try await kind.make().get(from: baseURL.appendingPathComponent("old"))
+            #expect(response.statusCode == 200)
+            #expect(response.url == baseURL.appendingPathComponent("new"))
+            #expect(data == json("[1]"))
+            #expect(server.requests.map(\.path) == ["/old", "/new"])
+        }
+    }
+
+    @Test(arguments: Client.allCases)
     func get_refusesANonHTTPURLWithoutRequestingIt(client kind: Client) async throws {
         let url = URL(fileURLWithPath: "/etc/hostname")
         let error = await caughtError { try await kind.make().get(from: url) }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CacheLog
 import FeedAPI
-import FeedAPIURLSession
 import FeedCache
 import FeedCacheLog
 import Foundation
@@ -20,6 +19,8 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             The bytes go to --out FILE (written whole, or not at all), else to stdout when it is \
             not a terminal. --format json prints {"source", "url", "key", "bytes", "cached", \
             "timestamp", "age"} instead of the bytes (and still writes --out).
+
+            HTTPS, --cacert, --max-body and --timeout work as for load (see cachelog load --help).
 
             SIGINT or SIGTERM during the download delivers nothing and caches nothing: exit code \
             130 or 143.
@@ -41,9 +42,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("How long the cached copy serves: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: the max age it was saved under; 7d for a new save)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
-    @Option(help: ArgumentHelp(
-        "Seconds the remote may take in all, from connecting to the last byte (1 to 3600).", valueName: "seconds"))
-    var timeout = 60
+    @OptionGroup var network: NetworkOptions
 
     @Option(name: .customLong("format"), help: OutputFormat.help)
     var formatOption: OutputFormat?
@@ -54,7 +53,6 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     func validate() throws {
         try checkDocumentFormat()
         try URL.checkFetchable(url, shown: url, example: "https://example.com/image.jpg")
-        guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
         if out == nil, format == .text, Terminal.stdoutIsTerminal {
             throw ValidationError("refusing to write image bytes to a terminal; add --out FILE, a pipe, or --format json")
         }
@@ -77,7 +75,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             let local = LocalFeedLoader<Data>(
                 store: CacheLogFeedStore(log: log, key: key), currentDate: { start }, policy: CachePolicy(maxAge: maxAge?.value ?? .days(7)),
                 coder: .bytes, contract: ContractName(builtIn: Self.contract), judging: maxAge == nil ? .recorded : .loaders, logger: global.logger())
-            let remote = RemoteImageDataLoader(client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
+            let remote = RemoteImageDataLoader(client: network.client(), logger: global.logger())
             let loader = CacheStrategy.cacheFirst.compose(
                 remote: AnyFeedLoader<Data>.remote { [try await remote.loadImageData(from: imageURL)] }, cache: local,
                 logger: global.logger())

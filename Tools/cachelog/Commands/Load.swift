@@ -1,6 +1,5 @@
 import ArgumentParser
 import FeedAPI
-import FeedAPIURLSession
 import FeedCache
 import Foundation
 
@@ -43,6 +42,13 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             and prints them as from remote (not modified). A server that ignores the validators sends \
             the feed, which is cached as usual. A 304 with nothing cached that can be read saves \
             nothing; the cache is then the fallback, as for any remote failure.
+
+            HTTPS: the server's certificate must be trusted by the system's store, or by --cacert \
+            FILE. A certificate that is not (or a TLS handshake that fails) says so, as remote \
+            certificate not trusted: … or remote TLS handshake failed: …, and the cache serves as \
+            for any remote failure. A body over --max-body bytes (10 MiB unless given) counts as \
+            invalid data. Requests say User-Agent: cachelog/VERSION. libcurl (Debian's libcurl4) \
+            is loaded only when a request is made.
 
             When the remote items cannot be saved (a key longer than the database allows, a full \
             disk), they are still printed, but not as cached: one line on stderr says why, \
@@ -93,11 +99,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Retries when the remote sends invalid data (connection errors are not retried). (default: the contract's)", valueName: "n"))
     var retries: Int?
 
-    @Option(help: ArgumentHelp(
-        "Seconds the remote may take in all, from connecting to the last byte (1 to 3600).",
-        discussion: "A remote that takes longer counts as unreachable: the cache serves, as when offline.",
-        valueName: "seconds"))
-    var timeout = 60
+    @OptionGroup var network: NetworkOptions
 
     @Option(name: .customLong("format"), help: OutputFormat.help)
     var formatOption: OutputFormat?
@@ -123,7 +125,6 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         guard let key = resolvedKey else { throw ValidationError("--key is required (or --query for a search)") }
         guard !key.isEmpty else { throw ValidationError("--key must not be empty") }
         guard (0...10).contains(retries ?? 0) else { throw ValidationError("--retries must be between 0 and 10") }
-        guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
     }
 
     func run() async throws {
@@ -135,7 +136,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 judging: maxAge == nil ? .recorded : .loaders,
                 strategy: strategy ?? contract.strategy, retries: retries ?? contract.retries,
                 search: query.map { SearchRequest(query: $0, more: more) },
-                now: try global.clock(), client: URLSessionHTTPClient(timeout: .seconds(timeout)), logger: global.logger())
+                now: try global.clock(), client: network.client(), logger: global.logger())
             let report = try await job.run()
             let out = StandardOutput()
             // --quiet: a load that worked prints nothing (the exit code says so).

@@ -1,0 +1,141 @@
+import Foundation
+import Locking
+
+/// An ``HTTPClient`` on libcurl, which it loads (`dlopen`) when the first request needs it: a
+/// program that links this client but does not go to the network never maps libcurl and the
+/// thirty-odd libraries it brings (TLS, Kerberos, LDAP, SSH, HTTP/2…), so it starts faster.
+///
+/// - Only `http` and `https` URLs are requested; others throw ``HTTPClientError/unsupportedURL(_:)``.
+///   Redirects are followed (up to 20, over http and https only); the response is the last one.
+/// - Bodies larger than ``maxBodySize`` are refused without being held in memory: the transfer is
+///   stopped as soon as `Content-Length` announces too much, or as soon as the bytes received
+///   exceed the limit, and ``HTTPClientError/bodyTooLarge(limit:)`` is thrown.
+/// - Cancelling the calling task throws `CancellationError` at once; the transfer stops within
+///   about a second.
+/// - TLS peers are verified against the system's certificate store, or ``caFile``. A failure says
+///   what failed (`certificate not trusted: …`, `TLS handshake failed: …`).
+/// - Nothing is cached: caching is the cache layer's job, not the network's.
+/// - Without libcurl (`libcurl.so.4`: Debian's and Ubuntu's package `libcurl4`) a request throws
+///   ``HTTPClientError/unavailable(_:)``, which names the package to install.
+///
+/// ```swift
+/// let client = CurlHTTPClient(userAgent: "films/1.0")
+/// let films = try await RemoteLoader(url: filmsURL, client: client, mapper: FilmsMapper.map).load()
+/// ```
+public final class CurlHTTPClient: HTTPClient {
+    /// The `User-Agent` header every request carries.
+    public let userAgent: String
+    /// The largest body accepted, in bytes.
+    public let maxBodySize: Int
+    /// How long one request may take in all, from connecting to the last byte; nil: no limit.
+    public let timeout: Duration?
+    /// A file of PEM certificates trusted instead of the system's store (curl's `--cacert`); nil:
+    /// the system's store.
+    public let caFile: String?
+    private let libraryNames: [String]
+
+    /// The platform's file name for libcurl 4: `libcurl.so.4` (Linux), `libcurl.4.dylib` (macOS).
+    public static let defaultLibraryNames = CurlLibrary.defaultNames
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - userAgent: The `User-Agent` header, such as `cachelog/1.4.0`.
+    ///   - maxBodySize: The largest body accepted, in bytes (negative values count as zero).
+    ///   - timeout: How long one request may take in all; past it the request fails with
+    ///     ``HTTPClientError/transport(code:message:)`` and `.timedOut`.
+    ///   - caFile: PEM certificates to trust instead of the system's store.
+    ///   - libraryNames: Where to find libcurl, tried in order; the default is the platform's name
+    ///     for libcurl 4 (`libcurl.so.4`, `libcurl.4.dylib`).
+    public init(
+        userAgent: String, maxBodySize: Int = defaultMaxBodySize, timeout: Duration? = nil, caFile: String? = nil,
+        libraryNames: [String] = defaultLibraryNames
+    ) {
+        self.userAgent = userAgent
+        self.maxBodySize = max(0, maxBodySize)
+        self.timeout = timeout
+        self.caFile = caFile
+        self.libraryNames = libraryNames
+    }
+
+    public func get(from url: URL) async throws -> (Data, HTTPResponse) {
+        try await get(from: url, headers: [:])
+    }
+
+    /// Fetches `url` with `headers` (a header whose name or value holds a line break is not sent).
+    /// A `304 Not Modified` is delivered as it came, with its empty body.
+    public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPResponse) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw HTTPClientError.unsupportedURL(url)
+        }
+        try Task.checkCancellation()
+        let library: CurlLibrary
+        switch CurlLibrary.load(libraryNames) {
+        case .success(let loaded): library = loaded
+        case .failure(let error): throw HTTPClientError.unavailable(Self.explain(error))
+        }
+        let request = CurlRequest(library: library, url: url, headers: headers, options: .init(
+            userAgent: userAgent, maxBodySize: maxBodySize, timeoutMilliseconds: timeout.map(Self.milliseconds) ?? 0, caFile: caFile))
+        let call = CurlCall()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard call.begin(continuation) else { return }
+                // libcurl's easy interface blocks: each transfer has a thread of its own, outside
+                // Swift's cooperative pool, which a blocked thread would starve.
+                Thread.detachNewThread {
+                    call.finish(request.perform())
+                }
+            }
+        } onCancel: {
+            request.cancel()
+            call.finish(.cancelled)
+        }
+    }
+
+    /// A duration in whole milliseconds, at least 1 (libcurl reads 0 as no limit).
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let total = seconds.multipliedReportingOverflow(by: 1000)
+        guard !total.overflow else { return Int.max }
+        return max(1, Int(clamping: total.partialValue + attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// Why there is no HTTP client, with what to install.
+    private static func explain(_ error: CurlLoadError) -> String {
+        #if canImport(Darwin)
+        "libcurl could not be loaded (\(error.reason))"
+        #else
+        "libcurl could not be loaded (\(error.reason)); install the libcurl4 package (apt-get install libcurl4)"
+        #endif
+    }
+}
+
+/// The continuation of one `get`, resumed exactly once: by the transfer's end or by cancellation,
+/// whichever comes first (a cancelled call does not wait for the transfer to notice).
+private final class CurlCall: @unchecked Sendable {
+    private let state = Locked<(continuation: CheckedContinuation<(Data, HTTPResponse), any Error>?, ended: Bool)>((nil, false))
+
+    /// Keeps `continuation`; false (and it is resumed with `CancellationError`) when the call was
+    /// cancelled before it began.
+    func begin(_ continuation: CheckedContinuation<(Data, HTTPResponse), any Error>) -> Bool {
+        let cancelledEarly = state.withLock { state in
+            if state.ended { return true }
+            state.continuation = continuation
+            return false
+        }
+        if cancelledEarly { continuation.resume(throwing: CancellationError()) }
+        return !cancelledEarly
+    }
+
+    func finish(_ outcome: CurlRequest.Outcome) {
+        let continuation = state.withLock { state in
+            defer { state = (nil, true) }
+            return state.continuation
+        }
+        switch outcome {
+        case let .response(data, response): continuation?.resume(returning: (data, response))
+        case let .failure(error): continuation?.resume(throwing: error)
+        case .cancelled: continuation?.resume(throwing: CancellationError())
+        }
+    }
+}
