@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "CacheLogKit",
             dependencies: [
-                "CacheLog", "FeedAPI", "FeedAPIURLSession", "FeedCache", "FeedCacheLog", "Locking",
+                "CacheLog", "FeedAPI", "FeedCache", "FeedCacheLog", "Locking",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),

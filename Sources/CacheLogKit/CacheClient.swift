@@ -1,5 +1,4 @@
 import CoreMetrics
-import FeedAPIURLSession
 import Foundation
 import Logging
 
@@ -23,7 +22,8 @@ public final class CacheClient: Sendable {
     public struct Options: Sendable {
         /// The clock: stamps saves and the log's events, and judges ages.
         public var clock: @Sendable () -> Date
-        /// What fetches the remote; `nil` for the package's default client.
+        /// What fetches the remote; `nil` for the package's default client, a ``CurlHTTPClient``
+        /// (libcurl, loaded when the first request needs it) sending `cachelog/VERSION`.
         public var http: (any HTTPClient)?
         /// Where the use cases log what they do. Silent by default.
         public var logger: Logger
@@ -63,7 +63,7 @@ public final class CacheClient: Sendable {
     ///   or a database that cannot be opened.
     public init(directory: String, options: Options = Options()) throws {
         clock = options.clock
-        http = options.http ?? URLSessionHTTPClient()
+        http = options.http ?? Self.defaultHTTPClient
         logger = options.logger
         metrics = CacheMetrics(factory: options.metrics)
         opener = try LogOpener(
@@ -75,11 +75,13 @@ public final class CacheClient: Sendable {
     /// A client on a log the app opened itself; the log's clock is the client's.
     public init(log: EventLog, options: Options = Options()) {
         clock = log.clock
-        http = options.http ?? URLSessionHTTPClient()
+        http = options.http ?? Self.defaultHTTPClient
         logger = options.logger
         metrics = CacheMetrics(factory: options.metrics)
         opener = LogOpener(log: log)
     }
+
+    private static var defaultHTTPClient: any HTTPClient { CurlHTTPClient(userAgent: "cachelog/\(EventLog.version)") }
 
     /// The log, opened (and created, when there is none yet) for reading its history, replaying
     /// it or writing events of the app's own.
