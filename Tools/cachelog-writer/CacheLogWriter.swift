@@ -1,7 +1,7 @@
 // cachelog-writer: a second process for the engine's multi-process, crash and full-disk tests.
 //
 //   cachelog-writer DB COUNT [--batch | --mixed] [--seed N] [--map-size BYTES] [--payload-bytes N]
-//                   [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N]
+//                   [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N] [--unsynced]
 //   cachelog-writer DB COUNT --history [--keys N] [--start DATE] [--days N] [--seed N]
 //
 // Appends COUNT saves to key "k<i % 7>", printing the seq range of each append on stdout as it
@@ -37,6 +37,7 @@ struct CacheLogWriter: AsyncParsableCommand {
     @Option(name: .customLong("delay-ms"), help: "Milliseconds to wait after each append.") var delayMilliseconds = 0
     @Option(name: .customLong("file-size-limit"), help: "RLIMIT_FSIZE in bytes, with SIGXFSZ ignored.") var fileSizeLimit: UInt64?
     @Option(name: .customLong("checkpoint-interval"), help: "Events between checkpoints.") var checkpointInterval = 4096
+    @Flag(help: "Commit without syncing (unsynced durability), then sync once after the last append.") var unsynced = false
     @Flag(help: "Write a dated history of COUNT events instead (saves, expires, deletes over --keys keys and --days days from --start, recorded at those times; unsynced batches): the report's scale test.") var history = false
     @Option(help: "With --history: how many keys.") var keys = 1000
     @Option(help: "With --history: when the history starts (RFC 3339).") var start = "2026-09-01T00:00:00Z"
@@ -65,7 +66,8 @@ struct CacheLogWriter: AsyncParsableCommand {
     }
 
     private func append() async throws {
-        let log = try EventLog(path: db, options: .init(initialMapSize: mapSize, checkpointInterval: checkpointInterval))
+        let log = try EventLog(path: db, options: .init(
+            durability: unsynced ? .unsynced : .synced, initialMapSize: mapSize, checkpointInterval: checkpointInterval))
         var generator = SystemRandomNumberGenerator()
         for i in 0..<count {
             let key = "k\(i % 7)"
@@ -79,6 +81,7 @@ struct CacheLogWriter: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("\(range.lowerBound) \(range.upperBound)\n".utf8))
             if delayMilliseconds > 0 { try await Task.sleep(for: .milliseconds(delayMilliseconds)) }
         }
+        if unsynced { try log.sync() }
     }
 
     /// Past the limit a write fails with EFBIG instead of the process dying of SIGXFSZ.
