@@ -151,7 +151,7 @@ struct CompactionWithSharedPayloadsTests {
 
 @Suite("Compression level")
 struct CompressionLevelTests {
-    @Test func compressionLevel_tradesSizeForSpeed_andEveryLevelReadsBack() async throws {
+    @Test func compressionLevel_nineStoresSmallerThanOne_andEveryLevelReadsBack() async throws {
         let text = (0..<2000).map { "{\"id\":\($0),\"title\":\"film \($0 % 97)\",\"rating\":\($0 % 7)}" }.joined(separator: ",")
         var sizes: [Int: Int] = [:]
         for level in [1, 9] {
