@@ -2,6 +2,7 @@ import CacheLog
 import FeedAPI
 import FeedCache
 import Foundation
+import Locking
 import LoopbackHTTP
 import TestSupport
 import Testing
@@ -18,7 +19,7 @@ typealias HTTPResponse = LoopbackHTTP.HTTPResponse
 final class AppEnvironment: Sendable {
     let server: LoopbackHTTPServer
     let baseURL: URL
-    let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
+    let client = AppNetwork()
     let log: EventLog
     let clock = TestClock(TestClock.start)
     private let directory: URL
@@ -52,7 +53,7 @@ final class AppEnvironment: Sendable {
         switch offline {
         case .serverError: server.setHandler { _ in .status(500) }
         case .invalidJSON: server.setHandler { _ in .json("{ not json") }
-        case .connectionRefused: server.stop()
+        case .connectionRefused: client.goDown()
         }
     }
 
@@ -70,13 +71,42 @@ final class AppEnvironment: Sendable {
     }
 }
 
+/// The app's network: the real `URLSessionHTTPClient`. Once it goes down, every request goes to
+/// a port on 127.0.0.1 that refuses connections for the whole run (``DeadPort``), so the app's
+/// connection is refused for real. Stopping the server instead would free its port, which another
+/// server of the run could be given and answer from.
+final class AppNetwork: HTTPClient {
+    private let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
+    private let isDown = Locked(false)
+
+    /// From now on, every connection is refused.
+    func goDown() {
+        isDown.withLock { $0 = true }
+    }
+
+    func get(from url: URL) async throws -> (Data, FeedAPI.HTTPResponse) {
+        try await client.get(from: try route(url))
+    }
+
+    func get(from url: URL, headers: [String: String]) async throws -> (Data, FeedAPI.HTTPResponse) {
+        try await client.get(from: try route(url), headers: headers)
+    }
+
+    /// `url`, or once down the same URL on the dead port.
+    private func route(_ url: URL) throws -> URL {
+        guard isDown.withLock({ $0 }), var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        components.port = try DeadPort.shared().port
+        return components.url ?? url
+    }
+}
+
 /// The ways a story's server stops being useful.
 enum Offline: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// The server answers `500 Internal Server Error` (an invalid-data error for the app).
     case serverError
     /// The server answers 200 with a body that is not JSON (an invalid-data error).
     case invalidJSON
-    /// Nothing listens any more: the connection is refused (a connectivity error).
+    /// The remote is down: the connection is refused (a connectivity error).
     case connectionRefused
 
     var testDescription: String { rawValue }

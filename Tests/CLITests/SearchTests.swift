@@ -13,11 +13,13 @@ struct SearchTests {
         try Sandbox(serving: handler)
     }
 
-    static let handler: LoopbackHTTPServer.Handler = {
+    static let handler = api(linkingTo: nil)
+
+    /// Links point at `root`, or back at this server (as the APIs' do) when it is nil.
+    static func api(linkingTo root: URL?) -> LoopbackHTTPServer.Handler {
         let pages: [String: [[String]]] = ["sky": [["Luke"], ["Anakin", "Shmi"]], "darth": [["Vader"]], "": [["Everyone"]]]
         return { request in
-            // Links point back at this server, as the APIs' do.
-            let root = "http://" + (request.header("Host") ?? "127.0.0.1")
+            let root = root.map { $0.absoluteString } ?? "http://" + (request.header("Host") ?? "127.0.0.1")
             switch request.path {
             case "/api/people/":
                 let query = request.queryValue("search") ?? ""
@@ -38,7 +40,7 @@ struct SearchTests {
                 return .status(404)
             }
         }
-    }()
+    }
 
     private func people(_ sandbox: Sandbox, _ query: String, at now: String = Day.dec1, _ extra: String...) async throws -> CLIResult {
         try await sandbox.run(
@@ -109,17 +111,17 @@ struct SearchTests {
 
     @Test
     func more_offline_exitsThree_andLeavesTheCacheAsItWas() async throws {
-        let sandbox = try Self.server()
+        // The first page's link to the next one points at a server that is down.
+        let sandbox = try Sandbox(serving: Self.api(linkingTo: try DeadPort.shared().baseURL))
         _ = try await people(sandbox, "sky")
         let before = try await sandbox.cachelog("replay", "--format", "jsonl")
-        // The next page's URL points at the server, which is gone.
-        sandbox.server.stop()
 
         let offline = try await people(sandbox, "sky", at: Day.dec2, "--more")
 
         #expect(offline.status == ExitCode.noUsableData, "\(offline)")
         #expect(offline.stdout.isEmpty && offline.stderrLines.count == 1)
         #expect(offline.stderr.contains("the cache is as it was"))
+        #expect(sandbox.server.requestCount == 1, "the next page was asked of the dead address only")
         #expect(try await sandbox.cachelog("replay", "--format", "jsonl").stdout == before.stdout)
     }
 

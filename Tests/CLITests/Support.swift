@@ -253,12 +253,9 @@ func runOnTerminal(
     return String(decoding: output, as: UTF8.self)
 }
 
-/// A URL on 127.0.0.1 where nothing listens: a server is started and stopped to free its port.
+/// A URL on 127.0.0.1 that refuses every connection for the whole test run (see ``DeadPort``).
 func deadURL(path: String = "/films.json") throws -> String {
-    let server = LoopbackHTTPServer()
-    let baseURL = try server.start()
-    server.stop()
-    return baseURL.absoluteString + path
+    try DeadPort.shared().baseURL.absoluteString + path
 }
 
 /// The escape character that starts every terminal colour code.

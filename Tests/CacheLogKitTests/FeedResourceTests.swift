@@ -36,7 +36,7 @@ struct FeedResourceTests {
 
     @Test func aClientOnADirectoryWithNoDatabase_createsNothingUntilASave() async throws {
         let world = try ClientWorld()
-        let dead = try RefusingPort()
+        let dead = try DeadPort()
         let client = try world.client()
 
         await #expect(throws: NoUsableDataError.self) {
@@ -91,7 +91,7 @@ struct FeedResourceTests {
 
     @Test func updates_withNothingCachedAndTheRemoteDown_endsWithNoUsableData() async throws {
         let world = try ClientWorld()
-        let dead = try RefusingPort()
+        let dead = try DeadPort()
         let films = try world.client().feed("films", at: dead.url("/films.json"), contract: .films)
 
         await #expect(throws: NoUsableDataError.self) {

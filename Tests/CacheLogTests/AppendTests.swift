@@ -133,19 +133,29 @@ struct AppendTests {
         #expect(flags & UInt32(MDB_NOMETASYNC) == 0)
     }
 
-    @Test func unsyncedDurability_skipsTheSyncPerCommit_andSyncFlushesExplicitly() async throws {
+    #if os(Linux)
+    /// The flushes are counted in a child process (`cachelog-writer`), since reopening the file
+    /// would read the page cache whether or not anything reached the disk.
+    @Test func unsyncedDurability_skipsTheSyncPerCommit_andSyncFlushesTheDataFile() async throws {
         let dir = try TemporaryDirectory()
-        do {
-            let log = try EventLog(path: dir.path(), options: .init(durability: .unsynced))
-            var flags: UInt32 = 0
-            mdb_env_get_flags(log.environment.raw, &flags)
-            #expect(flags & UInt32(MDB_NOSYNC) != 0)
-            for i in 0..<10 { try await log.append(.put(key: "k\(i)", payload: payload("\(i)"), timestamp: Date())) }
-            try log.sync()
-        }
-        try await waitUntilClosed(dir.path())
-        let reopened = try makeLog(dir)
-        #expect(try reopened.lastSeq() == 10)
-        #expect(try reopened.retrieve("k9")?.payload == payload("9"))
+        let counter = try await SyncCounter()
+        let writer = try builtProduct("cachelog-writer")
+        let commits = 10
+        func dataFileFlushes(_ flushes: [String]) -> Int { flushes.filter { $0.hasSuffix("/data.mdb") || $0 == "msync " }.count }
+
+        // Synced, as a reference: LMDB flushes the data file at each commit, which the counter sees.
+        let synced = try await counter.run(writer, [dir.path("synced"), "\(commits)"])
+        try #require(synced.result.exited && synced.result.status == 0, "\(synced.result.stderrText)")
+        #expect(dataFileFlushes(synced.flushes) >= commits, "\(synced.flushes)")
+
+        // Unsynced: no flush per commit; sync() after the last one flushes the data file.
+        let unsynced = try await counter.run(writer, [dir.path("unsynced"), "\(commits)", "--unsynced"])
+        try #require(unsynced.result.exited && unsynced.result.status == 0, "\(unsynced.result.stderrText)")
+        #expect((1..<commits).contains(dataFileFlushes(unsynced.flushes)), "\(unsynced.flushes)")
+
+        let reopened = try makeLog(dir, name: "unsynced")
+        #expect(try reopened.lastSeq() == UInt64(commits))
+        #expect(try reopened.retrieve("k2") != nil)
     }
+    #endif
 }

@@ -80,6 +80,57 @@ struct DeduplicationTests {
 
 @Suite("Compaction and shared payloads")
 struct CompactionWithSharedPayloadsTests {
+    /// The live put and the record holding its bytes both lie before the cut, and no record after
+    /// the cut refers to them: only the rule "keep the record a live put's payload lives in" keeps it.
+    @Test func compact_keepsTheRecordHoldingALivePutsPayload_whenBothLieBeforeTheCut() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await DeduplicationTests.save(log, DeduplicationTests.feed, at: 1)   // seq 1, 2 (holds the bytes)
+        try await DeduplicationTests.save(log, DeduplicationTests.feed, at: 2)   // seq 3, 4 (the live put, refers to seq 2)
+        try await log.append(.put(key: "genres", payload: payload("[]"), timestamp: Date(timeIntervalSince1970: 3))) // seq 5
+        #expect(try log.entry("films")?.payloadSeq == 2)
+
+        let report = try await log.compact(before: .seq(5))
+
+        #expect(try events(log).map(\.seq) == [2, 4, 5])
+        #expect(report.keptLive == 2)
+        #expect(try log.retrieve("films")?.payload == DeduplicationTests.feed)
+        let verified = try log.verify()
+        #expect(verified.isClean, "\(verified.problems)")
+    }
+
+    /// After the cut, the walk finds a put's reference in its record; when that record is damaged,
+    /// the live state still names the record holding the bytes.
+    @Test func compact_keepsTheRecordHoldingALivePutsPayload_evenWhenThePutsOwnRecordIsDamaged() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await DeduplicationTests.save(log, DeduplicationTests.feed, at: 1)   // seq 1, 2 (holds the bytes)
+        try await DeduplicationTests.save(log, DeduplicationTests.feed, at: 2)   // seq 3, 4 (the live put, refers to seq 2)
+        try RawLMDB.replace(4, with: Array(try RawLMDB.record(4, in: log).dropLast()), in: log)
+
+        try await log.compact(before: .seq(4))
+
+        #expect(try RawLMDB.dump(log, \.events).keys.sorted { $0.lexicographicallyPrecedes($1) } == [2, 4].map(RawLMDB.seqKey))
+    }
+
+    /// A put of the state at the cut is kept though a later save replaced it; so is the record
+    /// holding its bytes, so that it still reads back.
+    @Test func compact_keepsTheRecordHoldingThePayloadOfAPutOfTheStateAtTheCut() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        try await DeduplicationTests.save(log, DeduplicationTests.feed, at: 1)   // seq 1, 2 (holds the bytes)
+        try await DeduplicationTests.save(log, DeduplicationTests.feed, at: 2)   // seq 3, 4 (refers to seq 2)
+        try await DeduplicationTests.save(log, payload("[]"), at: 3)             // seq 5, 6 (replaces it)
+
+        try await log.compact(before: .seq(5))
+
+        #expect(try events(log).map(\.seq) == [2, 4, 5, 6])
+        let kept = try events(log, EventQuery(from: .seq(4), to: .seq(4), includePayload: true))
+        #expect(kept.first?.payload == DeduplicationTests.feed)
+        let verified = try log.verify()
+        #expect(verified.isClean, "\(verified.problems)")
+    }
+
     @Test func compact_keepsARecordWhosePayloadAKeptPutRefersTo_evenWhenNotLive() async throws {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
@@ -100,7 +151,7 @@ struct CompactionWithSharedPayloadsTests {
 
 @Suite("Compression level")
 struct CompressionLevelTests {
-    @Test func compressionLevel_tradesSizeForSpeed_andEveryLevelReadsBack() async throws {
+    @Test func compressionLevel_nineStoresSmallerThanOne_andEveryLevelReadsBack() async throws {
         let text = (0..<2000).map { "{\"id\":\($0),\"title\":\"film \($0 % 97)\",\"rating\":\($0 % 7)}" }.joined(separator: ",")
         var sizes: [Int: Int] = [:]
         for level in [1, 9] {

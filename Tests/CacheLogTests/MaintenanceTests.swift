@@ -21,7 +21,7 @@ struct MaintenanceTests {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
         for i in 0..<5 { try await log.append(.put(key: "k\(i)", payload: payload("value \(i)"), timestamp: Date())) }
-        try RawLMDB.flipByte(of: 4, in: log, offsetFromEnd: 30)
+        try RawLMDB.flipHeaderByte(of: 4, in: log)
         let report = try log.verify()
         #expect(!report.isClean)
         #expect(report.problems.first?.seq == 4)

@@ -43,7 +43,7 @@ struct RemoteLoaderEndToEndTests {
 
     @Test
     func load_deliversConnectivityErrorWhenNothingListens() async throws {
-        let port = try RefusingPort()
+        let port = try DeadPort()
         await #expect(throws: RemoteLoaderError.connectivity) { try await filmsLoader(port.url()).load() }
     }
 

@@ -1,7 +1,8 @@
 import FeedCache
 import Testing
 
-/// Runs every `FeedStoreSpecs` spec against every `StoreKind`.
+/// Runs every `FeedStoreSpecs` spec against every `StoreKind`, and the failure specs against every
+/// `FailingStoreKind`.
 @Suite("FeedStore specs")
 struct FeedStoreSpecTests {
     @Test(arguments: StoreKind.allCases)
@@ -104,53 +105,53 @@ struct FeedStoreSpecTests {
         try await FeedStoreSpecs.sideEffects_runSerially(kind.makeEmptyStore())
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func retrieve_deliversFailureOnRetrievalError(_ kind: StoreKind) async throws {
+    @Test(arguments: FailingStoreKind.allCases)
+    func retrieve_deliversFailureOnRetrievalError(_ kind: FailingStoreKind) async throws {
         try await FeedStoreSpecs.retrieve_deliversFailureOnRetrievalError(kind.makeStoreFailingRetrieval())
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func retrieve_hasNoSideEffectsOnFailure(_ kind: StoreKind) async throws {
+    @Test(arguments: FailingStoreKind.allCases)
+    func retrieve_hasNoSideEffectsOnFailure(_ kind: FailingStoreKind) async throws {
         try await FeedStoreSpecs.retrieve_hasNoSideEffectsOnFailure(kind.makeStoreFailingRetrieval())
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func insert_deliversErrorOnInsertionError(_ kind: StoreKind) async throws {
+    @Test(arguments: FailingStoreKind.allCases)
+    func insert_deliversErrorOnInsertionError(_ kind: FailingStoreKind) async throws {
         try await FeedStoreSpecs.insert_deliversErrorOnInsertionError(kind.makeStoreFailingWrites())
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func insert_hasNoSideEffectsOnInsertionError(_ kind: StoreKind) async throws {
+    @Test(arguments: FailingStoreKind.allCases)
+    func insert_hasNoSideEffectsOnInsertionError(_ kind: FailingStoreKind) async throws {
         try await FeedStoreSpecs.insert_hasNoSideEffectsOnInsertionError(kind.makeStoreFailingWrites())
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func replace_deliversErrorOnReplacementError(_ kind: StoreKind) async throws {
+    @Test(arguments: FailingStoreKind.allCases)
+    func replace_deliversErrorOnReplacementError(_ kind: FailingStoreKind) async throws {
         try await FeedStoreSpecs.replace_deliversErrorOnReplacementError(kind.makeStoreFailingWrites())
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func replace_hasNoSideEffectsOnReplacementError(_ kind: StoreKind) async throws {
+    @Test(arguments: FailingStoreKind.allCases)
+    func replace_hasNoSideEffectsOnReplacementError(_ kind: FailingStoreKind) async throws {
         try await FeedStoreSpecs.replace_hasNoSideEffectsOnReplacementError(kind.makeStoreFailingWrites())
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func delete_deliversErrorOnDeletionError(_ kind: StoreKind) async throws {
+    @Test(arguments: FailingStoreKind.allCases)
+    func delete_deliversErrorOnDeletionError(_ kind: FailingStoreKind) async throws {
         try await FeedStoreSpecs.delete_deliversErrorOnDeletionError(kind.makeStoreFailingWrites())
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func delete_hasNoSideEffectsOnDeletionError(_ kind: StoreKind) async throws {
+    @Test(arguments: FailingStoreKind.allCases)
+    func delete_hasNoSideEffectsOnDeletionError(_ kind: FailingStoreKind) async throws {
         try await FeedStoreSpecs.delete_hasNoSideEffectsOnDeletionError(kind.makeStoreFailingWrites())
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func expire_deliversErrorOnExpiryError(_ kind: StoreKind) async throws {
+    @Test(arguments: FailingStoreKind.allCases)
+    func expire_deliversErrorOnExpiryError(_ kind: FailingStoreKind) async throws {
         try await FeedStoreSpecs.expire_deliversErrorOnExpiryError(kind.makeStoreFailingWrites())
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func expire_hasNoSideEffectsOnExpiryError(_ kind: StoreKind) async throws {
+    @Test(arguments: FailingStoreKind.allCases)
+    func expire_hasNoSideEffectsOnExpiryError(_ kind: FailingStoreKind) async throws {
         try await FeedStoreSpecs.expire_hasNoSideEffectsOnExpiryError(kind.makeStoreFailingWrites())
     }
 }

@@ -41,7 +41,7 @@ struct HTTPClientSpecTests {
 
     @Test(arguments: Client.allCases)
     func get_deliversTransportErrorWhenNothingListens(client kind: Client) async throws {
-        let port = try RefusingPort()
+        let port = try DeadPort()
         let error = await caughtError { try await kind.make().get(from: port.url()) }
         guard case .transport? = error as? HTTPClientError else {
             Issue.record("expected a transport error, got \(String(describing: error))")

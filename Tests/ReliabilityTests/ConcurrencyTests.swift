@@ -87,39 +87,67 @@ struct ConcurrencyTests {
         #expect(try storedState(log) == bruteForceFold(events))
     }
 
+    /// Readers read until the writers are done, and the writers wait halfway until a reader has
+    /// seen the log between its first and last seq: the readers overlap the writers, and the map
+    /// growth the writes cause, by construction.
     @Test(.timeLimit(.minutes(1)))
     func concurrency_readersDuringAppendsAndMapGrowth_alwaysSeeAConsistentSnapshot() async throws {
         let dir = try TemporaryDirectory()
-        let log = try EventLog(path: dir.path(), options: .init(initialMapSize: 64 << 10))
+        let initialMapSize = 64 << 10
+        let log = try EventLog(path: dir.path(), options: .init(initialMapSize: initialMapSize))
         let writers = 8, savesPerWriter = 60
+        let last = UInt64(writers * savesPerWriter * 2)
+        let overlap = Overlap()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for writer in 0..<writers {
-                group.addTask {
-                    var generator = SeededGenerator(seed: UInt64(writer))
-                    for i in 0..<savesPerWriter {
-                        // Incompressible, so the map must grow many times.
-                        let payload = Data(generator.bytes(4096))
-                        try await log.append([.delete(key: "w\(writer)", reason: .replaced), .put(key: "w\(writer)", payload: payload, timestamp: Date())])
-                        if i % 10 == 0 { await Task.yield() }
+            group.addTask {
+                try await withThrowingTaskGroup(of: Void.self) { saves in
+                    for writer in 0..<writers {
+                        saves.addTask {
+                            var generator = SeededGenerator(seed: UInt64(writer))
+                            for i in 0..<savesPerWriter {
+                                while i == savesPerWriter / 2, await overlap.intermediateSeqs.isEmpty {
+                                    try await Task.sleep(for: .milliseconds(1))
+                                }
+                                // Incompressible, so the map must grow many times.
+                                let payload = Data(generator.bytes(4096))
+                                try await log.append([.delete(key: "w\(writer)", reason: .replaced), .put(key: "w\(writer)", payload: payload, timestamp: Date())])
+                                if i % 10 == 0 { await Task.yield() }
+                            }
+                        }
                     }
+                    try await saves.waitForAll()
                 }
+                await overlap.writersDone()
             }
             for _ in 0..<4 {
                 group.addTask {
-                    for _ in 0..<40 {
+                    repeat {
                         // verify() reads one snapshot: it must be clean at any moment.
                         let report = try log.verify()
                         #expect(report.isClean, "\(report.problems)")
                         let state = try log.state()
                         #expect(state.seq % 2 == 0, "a reader saw half a batch")
+                        if 0 < state.seq && state.seq < last { await overlap.saw(state.seq) }
                         for entry in state.entries { _ = try log.retrieve(entry.key) }
                         await Task.yield()
-                    }
+                    } while await overlap.writing
                 }
             }
             try await group.waitForAll()
         }
-        #expect(try log.lastSeq() == UInt64(writers * savesPerWriter * 2))
+        #expect(await !overlap.intermediateSeqs.isEmpty)
+        #expect(log.environment.mapSize > initialMapSize)
+        #expect(try log.lastSeq() == last)
         #expect(try log.verify().isClean)
     }
+}
+
+/// What the readers of `concurrency_readersDuringAppendsAndMapGrowth…` saw while the writers wrote.
+private actor Overlap {
+    private(set) var writing = true
+    /// The seqs a reader saw strictly between an empty log and the last append.
+    private(set) var intermediateSeqs: Set<UInt64> = []
+
+    func writersDone() { writing = false }
+    func saw(_ seq: UInt64) { intermediateSeqs.insert(seq) }
 }

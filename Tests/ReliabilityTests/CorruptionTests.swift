@@ -19,9 +19,7 @@ struct CorruptionTests {
         let live = try #require(try log.entry("films")).seq
         #expect(live == 4)
 
-        var record = try RawLMDB.record(live, in: log)
-        record[record.count - 6] ^= 0xFF
-        try RawLMDB.replace(live, with: record, in: log)
+        try RawLMDB.flipHeaderByte(of: live, in: log)
 
         let report = try log.verify()
         #expect(!report.isClean)
@@ -43,9 +41,7 @@ struct CorruptionTests {
         let loader = feedLoader(log)
         try await loader.save([Item(id: 1, text: "one")])
         let live = try #require(try log.entry("films")).seq
-        var record = try RawLMDB.record(live, in: log)
-        record[record.count - 6] ^= 0xFF
-        try RawLMDB.replace(live, with: record, in: log)
+        try RawLMDB.flipHeaderByte(of: live, in: log)
 
         try await loader.validateCache()
 

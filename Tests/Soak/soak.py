@@ -128,11 +128,21 @@ def key_args(name):
     return ["--key=" + name] if name.startswith("-") else ["--key", name]
 
 
-def closed_port():
-    """A loopback port nothing listens on: the 'unreachable' remote."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+class DeadPort:
+    """A loopback port that refuses every connection until closed: the 'unreachable' remote.
+    A socket holds it, bound and never listening, so no other server can take the port meanwhile
+    (a port bound and closed to be "free" can be given to another server, which then answers)."""
+
+    def __init__(self):
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)  # no SO_REUSEADDR: nothing may share it
+        self.socket.bind(("127.0.0.1", 0))
+        self.port = self.socket.getsockname()[1]
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def close(self):
+        self.socket.close()
 
 
 # --------------------------------------------------------------------------------------------
@@ -877,7 +887,7 @@ class Run:
         self.absurd = set()  # keys saved under an absurd max age or clock
         self.checked_last = 0
         self.stash = {}
-        self.unreachable = "http://127.0.0.1:%d/feed.json" % closed_port()
+        self.unreachable = soak.dead.url("/feed.json")
         self.truncated = False
         self.snap = None
         self.step_kind = "-"
@@ -2325,6 +2335,7 @@ class Soak:
         self.runner = Runner(copy, args.binary, home)
         self.ledger = Ledger(self.seed, args.binary, args.max_print)
         self.server = FeedServer()
+        self.dead = DeadPort()
         self.step = 0
         help_text = subprocess.run([copy, "--help"], capture_output=True, text=True, timeout=30, env=self.runner.base_env).stdout
         subcommands = help_text.split("SUBCOMMANDS:", 1)[-1]
@@ -2373,6 +2384,7 @@ class Soak:
                 run.close(keep)
         finally:
             self.server.stop()
+            self.dead.close()
             if not self.keep:
                 shutil.rmtree(self.tmp, ignore_errors=True)
         seconds = time.monotonic() - self.started

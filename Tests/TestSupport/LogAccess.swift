@@ -47,6 +47,15 @@ extension RawLMDB {
         try replace(seq, with: record, in: log)
     }
 
+    /// Flips the low byte of the stored record `seq`'s timestamp field (offset 19 of its header).
+    /// The framing, the key and the body stay valid, so only the record's checksum can tell; a flip
+    /// in a compressed body would be caught by zlib too.
+    public static func flipHeaderByte(of seq: UInt64, in log: EventLog) throws {
+        var record = try self.record(seq, in: log)
+        record[19] ^= 0xFF
+        try replace(seq, with: record, in: log)
+    }
+
     /// A seq as the log keys it.
     public static func seqKey(_ seq: UInt64) -> [UInt8] { SeqKey.bytes(seq) }
 }

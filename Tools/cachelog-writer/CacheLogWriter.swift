@@ -2,6 +2,7 @@
 //
 //   cachelog-writer DB COUNT [--batch | --mixed] [--seed N] [--map-size BYTES] [--payload-bytes N]
 //                   [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N] [--cached-at S,S,…]
+//                   [--unsynced]
 //   cachelog-writer DB COUNT --history [--keys N] [--start DATE] [--days N] [--seed N]
 //
 // Appends COUNT saves to key "k<i % 7>", printing the seq range of each append on stdout as it
@@ -42,6 +43,7 @@ struct CacheLogWriter: AsyncParsableCommand {
     @Option(name: .customLong("checkpoint-interval"), help: "Events between checkpoints.") var checkpointInterval = 4096
     @Option(name: .customLong("cached-at"), help: "Cache timestamps (seconds since 1970, comma-separated, cycled): each save is appended unless the key's live entry is newer.")
     var cachedAt: String?
+    @Flag(help: "Commit without syncing (unsynced durability), then sync once after the last append.") var unsynced = false
     @Flag(help: "Write a dated history of COUNT events instead (saves, expires, deletes over --keys keys and --days days from --start, recorded at those times; unsynced batches): the report's scale test.") var history = false
     @Option(help: "With --history: how many keys.") var keys = 1000
     @Option(help: "With --history: when the history starts (RFC 3339).") var start = "2026-09-01T00:00:00Z"
@@ -73,7 +75,8 @@ struct CacheLogWriter: AsyncParsableCommand {
     }
 
     private func append() async throws {
-        let log = try EventLog(path: db, options: .init(initialMapSize: mapSize, checkpointInterval: checkpointInterval))
+        let log = try EventLog(path: db, options: .init(
+            durability: unsynced ? .unsynced : .synced, initialMapSize: mapSize, checkpointInterval: checkpointInterval))
         var generator = SystemRandomNumberGenerator()
         let conditionalTimes = conditionalTimes
         for i in 0..<count {
@@ -99,6 +102,7 @@ struct CacheLogWriter: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
             if delayMilliseconds > 0 { try await Task.sleep(for: .milliseconds(delayMilliseconds)) }
         }
+        if unsynced { try log.sync() }
     }
 
     /// The `--cached-at` times; empty without the option.
