@@ -69,6 +69,8 @@ public final class EventLog: Sendable {
     let tables: LogTables
     let writer: Writer
     let logger: Logger
+    /// ``Options/clock``: what stamps appends, and what a follow up to a date waits for.
+    let clock: @Sendable () -> Date
     let compressionLevel: Int32
 
     /// Opens the database in directory `path`, creating it (and the directory) when it does not
@@ -114,6 +116,7 @@ public final class EventLog: Sendable {
         }
         self.path = path
         logger = options.logger
+        clock = options.clock
         compressionLevel = Int32(options.compressionLevel)
         tables = LogTables(environment.tables, checkpointInterval: options.checkpointInterval)
         writer = Writer(environment: environment, tables: tables, clock: options.clock)
