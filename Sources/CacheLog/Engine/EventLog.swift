@@ -75,6 +75,8 @@ public final class EventLog: Sendable {
 
     /// Opens the database in directory `path`, creating it (and the directory) when it does not
     /// exist, if `options.createIfMissing`. A directory that holds other files is not taken over.
+    /// What it creates is its owner's only: the directories it makes (the database's and any
+    /// missing above it) 0700, the database files 0600; a directory that exists keeps its mode.
     public init(path: String, options: Options = Options()) throws {
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -99,7 +101,7 @@ public final class EventLog: Sendable {
         } else {
             if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
             do {
-                try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true)
+                try PrivateDirectory.create(path)
             } catch {
                 throw CacheLogError.notWritable(path: path)
             }
