@@ -79,7 +79,7 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                 for entry in state.entries {
                     let maxAge = KeyPolicy.of(entry).maxAge
                     let fresh = CachePolicy(maxAge: maxAge).validate(entry.timestamp, against: now) ? "yes" : "no"
-                    out.line("\(EventPrinter.keyCell(entry.key, keyWidth))  \(EventPrinter.pad(DateParsing.string(entry.timestamp), 20))  \(EventPrinter.pad(DurationText.string(now.timeIntervalSince(entry.timestamp)), 8))  \(EventPrinter.pad(maxAge.description, 7))  \(EventPrinter.pad(fresh, 5))  \(EventPrinter.pad(String(entry.seq), 6, right: true))  \(EventPrinter.pad(String(entry.bytes), 8, right: true))")
+                    out.line("\(EventPrinter.keyCell(entry.key, keyWidth))  \(EventPrinter.pad(DateParsing.column(entry.timestamp), 20))  \(EventPrinter.pad(DurationText.string(now.timeIntervalSince(entry.timestamp)), 8))  \(EventPrinter.pad(maxAge.description, 7))  \(EventPrinter.pad(fresh, 5))  \(EventPrinter.pad(String(entry.seq), 6, right: true))  \(EventPrinter.pad(String(entry.bytes), 8, right: true))")
                     if let payloads {
                         out.line("    payload: " + ((payloads[entry.seq] ?? nil).map { Self.short(JSONText.payload($0)) } ?? "(cannot be read back)"))
                     }
