@@ -83,6 +83,8 @@ struct TableTests {
             let load = try await sandbox.cachelog("load", sandbox.url("/\(key).json"), "--key", key, "--contract", key)
             try #require(load.status == ExitCode.ok, "\(load)")
         }
+        let search = try await sandbox.cachelog("load", sandbox.url("/verses.json?q={query}"), "--contract", "verses", "--query", "love")
+        try #require(search.status == ExitCode.ok, "\(search)")
         let wholeSecond = #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/#
         /// Each row holds a whole-second date under `dateHeader`, and its next column starts where
         /// the header's `nextHeader` does.
@@ -103,22 +105,24 @@ struct TableTests {
         }
 
         let state = try await sandbox.cachelog("state")
-        try expectAligned(state, header: "state", dateHeader: "CACHED AT", nextHeader: "AGE", rows: 2)
+        try expectAligned(state, header: "state", dateHeader: "CACHED AT", nextHeader: "AGE", rows: 3)
         let replay = try await sandbox.cachelog("replay")
-        try expectAligned(replay, header: "replay", dateHeader: "RECORDED AT", nextHeader: "TYPE", rows: 4)
-        // audit has no header: every line of a timeline has the date column 20 wide.
+        try expectAligned(replay, header: "replay", dateHeader: "RECORDED AT", nextHeader: "TYPE", rows: 6)
+        // audit and searches have no header: every line has the date column 20 wide.
         let audit = try await sandbox.cachelog("audit")
         let timeline = audit.stdoutLines.filter { $0.hasPrefix("  ") }
-        #expect(timeline.count == 2, "\(audit)")
+        #expect(timeline.count == 3, "\(audit)")
         for line in timeline {
             #expect(line.prefixMatch(of: #/  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  \S/#) != nil, "\(line)")
         }
+        let searches = try await sandbox.cachelog("searches")
+        #expect(searches.stdoutLines.count == 1 && searches.stdout.prefixMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  verses/#) != nil, "\(searches)")
 
         // JSON has the time the text cut to the second.
         let json = try await sandbox.cachelog("state", "--format", "json")
         let shown = state.stdoutLines.compactMap { $0.firstMatch(of: wholeSecond).map { String($0.output) } }
         let stamped = (try json.json()["entries"] as? [[String: Any]])?.compactMap { $0.string("timestamp") } ?? []
-        #expect(stamped.count == 2 && zip(shown, stamped).allSatisfy { $1.hasPrefix($0.dropLast()) }, "\(shown) \(stamped)")
+        #expect(stamped.count == 3 && zip(shown, stamped).allSatisfy { $1.hasPrefix($0.dropLast()) }, "\(shown) \(stamped)")
     }
 
     @Test

@@ -68,7 +68,7 @@ struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             try out.show(searches, as: format) {
                 if searches.isEmpty { out.line("no searches") }
                 for search in searches {
-                    let when = search.timestamp.map(DateParsing.string) ?? "?"
+                    let when = EventPrinter.pad(search.timestamp.map(DateParsing.column) ?? "?", 20)
                     let state = search.fresh ? "fresh" : "stale or gone"
                     out.line("\(when)  \(EventPrinter.pad(search.contract, 7))  \(EventPrinter.pad(String(search.items), 4, right: true)) item\(search.items == 1 ? " " : "s")  \(EventPrinter.pad(state, 13))  \(search.query.isEmpty ? "(empty query)" : search.query)")
                 }
