@@ -27,8 +27,8 @@ struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     @Option(name: .customLong("max-age"), parsing: .unconditional, help: MaxAgeArgument.judgingHelp, transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     func run() async throws {
         try await reading { log in

@@ -35,8 +35,8 @@ struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         valueName: "duration"), transform: MaxAgeArgument.parse)
     var keep: MaxAgeArgument?
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     static let eitherBeforeOrKeep = ValidationError("give either --before <seq|date> or --keep <duration>")
 

@@ -47,8 +47,8 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         "Seconds the remote may take in all, from connecting to the last byte (1 to 3600).", valueName: "seconds"))
     var timeout = 60
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     /// The contract name image puts record: their payload is the bytes as they are.
     static let contract = "image"

@@ -98,8 +98,8 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         valueName: "seconds"))
     var timeout = 60
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     /// The cache key: given, or the default of a search or an object.
     var resolvedKey: String? {

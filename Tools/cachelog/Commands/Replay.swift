@@ -55,8 +55,8 @@ struct Replay: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Flag(help: "Include each put's payload.")
     var payload = false
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: StreamFormat.help)
+    var formatOption: StreamFormat?
 
     /// Replay prints a stream of events: text or JSON lines.
     var format: TextOrJSONLines { chosenFormat.stream ?? .jsonl }

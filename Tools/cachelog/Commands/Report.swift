@@ -69,7 +69,7 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     var out: String?
 
     @Option(name: .customLong("format"), help: ArgumentHelp("Only text (the default): the report is an HTML page.", valueName: "format"))
-    var formatOption: OutputFormat?
+    var formatOption: FormatOption<TextOnly>?
 
     private var toStdout: Bool { out == nil || out == "-" }
 

@@ -31,8 +31,8 @@ struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("At most this many searches.", valueName: "n"))
     var limit: Int?
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     func validate() throws {
         try checkDocumentFormat()

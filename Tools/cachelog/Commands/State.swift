@@ -39,8 +39,8 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     @Flag(help: "Also show what each entry's cache held: its payload (JSON as stored, else base64).")
     var payload = false
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     func run() async throws {
         let clockNow = try global.clock()()
