@@ -13,10 +13,10 @@ import Darwin
 /// else (a FIFO, a device, `/dev/stdout`, `/dev/fd/N`, a shell's `>(…)`) is written through, in
 /// order: renaming over it would replace the node itself (as root, `/dev/null`) and feed nothing.
 ///
-/// A descriptor is taken only when ``check(_:)`` saw it while the command line was parsed: the
-/// tool had opened nothing of its own then, so it is one the caller gave (`>(…)`, `3>file`).
-/// Later the database's files and the remote's sockets are descriptors too, and some of them are
-/// not close-on-exec: image bytes written to one would land in the database.
+/// A descriptor is written to only when ``check(_:)`` saw it while the command line was parsed,
+/// before the tool opened anything of its own: it is then one the caller gave (`>(…)`, `3>file`).
+/// Later the database's files and the remote's sockets are descriptors too, some of them not
+/// close-on-exec: `--out /dev/fd/8` could otherwise write image bytes into `data.mdb`.
 enum OutFile {
     /// The descriptors ``check(_:)`` found `--out` to name; set while parsing, before any task runs.
     nonisolated(unsafe) private static var givenDescriptors: [String: Int32] = [:]
@@ -24,10 +24,10 @@ enum OutFile {
     /// For `validate()`: refuses an empty path and a directory (a usage error), and notes the
     /// descriptor the path names, if it names one.
     static func check(_ path: String) throws {
-        switch path.isEmpty ? .refused(EISDIR) : destination(path) {
-        case .refused(EISDIR): throw ValidationError("--out must name a file, not '\(path)'")
+        switch path.isEmpty ? nil : destination(path) {
+        case nil, .refused(EISDIR)?: throw ValidationError("--out must name a file, not '\(path)'")
         // What the runtime opened before parsing is close-on-exec; what a caller gives is not.
-        case .descriptor(let descriptor) where fcntl(descriptor, F_GETFD) & FD_CLOEXEC == 0: givenDescriptors[path] = descriptor
+        case .descriptor(let descriptor)? where fcntl(descriptor, F_GETFD) & FD_CLOEXEC == 0: givenDescriptors[path] = descriptor
         default: break
         }
     }
