@@ -322,15 +322,6 @@ struct InspectTests {
     }
 
     @Test
-    func compact_onAMissingDatabase_failsWithOneLine_andCreatesNothing() async throws {
-        let sandbox = try Sandbox()
-        let result = try await sandbox.cachelog("compact", "--before", "10")
-        #expect(result.status == ExitCode.failure, "\(result)")
-        #expect(result.stderrLines.count == 1)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.db))
-    }
-
-    @Test
     func stats_meansByStoredWhatReplayDoes_theBytesOfWholeRecords() async throws {
         let sandbox = try Sandbox()
         try await sandbox.seedHistory()
