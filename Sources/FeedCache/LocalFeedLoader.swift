@@ -101,7 +101,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
         let items: [Item]
         do {
             cache = try await store.retrieve()
-            items = try cache.map { try coder.decode($0.feed) } ?? []
+            items = try cache.map { try decode($0.feed) } ?? []
         } catch {
             throw NotModifiedError.unreadableCache(error)
         }
@@ -187,7 +187,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
         do {
             return try coder.decode(feed)
         } catch {
-            throw InvalidCachedFeedError(underlying: error)
+            throw InvalidCachedFeedError(underlying: error, contract: contract)
         }
     }
 }

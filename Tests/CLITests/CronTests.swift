@@ -39,6 +39,23 @@ struct CronTests {
         #expect(compact.stdout.isEmpty, "\(compact)")
     }
 
+    /// A cron job that runs before the first load: compact answers as validate does, nothing
+    /// to do, exit 0, and creates nothing (it exited 1).
+    @Test
+    func compactAndValidate_onADatabaseNotMadeYet_haveNothingToDo_exitZero_andCreateNothing() async throws {
+        let sandbox = try Sandbox()
+        for arguments in [["compact", "--keep", "30d", "-q"], ["validate", "-q"], ["compact", "--before", "1", "--format", "json"]] {
+            let result = try await sandbox.run(["--db", sandbox.db] + arguments)
+            #expect(result.status == ExitCode.ok, "\(arguments): \(result)")
+            #expect(result.stderr.isEmpty, "\(arguments): \(result)")
+            #expect(arguments.contains("-q") ? result.stdout.isEmpty : result.stdout == #"{"removed":0,"bytesFreed":0,"keptLive":0,"firstAvailable":0}"# + "\n",
+                    "\(arguments): \(result)")
+        }
+        let loud = try await sandbox.cachelog("compact", "--keep", "30d")
+        #expect(loud.status == ExitCode.ok && loud.stdoutLines == ["nothing to compact: no database at \(sandbox.db) yet"], "\(loud)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.db), "a database was created")
+    }
+
     @Test
     func validateAnUnknownKey_saysThereIsNoSuchKey_exitsOne() async throws {
         let sandbox = try Sandbox()

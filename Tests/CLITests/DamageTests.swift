@@ -18,6 +18,31 @@ struct DamageTests {
         return (verified.status, try verified.json()["problems"] as? [[String: Any]] ?? [])
     }
 
+    /// `state --payload` read a damaged put as fresh with a null payload and exit 0. It says the
+    /// payload is unreadable, as load does: in the row, in JSON (which stays valid), on stderr,
+    /// exit 1; the other entries are shown whole.
+    @Test
+    func statePayload_ofAPutThatFailsItsChecks_saysItIsUnreadable_exitOne() async throws {
+        let sandbox = try Sandbox()
+        try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
+        try #require(try await load(sandbox, at: Day.dec1, key: "genres", contract: "genres").status == ExitCode.ok)
+        try await Planting(db: sandbox.db).flipByte(ofRecord: 2, offsetFromEnd: 1) // the films put's stored CRC
+        let says = "cachelog: cache unreadable: films (corrupt record at seq 2: checksum mismatch); 'cachelog verify' names the damage"
+
+        let text = try await sandbox.cachelog("--now", Day.dec2, "state", "--payload")
+        let json = try await sandbox.cachelog("--now", Day.dec2, "state", "--payload", "--format", "json")
+
+        #expect(text.status == ExitCode.failure && text.stderrLines == [says], "\(text)")
+        #expect(text.stdoutLines.contains("    payload: unreadable (corrupt record at seq 2: checksum mismatch)"), "\(text)")
+        #expect(text.stdoutLines.contains { $0.hasPrefix("    payload: {\"genres\"") || $0.hasPrefix("    payload: [") }, "\(text)")
+        #expect(json.status == ExitCode.failure && json.stderrLines == [says], "\(json)")
+        let entries = try #require(try json.json()["entries"] as? [[String: Any]], "\(json)")
+        let films = try #require(entries.first { $0.string("key") == "films" })
+        #expect(films["payload"] is NSNull && films.string("payloadError") == "corrupt record at seq 2: checksum mismatch", "\(json)")
+        let genres = try #require(entries.first { $0.string("key") == "genres" })
+        #expect(genres["payload"] != nil && !(genres["payload"] is NSNull) && genres["payloadError"] == nil, "\(json)")
+    }
+
     // MARK: defect 1: a reference only ever targets a record that passes its checksum
 
     @Test

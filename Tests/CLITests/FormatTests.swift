@@ -48,6 +48,45 @@ struct FormatTests {
         #expect(result.stderrLines.first?.contains(says) == true, "\(result)")
     }
 
+    /// `--help` lists, for `--format`, exactly the formats the command prints: each one listed
+    /// runs, each other one is a usage error (state listed jsonl and refused it; report listed
+    /// json and jsonl).
+    @Test(arguments: [
+        (["load", "URL", "--key", "films", "--contract", "films"], ["text", "json"]),
+        (["image", "URL"], ["text", "json"]),
+        (["searches"], ["text", "json"]),
+        (["replay"], ["text", "jsonl"]),
+        (["state"], ["text", "json"]),
+        (["audit"], ["text", "json"]),
+        (["report"], ["text"]),
+        (["validate", "--dry-run"], ["text", "json"]),
+        (["stats"], ["text", "json"]),
+        (["verify"], ["text", "json"]),
+        (["rebuild"], ["text", "json"]),
+        (["compact", "--before", "1"], ["text", "json"]),
+        (["version"], ["text", "json"]),
+    ])
+    func eachCommandsHelp_listsTheFormatsItPrints_andOnlyThose(command: [String], prints: [String]) async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.seedHistory()
+        let arguments = command.map { $0 == "URL" ? sandbox.url("/films.json") : $0 }
+
+        let help = try await sandbox.run([command[0], "--help"])
+
+        let options = try #require(help.stdout.range(of: "\n  --format <format>"), "\(command[0]) --help has no --format: \(help)")
+        let listing = try #require(help.stdout[options.upperBound...].firstMatch(of: #/\(values:\s+([a-z,\s]+?)\)/#), "\(help)")
+        let listed = listing.output.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(listed == prints, "\(command[0]) --help lists \(listed)")
+        for format in ["text", "json", "jsonl"] {
+            let result = try await sandbox.run(["--db", sandbox.db, "--now", Day.dec10] + arguments + ["--format", format])
+            if listed.contains(format) {
+                #expect(result.status == ExitCode.ok, "\(command[0]) --format \(format) is listed: \(result)")
+            } else {
+                #expect(result.status == ExitCode.usage, "\(command[0]) --format \(format) is not listed: \(result)")
+            }
+        }
+    }
+
     @Test
     func statePayload_showsWhatEachEntryHeld_thenAndNow() async throws {
         let sandbox = try Sandbox()

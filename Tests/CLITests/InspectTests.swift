@@ -42,6 +42,24 @@ struct InspectTests {
         #expect(empty.stdoutLines == ["as of seq 8: 0 live entries"])
     }
 
+    /// A seq not written yet is an error, as git's unknown revision is (it answered "as of seq 8");
+    /// the last seq, and a date after the last event, are the state at the end.
+    @Test
+    func state_asOfASeqPastTheEndOfTheLog_saysWhereTheLogEnds_exitOne() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.seedHistory()
+        for arguments in [["state", "--as-of", "99"], ["state", "--as-of", "9", "--key", "films", "--format", "json"]] {
+            let result = try await sandbox.run(["--db", sandbox.db] + arguments)
+            #expect(result.status == ExitCode.failure, "\(arguments): \(result)")
+            #expect(result.stdout.isEmpty, "\(arguments): \(result)")
+            #expect(result.stderrLines == ["cachelog: no seq \(arguments[2]): the log ends at seq 8"], "\(arguments): \(result)")
+        }
+        for asOf in ["8", "2030-01-01"] {
+            let end = try await sandbox.cachelog("state", "--as-of", asOf, "--format", "json")
+            #expect(try end.status == ExitCode.ok && end.json().int("seq") == 8, "\(asOf): \(end)")
+        }
+    }
+
     // MARK: audit
 
     @Test
@@ -301,15 +319,6 @@ struct InspectTests {
         #expect(try stats.json().int("firstSeq") == 2)
         let verify = try await sandbox.cachelog("verify")
         #expect(verify.status == ExitCode.ok, "\(verify)")
-    }
-
-    @Test
-    func compact_onAMissingDatabase_failsWithOneLine_andCreatesNothing() async throws {
-        let sandbox = try Sandbox()
-        let result = try await sandbox.cachelog("compact", "--before", "10")
-        #expect(result.status == ExitCode.failure, "\(result)")
-        #expect(result.stderrLines.count == 1)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.db))
     }
 
     @Test

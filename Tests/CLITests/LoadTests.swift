@@ -20,6 +20,30 @@ struct LoadTests {
         #expect(sandbox.server.requests.map(\.path) == ["/films.json"])
     }
 
+    /// A cache saved under one contract and asked for under another that it does not fit: the
+    /// failure names the field, the item and the contract in words, not Swift's coding keys.
+    @Test(arguments: [
+        (#"[{"id":"2baf70d1-42bb-4437-b551-e5fed5a87abe","title":"a","description":"d","image":"https://example.com/a.jpg","url":"https://example.com/a"},{"title":"b"}]"#,
+         #"item 1 has no "id""#),
+        (#"[{"id":5,"title":"a","description":"d","image":"https://example.com/a.jpg","url":"https://example.com/a"}]"#,
+         #""id" of item 0 is not a string"#),
+        (#"[{"id":"2baf70d1-42bb-4437-b551-e5fed5a87abe","title":null,"description":"d","image":"https://example.com/a.jpg","url":"https://example.com/a"}]"#,
+         #""title" of item 0 is null, not a string"#),
+    ])
+    func load_aCacheThatDoesNotDecodeUnderTheContract_saysWhichFieldOfWhichItemAndWhy(payload: String, says: String) async throws {
+        let sandbox = try Sandbox(serving: LoopbackHTTPServer.routes(["/feed.json": .json(payload)]))
+        let saved = try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/feed.json"), "--key", "feed", "--contract", "json")
+        try #require(saved.status == ExitCode.ok, "\(saved)")
+
+        let offline = try await sandbox.cachelog("--now", Day.dec2, "load", try deadURL(), "--key", "feed", "--contract", "films")
+
+        #expect(offline.status == ExitCode.noUsableData, "\(offline)")
+        #expect(offline.stderrLines == [
+            "cachelog: no usable data for feed: remote unreachable; cache unreadable (The cached feed does not decode under contract films: \(says).)",
+        ], "\(offline)")
+        #expect(!offline.stderr.contains("CodingKeys") && !offline.stderr.contains("DecodingError"))
+    }
+
     static let contracts: [(contract: String, path: String, count: Int)] = [
         ("images", "/images.json", 1), ("films", "/films.json", 2), ("genres", "/genres.json", 3),
         ("verses", "/verses.json", 1), ("people", "/people.json", 2), ("json", "/any.json", 1),

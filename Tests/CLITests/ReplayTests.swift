@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// `replay` over the history `seedHistory()` writes (see its table).
@@ -147,6 +148,57 @@ struct ReplayTests {
         #expect(events[2].string("key") == "genres" && events[2].string("type") == "delete")
         #expect(events[3].string("key") == "genres" && events[3].string("type") == "put")
         #expect(events[3].string("at") == Day.dec2)
+    }
+
+    /// `--follow --to` ends where `--to` does, with exit 0: a seq or a date already in the log
+    /// after printing up to it, a seq not yet written once another process appends it, and a
+    /// date still ahead once the clock passes it.
+    @Test
+    func replay_followTo_stopsAtTo_andExitsZero() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.seedHistory()
+        func follow(_ arguments: String...) async throws -> ChildProcess.Result {
+            let child = try ChildProcess(sandbox.executable, ["--db", sandbox.db, "replay", "--follow", "--format", "jsonl"] + arguments,
+                                         environment: sandbox.environment())
+            return await child.finish(timeout: .seconds(10))
+        }
+        func printed(_ result: ChildProcess.Result) -> [Int] {
+            result.stdoutText.split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?.int("seq")
+            }
+        }
+
+        let toSeq = try await follow("--to", "5")
+        let toDay = try await follow("--now", Day.dec10, "--to", "2026-12-02")
+        let toDuration = try await follow("--now", Day.dec10, "--key", "films", "--to", "7d")
+        for (result, expected) in [(toSeq, [1, 2, 3, 4, 5]), (toDay, [1, 2, 3, 4]), (toDuration, [1, 2, 5, 6])] {
+            #expect(result.exited && result.status == ExitCode.ok, "exit \(result.status), timed out: \(result.timedOut) \(result.stderrText)")
+            #expect(printed(result) == expected)
+        }
+
+        // Seq 10 is not written yet: the follow waits for the load that appends 9 and 10.
+        let waiting = try ChildProcess(sandbox.executable, ["--db", sandbox.db, "replay", "--follow", "--from", "8", "--to", "10", "--format", "jsonl"],
+                                       environment: sandbox.environment())
+        try await Task.sleep(for: .milliseconds(300))
+        let load = try await sandbox.cachelog("--now", Day.dec10, "load", sandbox.url("/films.json"), "--key", "films", "--contract", "films")
+        #expect(load.status == ExitCode.ok, "\(load)")
+        let appended = await waiting.finish(timeout: .seconds(10))
+        #expect(appended.exited && appended.status == ExitCode.ok, "exit \(appended.status), timed out: \(appended.timedOut)")
+        #expect(printed(appended) == [8, 9, 10])
+
+        // A date two seconds ahead of the real clock, on a log the real clock wrote: nothing is
+        // appended, and the follow ends when the clock passes it.
+        let now = try Sandbox()
+        let loaded = try await now.cachelog("load", now.url("/films.json"), "--key", "films", "--contract", "films")
+        try #require(loaded.status == ExitCode.ok, "\(loaded)")
+        let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(2))
+        let clock = ContinuousClock()
+        let started = clock.now
+        let ahead = await (try ChildProcess(now.executable, ["--db", now.db, "replay", "--follow", "--to", soon, "--format", "jsonl"],
+                                            environment: now.environment())).finish(timeout: .seconds(10))
+        #expect(ahead.exited && ahead.status == ExitCode.ok, "exit \(ahead.status), timed out: \(ahead.timedOut)")
+        #expect(printed(ahead) == [1, 2])
+        #expect(clock.now - started >= .seconds(1), "it ended before the clock reached --to")
     }
 
     @Test

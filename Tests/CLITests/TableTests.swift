@@ -49,7 +49,6 @@ struct TableTests {
         let long = "search:star-wars-people:" + String(repeating: "skywalker-", count: 8)
         let keys = [long, "映" + String(repeating: "画", count: 30), "films"]
         for key in keys {
-            // Whole-second times: a time with milliseconds is wider than its column (left alone).
             let load = try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/films.json"), "--key", key)
             try #require(load.status == ExitCode.ok, "\(load)")
         }
@@ -73,6 +72,57 @@ struct TableTests {
         #expect(replay.stdout.contains("search:sta…kywalker-  "), "\(replay)")
         let json = try await sandbox.cachelog("state", "--format", "json")
         #expect(Set((try json.json()["entries"] as? [[String: Any]])?.compactMap { $0.string("key") } ?? []) == Set(keys))
+    }
+
+    /// Without --now every time has milliseconds; a text table shows whole seconds, so that each
+    /// row's columns start under their header's, and JSON keeps the milliseconds.
+    @Test
+    func tablesOnTheRealClock_showWholeSeconds_soRowsLineUpUnderTheirHeaders_andJSONKeepsMilliseconds() async throws {
+        let sandbox = try Sandbox()
+        for key in ["films", "genres"] {
+            let load = try await sandbox.cachelog("load", sandbox.url("/\(key).json"), "--key", key, "--contract", key)
+            try #require(load.status == ExitCode.ok, "\(load)")
+        }
+        let search = try await sandbox.cachelog("load", sandbox.url("/verses.json?q={query}"), "--contract", "verses", "--query", "love")
+        try #require(search.status == ExitCode.ok, "\(search)")
+        let wholeSecond = #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/#
+        /// Each row holds a whole-second date under `dateHeader`, and its next column starts where
+        /// the header's `nextHeader` does.
+        func expectAligned(_ result: CLIResult, header: String, dateHeader: String, nextHeader: String, rows: Int) throws {
+            let lines = result.stdoutLines
+            let headerIndex = try #require(lines.firstIndex { $0.contains(dateHeader) }, "\(result)")
+            let head = lines[headerIndex]
+            let date = head.distance(from: head.startIndex, to: try #require(head.range(of: dateHeader)).lowerBound)
+            let next = head.distance(from: head.startIndex, to: try #require(head.range(of: nextHeader)).lowerBound)
+            let table = lines[(headerIndex + 1)...].prefix(rows)
+            #expect(table.count == rows, "\(header): \(result)")
+            for row in table {
+                let cells = Array(row)
+                let cell = String(cells[date..<min(next, cells.count)]).trimmingCharacters(in: .whitespaces)
+                #expect(cell.wholeMatch(of: wholeSecond) != nil, "\(header): '\(cell)' in \(row)")
+                #expect(cells.count > next && cells[next - 1] == " " && cells[next] != " ", "\(header): \(row) does not line up with \(head)")
+            }
+        }
+
+        let state = try await sandbox.cachelog("state")
+        try expectAligned(state, header: "state", dateHeader: "CACHED AT", nextHeader: "AGE", rows: 3)
+        let replay = try await sandbox.cachelog("replay")
+        try expectAligned(replay, header: "replay", dateHeader: "RECORDED AT", nextHeader: "TYPE", rows: 6)
+        // audit and searches have no header: every line has the date column 20 wide.
+        let audit = try await sandbox.cachelog("audit")
+        let timeline = audit.stdoutLines.filter { $0.hasPrefix("  ") }
+        #expect(timeline.count == 3, "\(audit)")
+        for line in timeline {
+            #expect(line.prefixMatch(of: #/  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  \S/#) != nil, "\(line)")
+        }
+        let searches = try await sandbox.cachelog("searches")
+        #expect(searches.stdoutLines.count == 1 && searches.stdout.prefixMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  verses/#) != nil, "\(searches)")
+
+        // JSON has the time the text cut to the second.
+        let json = try await sandbox.cachelog("state", "--format", "json")
+        let shown = state.stdoutLines.compactMap { $0.firstMatch(of: wholeSecond).map { String($0.output) } }
+        let stamped = (try json.json()["entries"] as? [[String: Any]])?.compactMap { $0.string("timestamp") } ?? []
+        #expect(stamped.count == 3 && zip(shown, stamped).allSatisfy { $1.hasPrefix($0.dropLast()) }, "\(shown) \(stamped)")
     }
 
     @Test

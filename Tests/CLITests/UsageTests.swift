@@ -23,6 +23,16 @@ struct UsageTests {
 
     /// On a narrow terminal an example wraps, and its continuation stays indented under it
     /// instead of starting at the left margin, where it would read as prose.
+    @Test
+    func helpWithACommandName_showsThatCommandsHelp() async throws {
+        let sandbox = try Sandbox()
+        for arguments in [["help", "state"], ["--db", "help", "help", "state"], ["help", "help"]] {
+            let result = try await sandbox.run(arguments)
+            #expect(result.status == ExitCode.ok, "\(arguments): \(result)")
+            #expect(result.stdout.hasPrefix("OVERVIEW: Show"), "\(arguments): \(result)")
+        }
+    }
+
     @Test(arguments: [""] + commands)
     func help_onANarrowTerminal_wrapsExamplesWithTheirIndentation(command: String) async throws {
         let sandbox = try Sandbox()
@@ -306,6 +316,9 @@ struct OneLineUsageTests {
         (["--bogus"], "cachelog: Unknown option '--bogus' (see 'cachelog --help')"),
         (["nosuch"], "cachelog: Unexpected argument 'nosuch' (see 'cachelog --help')"),
         (["state", "--as-of"], "cachelog: Missing value for '--as-of <seq|date|duration>' (see 'cachelog state --help')"),
+        // It printed the main help and exited 0, as if asked for it.
+        (["help", "bogus"], "cachelog: help: 'bogus' is not a command (see 'cachelog --help')"),
+        (["--format", "json", "help", "bogus"], "cachelog: help: 'bogus' is not a command (see 'cachelog --help')"),
     ])
     func aUsageError_isOneLineOnStderr_exit64(arguments: [String], line: String) async throws {
         let sandbox = try Sandbox()

@@ -99,4 +99,44 @@ struct FollowTests {
         }
         #expect(seen == [1, 2, 3, 4, 5])
     }
+
+    @Test func follow_toASeq_endsOnceThatSeqIsDelivered_waitingForItWhenItIsNotWrittenYet() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        for i in 1...2 { try await log.append(.put(key: "k\(i)", payload: payload("\(i)"), timestamp: Date())) }
+        let appender = Task {
+            for i in 3...5 {
+                try await Task.sleep(for: .milliseconds(30))
+                try await log.append(.put(key: "k\(i)", payload: payload("\(i)"), timestamp: Date()))
+            }
+        }
+        var seen: [UInt64] = []
+        for try await item in log.follow(EventQuery(to: .seq(4)), pollInterval: .milliseconds(5)) { seen.append(item.seq) }
+        try await appender.value
+        #expect(seen == [1, 2, 3, 4])
+    }
+
+    @Test func follow_toADate_endsOnceTheClockOrALaterEventIsPastIt() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try makeLog(dir, clock: clock)
+        try await log.append(.put(key: "a", payload: payload("1"), timestamp: clock.date))
+        let end = clock.date.addingTimeInterval(60)
+        clock.advance(120)
+        try await log.append(.put(key: "b", payload: payload("2"), timestamp: clock.date))
+        var seen: [UInt64] = []
+        for try await item in log.follow(EventQuery(to: .date(end)), pollInterval: .milliseconds(5)) { seen.append(item.seq) }
+        #expect(seen == [1], "a later event ends it")
+
+        let ahead = clock.date.addingTimeInterval(60)
+        let mover = Task {
+            try await Task.sleep(for: .milliseconds(50))
+            try await log.append(.put(key: "c", payload: payload("3"), timestamp: clock.date))
+            clock.advance(61)
+        }
+        seen = []
+        for try await item in log.follow(EventQuery(from: .seq(2), to: .date(ahead)), pollInterval: .milliseconds(5)) { seen.append(item.seq) }
+        try await mover.value
+        #expect(seen == [2, 3], "the clock passing it ends it, after what was recorded before")
+    }
 }

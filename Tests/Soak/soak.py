@@ -1259,8 +1259,10 @@ class Run:
 
     def step_first_open(self):
         """The very first open of a brand-new database by several processes at once."""
+        given_mode = None
         if self.rng.random() < 0.5:
             os.makedirs(self.db)
+            given_mode = os.stat(self.db).st_mode & 0o777
         n = self.rng.randint(3, 6)
         jobs = []
         for i in range(n):
@@ -1288,6 +1290,16 @@ class Run:
             self.judge_load(o, plan, empty, candidates=[plan["items"]])
             plan["key"].last_body, plan["key"].last_items = plan["body"], plan["items"]
             self.uncertain.add(plan["key"].bytes)
+        # README: the directory the tool makes is 0700, one it is given keeps its mode; the
+        # LMDB files are 0600 (less what the umask removes).
+        umask = os.umask(0)
+        os.umask(umask)
+        want = {"": given_mode if given_mode is not None else 0o700 & ~umask,
+                "data.mdb": 0o600 & ~umask, "lock.mdb": 0o600 & ~umask}
+        have = {name: os.stat(os.path.join(self.db, name)).st_mode & 0o777
+                for name in want if os.path.exists(os.path.join(self.db, name))}
+        self.fail(all(have[name] == want[name] for name in have), "file-modes",
+                  "modes %s, expected %s" % ({n or "db": oct(m) for n, m in have.items()}, {n or "db": oct(m) for n, m in want.items()}))
 
     def step_validate(self, key=None, max_age_text=None, now=None):
         snap = self.snap

@@ -60,6 +60,7 @@ struct CacheLogCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         do {
             var command = try parseAsRoot(nil)
+            try checkHelpTopics(of: command)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -85,10 +86,33 @@ struct CacheLogCommand: AsyncParsableCommand {
         guard !(error is ExitCode), exitCode(for: error) == .validationFailure else { exit(withError: error) }
         var text = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
-        let names = Set(configuration.subcommands.map { $0.configuration.commandName ?? String(describing: $0).lowercased() })
-        let command = CommandLine.arguments.dropFirst().first(where: names.contains).map { "cachelog \($0)" } ?? "cachelog"
+        let command = CommandLine.arguments.dropFirst().first(where: commandNames.contains).map { "cachelog \($0)" } ?? "cachelog"
         Terminal.message("cachelog: \(text) (see '\(command) --help')")
         Foundation.exit(Exit.usage)
+    }
+
+    /// The commands' names, as typed.
+    private static var commandNames: Set<String> {
+        Set(configuration.subcommands.map { $0.configuration.commandName ?? String(describing: $0).lowercased() })
+    }
+
+    /// `cachelog help bogus` printed the main help and exited 0 (ArgumentParser's help command
+    /// shows the nearest command it knows): a word after `help` that names no command is a
+    /// usage error instead, as `cachelog bogus` is.
+    private static func checkHelpTopics(of command: any ParsableCommand) throws {
+        guard String(describing: type(of: command)) == "HelpCommand" else { return }
+        var words: [String] = []
+        var afterHelp = false, isValue = false
+        for argument in CommandLine.arguments.dropFirst() {
+            // The values of the options before the command name (--db help is a database).
+            if isValue { isValue = false; continue }
+            if ["--db", "--now", "--format"].contains(argument) { isValue = true; continue }
+            if argument.hasPrefix("-") { continue }
+            if afterHelp { words.append(argument) } else { afterHelp = argument == "help" }
+        }
+        if let unknown = words.first(where: { !commandNames.contains($0) && $0 != "help" }) {
+            throw ValidationError("help: '\(unknown)' is not a command")
+        }
     }
 
     /// `--format json` or `jsonl` (as one argument or two) anywhere on the command line.

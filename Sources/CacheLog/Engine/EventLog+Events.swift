@@ -42,30 +42,43 @@ extension EventLog {
     }
 
     /// Delivers the records the query selects, then keeps delivering new ones as they are
-    /// appended, by this process or another, until the task is cancelled. `query.to` and
-    /// `query.reverse` are ignored; `query.limit` bounds the total.
+    /// appended, by this process or another, until the task is cancelled, `query.limit` records
+    /// were delivered, or the log has passed `query.to`. `query.reverse` is ignored.
+    ///
+    /// With `query.to` a seq, the stream ends once that seq is in the log (after delivering it,
+    /// if the query selects it). With a date, it ends once the log holds an event recorded after
+    /// it, or once the clock (``Options/clock``) is past it: recorded time never goes backward, so
+    /// what is appended from then on is recorded later (unless another process's clock is behind).
     public func follow(_ query: EventQuery = EventQuery(), pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<LogItem, any Error> {
         var forward = query
         forward.reverse = false
         forward.to = nil
-        let query = forward
+        let (query, end, clock) = (forward, query.to, self.clock)
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
                     var next = try firstSeq(of: query)
                     var remaining = query.limit ?? Int.max
                     while !Task.isCancelled, remaining > 0 {
-                        let last = try lastSeq()
-                        if next > last {
+                        // Asked before the log is read: an event recorded by then is in the read.
+                        let pastTheDate = if case .date(let date)? = end { clock() > date } else { false }
+                        let (last, high) = try followBounds(to: end)
+                        let reached = switch end {
+                        case .seq(let seq)?: last >= seq
+                        case .date?: high < last || pastTheDate
+                        case nil: false
+                        }
+                        if next > high {
+                            if reached { break }
                             try await Task.sleep(for: pollInterval)
                             continue
                         }
-                        let (items, after) = try readChunk(query, from: max(next, 1), bounds: max(next, 1)...last, max: min(remaining, Self.readChunk))
+                        let (items, after) = try readChunk(query, from: max(next, 1), bounds: max(next, 1)...high, max: min(remaining, Self.readChunk))
                         for item in items where remaining > 0 {
                             continuation.yield(item)
                             remaining -= 1
                         }
-                        next = after ?? last + 1
+                        next = after ?? high + 1
                     }
                     continuation.finish()
                 } catch is CancellationError {
@@ -75,6 +88,14 @@ extension EventLog {
                 }
             }
             continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The last seq in the log, and the last one a follow that ends at `end` delivers now.
+    private func followBounds(to end: LogPosition?) throws -> (last: UInt64, high: UInt64) {
+        try environment.read { txn in
+            let last = try tables.lastSeq(txn)
+            return (last, min(last, try end.map { try tables.resolve(txn, $0, upperBound: true) } ?? last))
         }
     }
 

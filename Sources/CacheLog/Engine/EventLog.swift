@@ -72,10 +72,14 @@ public final class EventLog: Sendable {
     let tables: LogTables
     let writer: Writer
     let logger: Logger
+    /// ``Options/clock``: what stamps appends, and what a follow up to a date waits for.
+    let clock: @Sendable () -> Date
     let compressionLevel: Int32
 
     /// Opens the database in directory `path`, creating it (and the directory) when it does not
     /// exist, if `options.createIfMissing`. A directory that holds other files is not taken over.
+    /// What it creates is its owner's only: the directories it makes (the database's and any
+    /// missing above it) 0700, the database files 0600; a directory that exists keeps its mode.
     public init(path: String, options: Options = Options()) throws {
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -100,7 +104,7 @@ public final class EventLog: Sendable {
         } else {
             if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
             do {
-                try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true)
+                try PrivateDirectory.create(path)
             } catch {
                 throw CacheLogError.notWritable(path: path)
             }
@@ -118,6 +122,7 @@ public final class EventLog: Sendable {
         self.path = path
         clock = options.clock
         logger = options.logger
+        clock = options.clock
         compressionLevel = Int32(options.compressionLevel)
         tables = LogTables(environment.tables, checkpointInterval: options.checkpointInterval)
         writer = Writer(environment: environment, tables: tables, clock: options.clock)

@@ -41,7 +41,8 @@ final class Environment: @unchecked Sendable {
         var flags = UInt32(MDB_NOTLS)
         if readOnly { flags |= UInt32(MDB_RDONLY) }
         if noSync { flags |= UInt32(MDB_NOSYNC) }
-        let code = mdb_env_open(env, path, flags, 0o644)
+        // The files it creates are the owner's only: a cache may hold personal data or tokens.
+        let code = mdb_env_open(env, path, flags, 0o600)
         switch code {
         case MDB_SUCCESS: break
         case _ where DataFileLength.tooShortForMetaPages(path):

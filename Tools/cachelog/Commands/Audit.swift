@@ -27,8 +27,8 @@ struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     @Option(name: .customLong("max-age"), parsing: .unconditional, help: MaxAgeArgument.judgingHelp, transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     func run() async throws {
         try await reading { log in
@@ -56,7 +56,7 @@ struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                     out.line(Terminal.color(audited.key, "1"))
                     for entry in audited.timeline {
                         let seq = entry.seq.map { "seq \($0)" } ?? ""
-                        out.line("  \(DateParsing.string(entry.at))  \(EventPrinter.pad(entry.kind.rawValue, 8))  \(EventPrinter.pad(seq, 8))  \(entry.text)")
+                        out.line("  \(EventPrinter.pad(DateParsing.column(entry.at), 20))  \(EventPrinter.pad(entry.kind.rawValue, 8))  \(EventPrinter.pad(seq, 8))  \(entry.text)")
                     }
                 }
                 if !corrupt.isEmpty { out.line("corrupt records skipped: \(corrupt.map(String.init).joined(separator: ", ")) (run cachelog verify)") }

@@ -13,7 +13,8 @@ struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             their pages for later writes, but data.mdb does not shrink. To make the file smaller, stop \
             every process that uses the database and replace data.mdb with LMDB's compacting copy \
             (README, "Reclaiming disk space"); a copy made while another process writes would lose \
-            that process's later writes, so the tool does not make it for you.
+            that process's later writes, so the tool does not make it for you. A database that \
+            does not exist yet is nothing to compact (exit 0; nothing is created).
 
             Examples:
               cachelog compact --keep 30d
@@ -35,8 +36,8 @@ struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         valueName: "duration"), transform: MaxAgeArgument.parse)
     var keep: MaxAgeArgument?
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     static let eitherBeforeOrKeep = ValidationError("give either --before <seq|date> or --keep <duration>")
 
@@ -50,7 +51,19 @@ struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         let now = try global.clock()()
         guard let position = keep.map({ LogPosition.date(now.addingTimeInterval(-$0.value.timeInterval)) }) ?? before?.position(now: now)
         else { throw Self.eitherBeforeOrKeep }
-        try await writing { log in
+        try await Self.reportingFailures {
+            let log: EventLog
+            do {
+                log = try global.openForWriting()
+            } catch CacheLogError.noDatabase(let path) {
+                // A cron job that runs before the first load, as validate: nothing to do, and
+                // nothing is created.
+                let out = StandardOutput()
+                try out.show(CompactSummary.nothing, as: format) {
+                    if !global.quiet { out.line("nothing to compact: no database at \(path) yet") }
+                }
+                return
+            }
             let report = try await log.compact(before: position)
             let out = StandardOutput()
             try out.show(CompactSummary(report), as: format) {

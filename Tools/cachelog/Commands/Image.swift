@@ -16,9 +16,12 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             asked (HTTP 200 with at least one byte) and what it sends is cached. No cache and no \
             remote: one line on stderr and exit code 3.
 
-            The bytes go to --out FILE (written whole, or not at all), else to stdout when it is \
-            not a terminal. --format json prints {"source", "url", "key", "bytes", "cached", \
-            "timestamp", "age"} instead of the bytes (and still writes --out).
+            The bytes go to --out FILE, else to stdout when it is not a terminal. As with curl \
+            -o, a regular file is written whole or not at all (to a temporary file beside it, \
+            then renamed over it), a symbolic link is followed to the file it names, and a FIFO, \
+            a device or a descriptor (/dev/stdout, >(gzip > x)) is written through. --format \
+            json prints {"source", "url", "key", "bytes", "cached", "timestamp", "age"} instead \
+            of the bytes (and still writes --out).
 
             HTTPS, --cacert, --max-body and --timeout work as for load (see cachelog load --help).
 
@@ -44,8 +47,8 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
     @OptionGroup var network: NetworkOptions
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     /// The contract name image puts record: their payload is the bytes as they are.
     static let contract = "image"
@@ -56,12 +59,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         if out == nil, format == .text, Terminal.stdoutIsTerminal {
             throw ValidationError("refusing to write image bytes to a terminal; add --out FILE, a pipe, or --format json")
         }
-        if let out {
-            var isDirectory: ObjCBool = false
-            guard !out.isEmpty, !(FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory) && isDirectory.boolValue) else {
-                throw ValidationError("--out must name a file, not '\(out)'")
-            }
-        }
+        if let out { try OutFile.check(out) }
     }
 
     func run() async throws {
@@ -89,7 +87,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                     code: Exit.noUsableData)
             }
             let data = loaded.items.first ?? Data()
-            if let out { try WholeFile.write(data, to: out) }
+            if let out { try OutFile.write(data, to: out) }
             let at = now()
             let timestamp = loaded.cacheTimestamp ?? start
             let saveError: (any Error)? = if case .failed(let error) = loaded.cacheSave { error } else { nil }

@@ -101,8 +101,8 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
     @OptionGroup var network: NetworkOptions
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     /// The cache key: given, or the default of a search or an object.
     var resolvedKey: String? {

@@ -23,8 +23,8 @@ struct Rebuild: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
 
     @ParentCommand var parent: CacheLogCommand
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     func run() async throws {
         try await writing { log in

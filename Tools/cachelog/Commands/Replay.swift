@@ -49,14 +49,14 @@ struct Replay: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Flag(help: "Newest first.")
     var reverse = false
 
-    @Flag(help: "Keep printing events as they are appended (by any process) until interrupted.")
+    @Flag(help: "Keep printing events as they are appended (by any process) until interrupted, or until --to: a seq once it is in the log, a date once the clock (--now) or an event recorded later is past it.")
     var follow = false
 
     @Flag(help: "Include each put's payload.")
     var payload = false
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: StreamFormat.help)
+    var formatOption: StreamFormat?
 
     /// Replay prints a stream of events: text or JSON lines.
     var format: TextOrJSONLines { chosenFormat.stream ?? .jsonl }
@@ -72,7 +72,7 @@ struct Replay: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         let now = try global.clock()()
         try await reading { log in
             let query = EventQuery(
-                from: from?.position(now: now), to: follow ? nil : to?.position(now: now, inclusiveDay: true), key: key,
+                from: from?.position(now: now), to: to?.position(now: now, inclusiveDay: true), key: key,
                 kinds: types.isEmpty ? nil : Set(types.map(\.kind)), reverse: reverse, limit: limit,
                 includePayload: payload)
             let out = StandardOutput()

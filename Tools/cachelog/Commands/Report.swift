@@ -26,8 +26,10 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             1000000 --history'): a 2.4 MB page (0.5 MB gzipped), written in about 4 s by a \
             release build; chromium draws it in about 5 s.
 
-            The page goes to --out FILE (written to a temporary file beside it, then renamed \
-            over it), or to stdout when --out is - or absent and stdout is not a terminal. It \
+            The page goes to --out FILE, or to stdout when --out is - or absent and stdout is not \
+            a terminal. As with curl -o, a regular file is written whole (to a temporary file \
+            beside it, then renamed over it), a symbolic link is followed to the file it names, \
+            and a FIFO, a device or a descriptor (/dev/stdout, >(gzip > x)) is written through. It \
             is HTML only: --format json is refused; 'cachelog audit --format json' has the same \
             timeline as data.
 
@@ -67,7 +69,7 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     var out: String?
 
     @Option(name: .customLong("format"), help: ArgumentHelp("Only text (the default): the report is an HTML page.", valueName: "format"))
-    var formatOption: OutputFormat?
+    var formatOption: FormatOption<TextOnly>?
 
     private var toStdout: Bool { out == nil || out == "-" }
 
@@ -75,12 +77,7 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         if chosenFormat != .text {
             throw ValidationError("report writes an HTML page, not \(chosenFormat.rawValue); drop --format, or use 'cachelog audit --format json' for the timeline as JSON")
         }
-        if let out, out != "-" {
-            var isDirectory: ObjCBool = false
-            guard !out.isEmpty, !(FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory) && isDirectory.boolValue) else {
-                throw ValidationError("--out must name a file, not '\(out)'")
-            }
-        }
+        if let out, out != "-" { try OutFile.check(out) }
         if toStdout, Terminal.stdoutIsTerminal {
             throw ValidationError("refusing to write an HTML page to a terminal; add --out report.html, or a pipe")
         }
@@ -116,7 +113,7 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 generatedAt: now, keys: reported)
             let page = Data(try ReportPage.html(report).utf8)
             if let out, out != "-" {
-                try WholeFile.write(page, to: out)
+                try OutFile.write(page, to: out)
             } else {
                 let stdout = StandardOutput()
                 stdout.append(page)

@@ -31,8 +31,8 @@ struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("At most this many searches.", valueName: "n"))
     var limit: Int?
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     func validate() throws {
         try checkDocumentFormat()
@@ -68,7 +68,7 @@ struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             try out.show(searches, as: format) {
                 if searches.isEmpty { out.line("no searches") }
                 for search in searches {
-                    let when = search.timestamp.map(DateParsing.string) ?? "?"
+                    let when = EventPrinter.pad(search.timestamp.map(DateParsing.column) ?? "?", 20)
                     let state = search.fresh ? "fresh" : "stale or gone"
                     out.line("\(when)  \(EventPrinter.pad(search.contract, 7))  \(EventPrinter.pad(String(search.items), 4, right: true)) item\(search.items == 1 ? " " : "s")  \(EventPrinter.pad(state, 13))  \(search.query.isEmpty ? "(empty query)" : search.query)")
                 }

@@ -12,8 +12,8 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             size) and the policy it was saved under: its max age (7d for a put saved before puts \
             recorded a policy), when it expires and whether it is fresh at --now (or at the date \
             given to --as-of), and its contract. JSON entries carry key, timestamp, seq, bytes, \
-            maxAge (seconds), expires, fresh and contract (null when none), and with --payload, payload: what the cache held (its JSON as stored, else base64). --as-of rebuilds it as it was right after a seq, or after the last event \
-            recorded by a date. With --key, only that key's own records are read (through the key index), \
+            maxAge (seconds), expires, fresh and contract (null when none), and with --payload, payload: what the cache held (its JSON as stored, else base64). --as-of rebuilds it as it was right after a seq (one past the end of the log is an \
+            error, exit 1), or after the last event recorded by a date. With --key, only that key's own records are read (through the key index), \
             however long the log. A stored timestamp that is not a finite number (a damaged or \
             hand-made record) is shown as nan, inf or -inf, and as null in JSON.
 
@@ -39,13 +39,18 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     @Flag(help: "Also show what each entry's cache held: its payload (JSON as stored, else base64).")
     var payload = false
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     func run() async throws {
         let clockNow = try global.clock()()
         let position = asOf?.position(now: clockNow)
         try await reading { log in
+            // As git refuses an unknown revision: a seq not written yet has no state to show (a
+            // date later than the last event is fine: the state then is the last one).
+            if case .seq(let asked)? = position, case let last = try log.lastSeq(), asked > last {
+                throw CLIFailure(last == 0 ? "no seq \(asked): the log is empty" : "no seq \(asked): the log ends at seq \(last)")
+            }
             let state: LogState
             if let key, !key.isEmpty {
                 // One key: its own records through the key index, not the whole state.
@@ -61,15 +66,7 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             var now = clockNow
             if case .date(let date)? = position { now = date }
             // Each entry's payload is its put record's, as of any point: the put at its seq.
-            var payloads: [UInt64: Data?]?
-            if payload {
-                var read: [UInt64: Data?] = [:]
-                for entry in state.entries {
-                    let put = try? log.events(EventQuery(from: .seq(entry.seq), to: .seq(entry.seq), includePayload: true)).first
-                    if case .event(let event)? = put, event.kind == .put { read[entry.seq] = event.payload } else { read[entry.seq] = .some(nil) }
-                }
-                payloads = read
-            }
+            let payloads = payload ? Dictionary(state.entries.map { ($0.seq, Self.payload(at: $0.seq, in: log)) }) { first, _ in first } : nil
             let out = StandardOutput()
             try out.show(StateReport(state, now: now, payloads: payloads), as: format) {
                 out.line("as of seq \(state.seq): \(counted(state.entries.count, "live entry", plural: "live entries"))")
@@ -79,12 +76,36 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                 for entry in state.entries {
                     let maxAge = KeyPolicy.of(entry).maxAge
                     let fresh = CachePolicy(maxAge: maxAge).validate(entry.timestamp, against: now) ? "yes" : "no"
-                    out.line("\(EventPrinter.keyCell(entry.key, keyWidth))  \(EventPrinter.pad(DateParsing.string(entry.timestamp), 20))  \(EventPrinter.pad(DurationText.string(now.timeIntervalSince(entry.timestamp)), 8))  \(EventPrinter.pad(maxAge.description, 7))  \(EventPrinter.pad(fresh, 5))  \(EventPrinter.pad(String(entry.seq), 6, right: true))  \(EventPrinter.pad(String(entry.bytes), 8, right: true))")
-                    if let payloads {
-                        out.line("    payload: " + ((payloads[entry.seq] ?? nil).map { Self.short(JSONText.payload($0)) } ?? "(cannot be read back)"))
+                    out.line("\(EventPrinter.keyCell(entry.key, keyWidth))  \(EventPrinter.pad(DateParsing.column(entry.timestamp), 20))  \(EventPrinter.pad(DurationText.string(now.timeIntervalSince(entry.timestamp)), 8))  \(EventPrinter.pad(maxAge.description, 7))  \(EventPrinter.pad(fresh, 5))  \(EventPrinter.pad(String(entry.seq), 6, right: true))  \(EventPrinter.pad(String(entry.bytes), 8, right: true))")
+                    switch payloads?[entry.seq] {
+                    case .bytes(let bytes)?: out.line("    payload: " + Self.short(JSONText.payload(bytes)))
+                    case .unreadable(let why)?: out.line("    payload: unreadable (\(why))")
+                    case nil: break
                     }
                 }
             }
+            // As load does, a payload that cannot be read is a failure, said once on stderr.
+            let unreadable = state.entries.compactMap { entry in
+                if case .unreadable(let why)? = payloads?[entry.seq] { "\(EventPrinter.escaped(entry.key)) (\(why))" } else { nil }
+            }
+            guard unreadable.isEmpty else {
+                out.flush()
+                throw CLIFailure("cache unreadable: \(unreadable.joined(separator: ", ")); 'cachelog verify' names the damage")
+            }
+        }
+    }
+
+    /// The payload of the put at `seq`, or why it cannot be read back.
+    private static func payload(at seq: UInt64, in log: EventLog) -> StoredPayload {
+        do {
+            switch try log.events(EventQuery(from: .seq(seq), to: .seq(seq), includePayload: true)).first {
+            case .event(let event)? where event.kind == .put:
+                return event.payload.map(StoredPayload.bytes) ?? .unreadable("the put at seq \(seq) has no payload")
+            case .corrupt(_, let detail)?: return .unreadable("corrupt record at seq \(seq): \(detail)")
+            case .event?, nil: return .unreadable("no put at seq \(seq)")
+            }
+        } catch {
+            return .unreadable("\(error)")
         }
     }
 

@@ -14,8 +14,8 @@ struct Stats: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
 
     @ParentCommand var parent: CacheLogCommand
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     func run() async throws {
         try await reading { log in

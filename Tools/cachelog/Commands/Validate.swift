@@ -48,8 +48,8 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     @Flag(name: .customLong("dry-run"), help: "Print what would be expired or deleted; write nothing.")
     var dryRun = false
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     func run() async throws {
         try await Self.reportingFailures {

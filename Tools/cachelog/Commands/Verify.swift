@@ -22,8 +22,8 @@ struct Verify: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     @ParentCommand var parent: CacheLogCommand
 
     /// Either way, the exit code says whether the database is clean.
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     func run() async throws {
         try await reading { log in

@@ -12,8 +12,8 @@ struct Version: ParsableCommand, DocumentCommand {
               cachelog version --format json | jq .databaseFormat
             """))
 
-    @Option(name: .customLong("format"), help: OutputFormat.help)
-    var formatOption: OutputFormat?
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
 
     func run() throws {
         let out = StandardOutput()

@@ -17,6 +17,8 @@ struct StateReport: Encodable {
         /// With `--payload`: what the cache held (its JSON, else base64; null when the put
         /// cannot be read back). Absent without `--payload`.
         var payload: RawJSON?
+        /// Why the payload cannot be read back; present only then.
+        var payloadError: String?
 
         init(_ entry: LogState.Entry, now: Date) {
             let policy = KeyPolicy.of(entry)
@@ -32,12 +34,22 @@ struct StateReport: Encodable {
     let seq: UInt64
     let entries: [Entry]
 
-    init(_ state: LogState, now: Date, payloads: [UInt64: Data?]? = nil) {
+    init(_ state: LogState, now: Date, payloads: [UInt64: StoredPayload]? = nil) {
         seq = state.seq
         entries = state.entries.map { entry in
             var reported = Entry(entry, now: now)
-            if let payloads { reported.payload = (payloads[entry.seq] ?? nil).map(RawJSON.init(payload:)) ?? RawJSON("null") }
+            switch payloads?[entry.seq] {
+            case .bytes(let bytes)?: reported.payload = RawJSON(payload: bytes)
+            case .unreadable(let why)?: (reported.payload, reported.payloadError) = (RawJSON("null"), why)
+            case nil: break
+            }
             return reported
         }
     }
+}
+
+/// A put's payload as `state --payload` read it back: its bytes, or why they cannot be read.
+enum StoredPayload {
+    case bytes(Data)
+    case unreadable(String)
 }

@@ -113,6 +113,14 @@ enum DateParsing {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `string(date)` cut to the whole second: a text table's date column is 20 wide, and a time
+    /// with milliseconds (what the real clock gives) would push the rest of its row 4 columns
+    /// past the header. JSON keeps the milliseconds.
+    static func column(_ date: Date) -> String {
+        let seconds = date.timeIntervalSince1970
+        return string(seconds.isFinite ? Date(timeIntervalSince1970: seconds.rounded(.down)) : date)
+    }
+
     /// Appends `string(date)`'s UTF-8 to `bytes`.
     ///
     /// Written by hand (days-to-civil, proleptic Gregorian, UTC) and straight into bytes: a replay

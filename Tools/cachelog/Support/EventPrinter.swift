@@ -81,7 +81,7 @@ struct EventPrinter {
             detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?") was \(DurationText.string(event.maxAge ?? 0)) old or more"
         }
         let colors = [EventKind.put: "32", .delete: "33", .expire: "35"]
-        var line = "\(pad(String(event.seq), 6, right: true))  \(pad(DateParsing.string(event.recordedAt), 20))  \(Terminal.color(pad(event.kind.name, 7), colors[event.kind] ?? "0"))  \(keyCell(event.key, 20))  \(detail)"
+        var line = "\(pad(String(event.seq), 6, right: true))  \(pad(DateParsing.column(event.recordedAt), 20))  \(Terminal.color(pad(event.kind.name, 7), colors[event.kind] ?? "0"))  \(keyCell(event.key, 20))  \(detail)"
         if let payload = event.payload { line += "\n        payload: " + JSONText.payload(payload) }
         return line
     }

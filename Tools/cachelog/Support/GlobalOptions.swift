@@ -9,7 +9,7 @@ import Logging
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The database directory.",
-        discussion: "A leading ~ or ~/ is your home ($HOME), even when quoted. Default: $CACHELOG_DB, else $XDG_CACHE_HOME/cachelog, else ~/.cache/cachelog. Created on first write; read-only commands never create it.",
+        discussion: "A leading ~ or ~/ is your home ($HOME), even when quoted. Default: $CACHELOG_DB, else $XDG_CACHE_HOME/cachelog, else ~/.cache/cachelog. Created on first write, for your user alone (directories 0700, files 0600); read-only commands never create it.",
         valueName: "path"))
     var db: String?
 
@@ -66,6 +66,18 @@ struct GlobalOptions: ParsableArguments {
             guard let value, !value.isEmpty, Self.expandingHome(value) == nil else { continue }
             throw ValidationError("\(source): '\(value)' starts with ~user, which is not expanded; write the full path, or ~/ for your own home")
         }
+        // Swift reads the environment as UTF-8, putting U+FFFD for what is not: such a path would
+        // silently name another directory. Refused, as such bytes in --db are.
+        let variables = db?.isEmpty == false ? [] : (fromEnvironment?.isEmpty == false ? ["CACHELOG_DB"] : ["CACHELOG_DB", "XDG_CACHE_HOME"])
+        for name in variables where Self.isNotUTF8(environmentVariable: name) {
+            throw ValidationError("\(name) is not valid UTF-8; database paths must be UTF-8")
+        }
+    }
+
+    /// Whether the environment variable `name` is set to bytes that are not UTF-8.
+    private static func isNotUTF8(environmentVariable name: String) -> Bool {
+        guard let raw = getenv(name) else { return false }
+        return String(validating: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self) == nil
     }
 
     /// The fixed `--now` date, if one was given (here or in `CACHELOG_NOW`).

@@ -7,8 +7,6 @@ import ArgumentParser
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
     case text, json, jsonl
 
-    static let help = ArgumentHelp("Output format: text, json or jsonl (default: text).", valueName: "format")
-
     /// As a document command prints it, or `nil` for jsonl.
     var document: TextOrJSON? {
         switch self {
@@ -29,18 +27,51 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
 }
 
 /// The formats as each kind of command prints them.
-enum TextOrJSON: String, Sendable {
+enum TextOrJSON: String, Sendable, FormatChoice {
     case text, json
 }
 
-enum TextOrJSONLines: String, Sendable {
+enum TextOrJSONLines: String, Sendable, FormatChoice {
     case text, jsonl
 }
 
+/// A command that prints something other than a document or a stream (report's HTML page).
+enum TextOnly: String, Sendable, FormatChoice {
+    case text
+}
+
+/// The formats a command prints, as its `--format` lists them.
+protocol FormatChoice: RawRepresentable<String>, CaseIterable, Sendable {}
+
+/// `--format` as one command declares it: its help and completions list only what the command
+/// prints. The other formats still parse, so that `validate()` can say which one to use where
+/// ArgumentParser would only say the value is invalid.
+struct FormatOption<Choice: FormatChoice>: ExpressibleByArgument, Sendable {
+    let format: OutputFormat
+
+    init?(argument: String) {
+        guard let format = OutputFormat(rawValue: argument) else { return nil }
+        self.format = format
+    }
+
+    static var allValueStrings: [String] { Choice.allCases.map(\.rawValue) }
+
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+
+    /// ArgumentParser lists the formats after it: "(values: text, json)".
+    static var help: ArgumentHelp { ArgumentHelp("Output format (default: text).", valueName: "format") }
+}
+
+/// `--format` of a command that prints one document.
+typealias DocumentFormat = FormatOption<TextOrJSON>
+/// `--format` of a command that prints a stream of lines.
+typealias StreamFormat = FormatOption<TextOrJSONLines>
+
 /// A command with a `--format` of its own, which falls back to the root's.
 protocol FormattedCommand: ParsableCommand {
+    associatedtype Formats: FormatChoice
     var parent: CacheLogCommand { get }
-    var formatOption: OutputFormat? { get }
+    var formatOption: FormatOption<Formats>? { get }
 }
 
 extension FormattedCommand {
@@ -48,7 +79,7 @@ extension FormattedCommand {
     static var commandName: String { configuration.commandName ?? String(describing: Self.self).lowercased() }
 
     /// The format asked for: this command's --format, else the one given before the command name.
-    var chosenFormat: OutputFormat { formatOption ?? parent.global.format ?? .text }
+    var chosenFormat: OutputFormat { formatOption?.format ?? parent.global.format ?? .text }
 
     /// For a command that prints one document; checked by ``checkDocumentFormat()`` in `validate()`.
     var format: TextOrJSON { chosenFormat.document ?? .json }
