@@ -79,7 +79,7 @@ let package = Package(
             dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
         ),
         .testTarget(
-            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"],
+            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "FeedCacheLog", "LoopbackHTTP", "Locking", "TestSupport"],
             // Read by path (see CompatibilityTests), not bundled.
             exclude: ["Fixtures"]),
         .testTarget(

@@ -260,6 +260,16 @@ public final class EventLog: Sendable {
         try environment.read { txn in try tables.lastSeq(txn) }
     }
 
+    /// The seq the history starts after: a compaction removed the history up to it
+    /// (``CompactionReport/firstAvailable``); 0 when nothing was compacted.
+    ///
+    /// The state as of it is the earliest ``state(asOf:)`` answers. The records at or before it
+    /// that are still stored were kept for that state or for the bytes a later put refers to:
+    /// they are not the history of what happened before it, which is gone.
+    public func compactionBase() throws -> UInt64 {
+        try environment.read { txn in try tables.baseSeq(txn) }
+    }
+
     /// Flushes unsynced commits to disk (for ``Durability/unsynced``).
     public func sync() throws {
         try environment.sync()

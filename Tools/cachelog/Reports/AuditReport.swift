@@ -1,7 +1,7 @@
-import CacheLog
-import Foundation
+import FeedCacheLog
 
-/// `audit --format json`: each key's cache timeline, and the records the audit could not read.
+/// `audit --format json`: each key's cache timeline (``CacheAudit``), and the records the audit
+/// could not read.
 struct AuditReport: Encodable {
     struct Key: Encodable {
         let key: String
@@ -12,4 +12,10 @@ struct AuditReport: Encodable {
     @NullWhenNil var maxAge: Double?
     let corruptSeqs: [UInt64]
     let keys: [Key]
+
+    init(maxAge: Double?, audit: CacheAudit.Result) {
+        self.maxAge = maxAge
+        corruptSeqs = audit.corruptSeqs
+        keys = audit.keys.map { Key(key: $0.key, timeline: $0.timeline) }
+    }
 }

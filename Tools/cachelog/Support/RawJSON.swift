@@ -1,3 +1,4 @@
+import FeedCacheLog
 import Foundation
 
 /// JSON text that goes into the output as it is: a feed item or a payload already in its final
