@@ -31,14 +31,12 @@ public struct LogHistory: Sendable, Equatable {
     {
         let base = try Self.base(log)
         let baseVersions = try Self.baseVersions(log, key: key, base: base)
-        // Keyed by the key's bytes, as the log keys it: Swift's String equality would merge keys
-        // that differ only in Unicode normalization (NFC and NFD "café").
-        var byKey: [[UInt8]: KeyHistory] = [:]
+        var events: [RecordedEvent] = []
         var corrupt: [UInt64] = []
         try log.forEachEvent(EventQuery(to: end, key: key)) { item in
             switch item {
             case .event(let event) where event.seq > base || (event.kind == .put && baseVersions.contains(event.seq)):
-                byKey[Array(event.key.utf8), default: KeyHistory(key: event.key, compactionBase: base, events: [])].events.append(event)
+                events.append(event)
             case .event:
                 break
             case .corrupt(let seq, _):
@@ -46,7 +44,17 @@ public struct LogHistory: Sendable, Equatable {
             }
             return true
         }
-        let keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { byKey[$0] }
+        let keys: [KeyHistory]
+        if key != nil {
+            keys = events.first.map { [KeyHistory(key: $0.key, compactionBase: base, events: events)] } ?? []
+        } else {
+            // Keyed by the key's bytes, as the log keys it: Swift's String equality would merge
+            // keys that differ only in Unicode normalization (NFC and NFD "café").
+            let byKey = Dictionary(grouping: events) { Array($0.key.utf8) }
+            keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { bytes in
+                byKey[bytes].flatMap { group in group.first.map { KeyHistory(key: $0.key, compactionBase: base, events: group) } }
+            }
+        }
         return (base, keys, corrupt)
     }
 
