@@ -12,8 +12,8 @@ import Foundation
 /// }
 /// ```
 public struct CacheAudit: Sendable {
-    /// One key's story.
-    public struct Key: Sendable, Equatable {
+    /// One key's story; encoded as `{"key", "timeline"}`.
+    public struct Key: Sendable, Equatable, Encodable {
         /// The cache key.
         public var key: String
         /// Its timeline, in time order.
