@@ -33,7 +33,7 @@ extension CacheClient {
     private func validate(_ key: String, in log: EventLog, maxAge: MaxAge?, dryRun: Bool) async throws -> ValidationOutcome {
         let now = clock()
         let before = try log.entry(key)
-        let recorded = before.map(RecordedPolicy.judging)
+        let recorded = before.map(RecordedPolicy.init(of:))
         let policy = maxAge ?? recorded?.maxAge ?? RecordedPolicy.unrecorded.maxAge
         let checked = recorded?.contract.flatMap(BuiltInContract.checkingCoder)
         let store = RecordingFeedStore(CacheLogFeedStore(log: log, key: key), dryRun: dryRun)

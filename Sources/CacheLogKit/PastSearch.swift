@@ -37,7 +37,7 @@ extension CacheClient {
         let live = Dictionary(try log.state().entries.map { (Array($0.key.utf8), $0.seq) }, uniquingKeysWith: { first, _ in first })
         var searches = last.values.map { put -> PastSearch in
             let parts = put.key.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-            let policy = RecordedPolicy.judging(put) ?? RecordedPolicy.unrecorded
+            let policy = RecordedPolicy(of: put) ?? RecordedPolicy.unrecorded
             let fresh = live[Array(put.key.utf8)] == put.seq
                 && put.timestamp.map { CachePolicy(maxAge: policy.maxAge).validate($0, recordedAt: put.recordedAt, against: now) } == true
             return PastSearch(

@@ -10,7 +10,7 @@ import Foundation
 public enum DurationText {
     /// `seconds` as the options write durations.
     public static func string(_ seconds: TimeInterval) -> String {
-        guard seconds.isFinite else { return TimestampText.nonFinite(seconds) }
+        guard seconds.isFinite else { return NonFinite.text(seconds) }
         let whole = seconds.rounded(.towardZero)
         guard abs(whole) < 1e15 else {
             let days = (whole / 86_400).rounded(.towardZero)

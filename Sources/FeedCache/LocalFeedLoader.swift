@@ -187,7 +187,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
         do {
             return try coder.decode(feed)
         } catch {
-            throw InvalidCachedFeedError(underlying: error, contract: contract)
+            throw InvalidCachedFeedError(underlying: error, contract: contract?.name)
         }
     }
 }

@@ -23,7 +23,7 @@ public enum TimestampText {
     public static func append(_ date: Date, to bytes: inout [UInt8]) {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite else {
-            bytes.append(contentsOf: nonFinite(seconds).utf8)
+            bytes.append(contentsOf: NonFinite.text(seconds).utf8)
             return
         }
         let whole = seconds.rounded(.down)
@@ -83,12 +83,8 @@ public enum TimestampText {
         }
     }
 
-    static func nonFinite(_ value: Double) -> String {
-        value.isNaN ? "nan" : value < 0 ? "-inf" : "inf"
-    }
-
-    /// Whole numbers without a fraction, others as Swift prints them.
-    static func number(_ value: Double) -> String {
+    /// Whole numbers without a fraction, others as Swift prints them (a finite `value`).
+    package static func number(_ value: Double) -> String {
         value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

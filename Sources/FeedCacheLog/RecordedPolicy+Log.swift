@@ -1,21 +1,24 @@
 import CacheLog
 import FeedCache
 
+/// The rule that judges a cache in the log by the policy its put recorded: one rule for the
+/// validation, the state and the audit.
 extension RecordedPolicy {
-    /// The rule of caches saved before puts recorded a policy: 7 days, no contract (the payload is
-    /// not decoded).
+    /// The policy of a cache whose put recorded none (a database written before puts recorded
+    /// their policy, or a put of another writer): 7 days, and no contract, so its payload is
+    /// never decoded to judge it.
     public static let unrecorded = RecordedPolicy(maxAge: .days(7))
 
-    /// The policy that judges a live entry of the log: the one its put recorded, else
-    /// ``unrecorded``. What `validate`, `state` and the audit judge each key by.
-    public static func judging(_ entry: LogState.Entry) -> RecordedPolicy {
-        CacheLogFeedStore.recordedPolicy(maxAge: entry.maxAge, metadata: entry.metadata) ?? unrecorded
+    /// The policy a live cache is judged by when the app that saved it is not there to say (a
+    /// validation, the state, an audit): the one its put recorded, else ``unrecorded``.
+    public init(of entry: LogState.Entry) {
+        self = CacheLogFeedStore.recordedPolicy(maxAge: entry.maxAge, metadata: entry.metadata) ?? .unrecorded
     }
 
-    /// The policy a put of the log recorded, as ``judging(_:)-(LogState.Entry)`` reads it; `nil`
-    /// for an event that is not a put.
-    public static func judging(_ event: RecordedEvent) -> RecordedPolicy? {
+    /// The policy the version a put wrote is judged by: the one it recorded, else ``unrecorded``,
+    /// as a live entry is judged; `nil` for an event that is not a put.
+    public init?(of event: RecordedEvent) {
         guard event.kind == .put else { return nil }
-        return CacheLogFeedStore.recordedPolicy(maxAge: event.maxAge, metadata: event.metadata) ?? unrecorded
+        self = CacheLogFeedStore.recordedPolicy(maxAge: event.maxAge, metadata: event.metadata) ?? .unrecorded
     }
 }

@@ -1,3 +1,4 @@
+import FeedCacheLog
 import Foundation
 import Testing
 @testable import cachelog

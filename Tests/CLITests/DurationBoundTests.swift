@@ -1,3 +1,5 @@
+import FeedCache
+import FeedCacheLog
 import Foundation
 import Testing
 @testable import cachelog

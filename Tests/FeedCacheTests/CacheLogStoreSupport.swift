@@ -12,14 +12,15 @@ final class TemporaryCacheLog: @unchecked Sendable {
     let directory: URL
     let log: EventLog
 
-    init(readOnly: Bool = false, seed: ((EventLog) async throws -> Void)? = nil) async throws {
+    /// `clock` stamps the events' `recordedAt` (of a writable log).
+    init(readOnly: Bool = false, seed: ((EventLog) async throws -> Void)? = nil, clock: @escaping @Sendable () -> Date = { Date() }) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("feedcache-tests-\(UUID().uuidString)")
         if let seed, readOnly {
             // Write first with a writable instance, then reopen the same directory read-only.
             try await Self.seed(directory.path, seed)
             log = try EventLog(path: directory.path, options: .init(readOnly: true))
         } else {
-            log = try EventLog(path: directory.path)
+            log = try EventLog(path: directory.path, options: .init(clock: clock))
             if let seed { try await seed(log) }
         }
     }

@@ -65,15 +65,14 @@ public final class EventLog: Sendable {
 
     /// The database directory.
     public let path: String
-    /// The clock that stamps `recordedAt` (``Options/clock``): whoever composes caches on this
-    /// log takes it from here, so that the stamps of saves and of events come from one clock.
+    /// The clock that stamps `recordedAt` (``Options/clock``), and what a follow up to a date
+    /// waits for: whoever composes caches on this log takes it from here, so that the stamps of
+    /// saves and of events come from one clock.
     public let clock: @Sendable () -> Date
     let environment: Environment
     let tables: LogTables
     let writer: Writer
     let logger: Logger
-    /// ``Options/clock``: what stamps appends, and what a follow up to a date waits for.
-    let clock: @Sendable () -> Date
     let compressionLevel: Int32
 
     /// Opens the database in directory `path`, creating it (and the directory) when it does not
@@ -122,7 +121,6 @@ public final class EventLog: Sendable {
         self.path = path
         clock = options.clock
         logger = options.logger
-        clock = options.clock
         compressionLevel = Int32(options.compressionLevel)
         tables = LogTables(environment.tables, checkpointInterval: options.checkpointInterval)
         writer = Writer(environment: environment, tables: tables, clock: options.clock)
@@ -297,6 +295,16 @@ public final class EventLog: Sendable {
     /// The last seq appended (0 for an empty log).
     public func lastSeq() throws -> UInt64 {
         try environment.read { txn in try tables.lastSeq(txn) }
+    }
+
+    /// The seq the history starts after: a compaction removed the history up to it
+    /// (``CompactionReport/firstAvailable``); 0 when nothing was compacted.
+    ///
+    /// The state as of it is the earliest ``state(asOf:)`` answers. The records at or before it
+    /// that are still stored were kept for that state or for the bytes a later put refers to:
+    /// they are not the history of what happened before it, which is gone.
+    public func compactionBase() throws -> UInt64 {
+        try environment.read { txn in try tables.baseSeq(txn) }
     }
 
     /// Flushes unsynced commits to disk (for ``Durability/unsynced``).

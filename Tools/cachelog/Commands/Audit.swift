@@ -1,5 +1,5 @@
 import ArgumentParser
-import CacheLog
+import FeedCacheLog
 import Foundation
 
 struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
@@ -12,7 +12,11 @@ struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             under --max-age when given, when it was replaced, expired or deleted and why, and the \
             gaps with no cache. --max-age is at most 36500d. A stored date or max age that is not a finite number is \
             shown as nan, inf or -inf (null in JSON), and a version with such a timestamp never \
-            goes stale: it never was fresh.
+            goes stale: it never was fresh. A version cached later than it was recorded (a clock \
+            ahead) is stale from when it was recorded.
+
+            After a compaction the timeline starts with the version live where the history now \
+            starts; a put kept only for the bytes a later put refers to is not a version.
 
             Examples:
               cachelog audit --key films
@@ -33,25 +37,11 @@ struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     func run() async throws {
         try await reading { log in
             let now = try global.clock()()
-            // Keyed by the key's bytes, as the log keys it: Swift's String equality would merge
-            // keys that differ only in Unicode normalization (NFC and NFD "café").
-            var byKey: [[UInt8]: [RecordedEvent]] = [:]
-            var corrupt: [UInt64] = []
-            try log.forEachEvent(EventQuery(key: key)) { item in
-                switch item {
-                case .event(let event): byKey[Array(event.key.utf8), default: []].append(event)
-                case .corrupt(let seq, _): corrupt.append(seq)
-                }
-                return true
-            }
-            let timeline = AuditTimeline(maxAge: maxAge?.value)
-            let keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { key in
-                AuditReport.Key(key: String(decoding: key, as: UTF8.self), timeline: timeline.build(byKey[key] ?? [], now: now))
-            }
+            let audit = try CacheAudit(log: log, maxAge: maxAge?.value).timelines(of: key, now: now)
             let out = StandardOutput()
-            try out.show(AuditReport(maxAge: maxAge?.value.timeInterval, corruptSeqs: corrupt, keys: keys), as: format) {
-                if keys.isEmpty { out.line("no events\(key.map { " for \($0)" } ?? "")") }
-                for (index, audited) in keys.enumerated() {
+            try out.show(AuditReport(maxAge: maxAge?.value.timeInterval, audit: audit), as: format) {
+                if audit.keys.isEmpty { out.line("no events\(key.map { " for \($0)" } ?? "")") }
+                for (index, audited) in audit.keys.enumerated() {
                     if index > 0 { out.line() }
                     out.line(Terminal.color(audited.key, "1"))
                     for entry in audited.timeline {
@@ -59,7 +49,7 @@ struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                         out.line("  \(EventPrinter.pad(DateParsing.column(entry.at), 20))  \(EventPrinter.pad(entry.kind.rawValue, 8))  \(EventPrinter.pad(seq, 8))  \(entry.text)")
                     }
                 }
-                if !corrupt.isEmpty { out.line("corrupt records skipped: \(corrupt.map(String.init).joined(separator: ", ")) (run cachelog verify)") }
+                if !audit.corruptSeqs.isEmpty { out.line("corrupt records skipped: \(audit.corruptSeqs.map(String.init).joined(separator: ", ")) (run cachelog verify)") }
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CacheLog
+import FeedCacheLog
 import Foundation
 
 struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CacheLog
+import FeedCacheLog
 import Foundation
 
 struct Rebuild: AsyncParsableCommand, DatabaseCommand, DocumentCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CacheLog
+import FeedCacheLog
 import Foundation
 
 struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
@@ -17,10 +18,10 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             The window is --from to --to (default: the first event of the selected keys to \
             --now); each key's whole history before it still decides its state at the start.
 
-            The page stays small however long the log: it is divided into \(Self.columns) \
+            The page stays small however long the log: it is divided into \(HistoryReport.defaultColumns) \
             columns, and a key with more events in the window than columns gets a count per \
             column instead of a mark per event (the tooltip gives the counts and the column's \
-            times); a key with more than \(2 * Self.columns) bands gets, per column, the state \
+            times); a key with more than \(2 * HistoryReport.defaultColumns) bands gets, per column, the state \
             that covered most of it. The table's numbers are always exact. Measured on a \
             1,000,000-event log over 1,000 keys and 90 days (made by 'cachelog-writer DB \
             1000000 --history'): a 2.4 MB page (0.5 MB gzipped), written in about 4 s by a \
@@ -38,10 +39,6 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
               cachelog report --key-prefix search: --from 30d --out searches.html
               cachelog report --key films --key genres --from 2026-12-01 --to 2026-12-09 > week.html
             """))
-
-    /// Columns the window is divided into for aggregated marks and sampled bands: about a pixel
-    /// column of the page's timeline at 1280 px wide, where a finer division could not be seen.
-    static let columns = 240
 
     @ParentCommand var parent: CacheLogCommand
 
@@ -88,30 +85,13 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             let now = try global.clock()()
             let keys = try selectedKeys(log)
             let window = try resolveWindow(log, keys: keys, now: now)
-            let aggregator = HistoryAggregator(window: window, columns: Self.columns, timeline: AuditTimeline(maxAge: maxAge?.value))
-            var reported: [HistoryReport.Key] = []
-            reported.reserveCapacity(keys.count)
-            for (index, key) in keys.enumerated() {
-                // One key's history at a time, through the key index: memory holds one key's
-                // events, not the log's.
-                var events: [RecordedEvent] = []
-                var corrupt = 0
-                try log.forEachEvent(EventQuery(to: .date(window.end), key: key)) { item in
-                    switch item {
-                    case .event(let event): events.append(event)
-                    case .corrupt: corrupt += 1
-                    }
-                    return true
-                }
-                reported.append(aggregator.key(key, events: events, corrupt: corrupt))
-                if index % 100 == 99 { Terminal.progress("reported \(index + 1) of \(keys.count) keys…") }
+            var report = try HistoryReport(log: log, keys: keys, window: window, maxAge: maxAge?.value, generatedAt: now) { done, all in
+                if done % 100 == 0 { Terminal.progress("reported \(done) of \(all) keys…") }
             }
             Terminal.endProgress()
-            let report = HistoryReport(
-                from: window.start, to: window.end, start: window.start.timeIntervalSince1970, span: window.duration,
-                columns: Self.columns, selection: selection, judgedBy: maxAge.map { "--max-age \($0.value)" } ?? "each version's recorded max age",
-                generatedAt: now, keys: reported)
-            let page = Data(try ReportPage.html(report).utf8)
+            report.selection = selection
+            report.judgedBy = maxAge.map { "--max-age \($0.value)" } ?? report.judgedBy
+            let page = Data(report.html().utf8)
             if let out, out != "-" {
                 try OutFile.write(page, to: out)
             } else {
@@ -142,7 +122,7 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
     private func resolveWindow(_ log: EventLog, keys: [String], now: Date) throws -> DateInterval {
         let start = try from.map { try date(of: $0.position(now: now), in: log, last: false) }
-            ?? keys.compactMap { try? firstRecorded(log, key: $0) }.min() ?? now
+            ?? HistoryReport.start(of: keys, in: log) ?? now
         let end = try to.map { try date(of: $0.position(now: now, inclusiveDay: true), in: log, last: true) } ?? now
         guard start.timeIntervalSince1970.isFinite, end.timeIntervalSince1970.isFinite, start <= end else {
             throw CLIFailure("the window is empty: it starts at \(DateParsing.string(start)) and ends at \(DateParsing.string(end)); give --from before --to (or --now)", code: Exit.usage)
@@ -163,15 +143,5 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             if case .event(let event) = item { return event.recordedAt }
         }
         throw CLIFailure("no event \(last ? "at or before" : "at or after") seq \(seq) to place the window's \(last ? "end" : "start") at")
-    }
-
-    private func firstRecorded(_ log: EventLog, key: String) throws -> Date? {
-        var first: Date?
-        try log.forEachEvent(EventQuery(key: key)) { item in
-            guard case .event(let event) = item else { return true }
-            first = event.recordedAt
-            return false
-        }
-        return first
     }
 }

@@ -106,13 +106,13 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
 
     private func validate(_ key: String, in log: EventLog, clock: @escaping @Sendable () -> Date) async throws -> ValidationOutcome {
         let before = try log.entry(key)
-        let recorded = before.map(KeyPolicy.of)
+        let recorded = before.map(RecordedPolicy.init(of:))
         // What the use case will judge by, for the report: the use case reads the policy itself.
-        let policy = maxAge?.value ?? recorded?.maxAge ?? KeyPolicy.unrecorded.maxAge
+        let policy = maxAge?.value ?? recorded?.maxAge ?? RecordedPolicy.unrecorded.maxAge
         let contract = recorded?.contract.flatMap { $0.isBuiltIn ? Contract(rawValue: $0.name) : nil }
         let store = RecordingFeedStore(CacheLogFeedStore(log: log, key: key), dryRun: dryRun)
         try await ValidationJob(
-            store: store, clock: clock, policy: CachePolicy(maxAge: maxAge?.value ?? KeyPolicy.unrecorded.maxAge),
+            store: store, clock: clock, policy: CachePolicy(maxAge: maxAge?.value ?? RecordedPolicy.unrecorded.maxAge),
             judging: maxAge == nil ? .recorded : .loaders, logger: global.logger()
         ).run(contract)
         // The facts, as fields for JSON.

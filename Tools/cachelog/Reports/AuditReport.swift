@@ -1,15 +1,16 @@
-import CacheLog
-import Foundation
+import FeedCacheLog
 
-/// `audit --format json`: each key's cache timeline, and the records the audit could not read.
+/// `audit --format json`: each key's cache timeline (``CacheAudit``), and the records the audit
+/// could not read.
 struct AuditReport: Encodable {
-    struct Key: Encodable {
-        let key: String
-        let timeline: [AuditTimeline.Entry]
-    }
-
     /// `--max-age` in seconds; `null`: each version was judged by its recorded policy.
     @NullWhenNil var maxAge: Double?
     let corruptSeqs: [UInt64]
-    let keys: [Key]
+    let keys: [CacheAudit.Key]
+
+    init(maxAge: Double?, audit: CacheAudit.Result) {
+        self.maxAge = maxAge
+        corruptSeqs = audit.corruptSeqs
+        keys = audit.keys
+    }
 }

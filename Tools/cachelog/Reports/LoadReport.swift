@@ -1,3 +1,5 @@
+import FeedCache
+import FeedCacheLog
 import Foundation
 
 /// What a load delivered: the items as JSON, where they came from, when they were cached, and

@@ -1,5 +1,6 @@
 import CacheLog
 import FeedCache
+import FeedCacheLog
 import Foundation
 
 /// `state --format json`: the live entries as of a point, each judged by the policy it was saved
@@ -21,7 +22,7 @@ struct StateReport: Encodable {
         var payloadError: String?
 
         init(_ entry: LogState.Entry, now: Date) {
-            let policy = KeyPolicy.of(entry)
+            let policy = RecordedPolicy(of: entry)
             let rule = CachePolicy(maxAge: policy.maxAge)
             (key, timestamp, seq, bytes) = (entry.key, entry.timestamp, entry.seq, entry.bytes)
             maxAge = policy.maxAge.timeInterval

@@ -1,3 +1,5 @@
+import FeedCache
+import FeedCacheLog
 import Foundation
 
 /// Dates as the options take them, strictly: RFC 3339 with `Z` or an offset
@@ -101,17 +103,9 @@ enum DateParsing {
         }
     }
 
-    /// `2026-12-01T10:00:00Z`, with milliseconds only when the date has them.
-    ///
-    /// A stored date can be anything a damaged or hand-made record holds, and is shown, never
-    /// trapped on: `nan`, `inf` or `-inf` when it is not a finite number, and `@` followed by its
-    /// seconds since 1970 (as `date -d @…` takes them) when its year is outside 0000…9999.
-    static func string(_ date: Date) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        append(date, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    /// `2026-12-01T10:00:00Z`, with milliseconds only when the date has them (``DateText``: the
+    /// library's audit and report write dates the same way).
+    static func string(_ date: Date) -> String { TimestampText.string(date) }
 
     /// `string(date)` cut to the whole second: a text table's date column is 20 wide, and a time
     /// with milliseconds (what the real clock gives) would push the rest of its row 4 columns
@@ -122,69 +116,5 @@ enum DateParsing {
     }
 
     /// Appends `string(date)`'s UTF-8 to `bytes`.
-    ///
-    /// Written by hand (days-to-civil, proleptic Gregorian, UTC) and straight into bytes: a replay
-    /// prints two dates per line, and formatting them was most of the time of a long replay.
-    static func append(_ date: Date, to bytes: inout [UInt8]) {
-        let seconds = date.timeIntervalSince1970
-        guard seconds.isFinite else {
-            bytes.append(contentsOf: NonFinite.text(seconds).utf8)
-            return
-        }
-        let whole = seconds.rounded(.down)
-        // Year 9999 ends before 2.6e11 seconds; beyond 1e13 the day arithmetic below could overflow.
-        guard abs(whole) < 1e13 else {
-            bytes.append(contentsOf: ("@" + JSONText.number(seconds)).utf8)
-            return
-        }
-        // Truncated, as Foundation's formatter does.
-        let milliseconds = Int((seconds - whole) * 1000)
-        let total = Int(whole)
-        let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
-        let secondOfDay = total - days * 86_400
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-
-        // Foundation's formatter clamps such years to wrong dates; the seconds are at least true.
-        if year < 0 || year > 9999 {
-            bytes.append(contentsOf: ("@" + JSONText.number(seconds)).utf8)
-            return
-        }
-        digits(year, 4, &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        digits(month, 2, &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        digits(day, 2, &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        digits(secondOfDay / 3600, 2, &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        digits(secondOfDay / 60 % 60, 2, &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        digits(secondOfDay % 60, 2, &bytes)
-        if milliseconds != 0 {
-            bytes.append(UInt8(ascii: "."))
-            digits(milliseconds, 3, &bytes)
-        }
-        bytes.append(UInt8(ascii: "Z"))
-    }
-
-    /// `value` (0 ≤ value < 10^width) in exactly `width` decimal digits.
-    private static func digits(_ value: Int, _ width: Int, _ bytes: inout [UInt8]) {
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
-    }
+    static func append(_ date: Date, to bytes: inout [UInt8]) { TimestampText.append(date, to: &bytes) }
 }

@@ -1,3 +1,4 @@
+import FeedCache
 import CacheLog
 import FeedCacheLog
 import Foundation
@@ -120,38 +121,8 @@ struct EventPrinter {
         return String(fitting(text, headBudget)) + "…" + String(fitting(text.reversed(), tailBudget).reversed())
     }
 
-    /// `text` with tabs, newlines and other control characters written as `\t`, `\n`, `\r` and
-    /// `\u{1b}`, and a backslash as `\\` so that the escapes are unambiguous.
-    static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { needsEscape($0) || $0 == "\\" }) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\\": out += "\\\\"
-            default:
-                if needsEscape(scalar) {
-                    out += "\\u{" + String(scalar.value, radix: 16) + "}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
-    }
-
-    /// Control characters, and the characters that move or reorder text without showing: line
-    /// and paragraph separators and the bidirectional controls (U+202E would print the rest of a
-    /// row right to left, so a key could pass for another). Zero-width joiners stay, since emoji
-    /// sequences are made of them.
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
-        default: return scalar.properties.generalCategory == .control
-        }
-    }
+    /// `text` as a table row shows it: escaped as ``KeyText`` escapes keys (`\n`, `\u{1b}`, `\\`).
+    static func escaped(_ text: String) -> String { KeyText.escaped(text) }
 
     /// The columns `text` takes on a terminal: 2 for wide characters (CJK, emoji), 0 for
     /// combining marks and zero-width joiners within a character, 1 otherwise.

@@ -1,6 +1,7 @@
 import CacheLog
 import FeedAPI
 import FeedCache
+import FeedCacheLog
 import Foundation
 
 /// One line for each way a remote load fails.

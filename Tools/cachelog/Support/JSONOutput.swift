@@ -1,3 +1,4 @@
+import FeedCacheLog
 import Foundation
 
 /// The one JSON writer of the CLI's reports: compact, on one line, an object's keys in the order

@@ -1,4 +1,5 @@
 import FeedAPI
+import FeedCacheLog
 import Foundation
 
 /// JSON text that goes into the output as it is: a feed item or a payload already in its final

@@ -1,3 +1,4 @@
+import FeedCacheLog
 import Foundation
 #if canImport(Glibc)
 import Glibc

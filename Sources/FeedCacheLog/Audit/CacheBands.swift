@@ -2,18 +2,22 @@ import Foundation
 
 /// A key's cache over a window of time as contiguous bands, each fresh, stale, missing or
 /// "none yet", read off the key's audit timeline (``AuditTimeline``): the report draws the same
-/// story `audit` tells, judged by the same policy.
-struct CacheBands {
-    /// The raw values are what the report page's data carries.
-    enum State: Int, Encodable, CaseIterable {
+/// story the audit tells, judged by the same policy.
+public struct CacheBands: Sendable, Equatable {
+    /// What the key's cache was during a band. The raw values are what the report page's data
+    /// carries.
+    public enum State: Int, Sendable, CaseIterable {
         /// The key had no cache yet: before its first save (or only deletes of nothing).
         case none = 0
+        /// A version younger than its max age was live.
         case fresh = 1
+        /// The live version was past its max age.
         case stale = 2
         /// The cache was there once and is gone: expired or deleted.
         case missing = 3
 
-        var name: String {
+        /// `none`, `fresh`, `stale` or `missing`.
+        public var name: String {
             switch self {
             case .none: "none"
             case .fresh: "fresh"
@@ -23,16 +27,29 @@ struct CacheBands {
         }
     }
 
-    struct Band: Equatable {
-        var start: Date
-        var end: Date
-        var state: State
+    /// A stretch of time in one state.
+    public struct Band: Sendable, Equatable {
+        /// When the band starts (inclusive).
+        public var start: Date
+        /// When it ends: where the next band starts, or the window's end.
+        public var end: Date
+        /// What the cache was.
+        public var state: State
+
+        /// A band; each parameter sets the property of its name.
+        public init(start: Date, end: Date, state: State) {
+            self.start = start
+            self.end = end
+            self.state = state
+        }
     }
 
     /// Contiguous, in time order, covering the window; adjacent bands differ in state.
-    let bands: [Band]
+    public let bands: [Band]
 
-    init(_ entries: [AuditTimeline.Entry], window: DateInterval) {
+    /// The bands of the timeline `entries` (``AuditTimeline/entries(_:now:)``) within `window`.
+    /// The timeline before the window decides the state at its start.
+    public init(_ entries: [AuditTimeline.Entry], window: DateInterval) {
         var changes: [(at: Date, state: State)] = []
         var live: UInt64?
         // A version can go stale at an instant before it was recorded (a what-if `--now` save
@@ -85,10 +102,10 @@ struct CacheBands {
     }
 
     /// How long the key spent in `state` within the window.
-    func duration(_ state: State) -> TimeInterval {
+    public func duration(_ state: State) -> TimeInterval {
         bands.filter { $0.state == state }.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
     }
 
     /// The state at the window's end (the last band's).
-    var last: State { bands.last?.state ?? .none }
+    public var last: State { bands.last?.state ?? .none }
 }

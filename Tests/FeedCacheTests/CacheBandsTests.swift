@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import cachelog
+@testable import FeedCacheLog
 
 /// The report's bands, read off audit timelines written by hand: what the page draws for the
 /// moments the browser test does not reach (a version stale before it was recorded, more bands

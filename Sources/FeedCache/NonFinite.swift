@@ -1,7 +1,7 @@
 /// How text output shows a number that is not finite (JSON output shows `null` instead: JSON has
 /// no such numbers).
-enum NonFinite {
-    static func text(_ value: Double) -> String {
+package enum NonFinite {
+    package static func text(_ value: Double) -> String {
         value.isNaN ? "nan" : value < 0 ? "-inf" : "inf"
     }
 }

@@ -1,16 +1,18 @@
+import FeedCache
 import Foundation
 
-/// `cachelog report`'s page: one HTML file with its CSS, its script and its data inline, so it
-/// opens from `file://` with no network. The summary table is written here, so it reads without
-/// the script; the timeline, its axis, the tooltips and the slider are drawn by the script from
-/// the embedded ``HistoryReport``, which keeps the file small (the drawing is not in the file).
+/// The report's page (``HistoryReport/html()``): one HTML file with its CSS, its script and its
+/// data inline, so it opens from `file://` with no network. The summary table is written here, so
+/// it reads without the script; the timeline, its axis, the tooltips and the slider are drawn by
+/// the script from the embedded data (``HistoryReport/json()``), which keeps the file small (the
+/// drawing is not in the file).
 ///
 /// Every key reaches the page as text only: escaped for HTML in the table (``HTMLText``), as
 /// JSON with every `<` escaped in the data, and set with `textContent`/`setAttribute` by the script.
-enum ReportPage {
-    static func html(_ report: HistoryReport) throws -> String {
-        let data = HTMLText.scriptJSON(try JSONOutput().encode(report))
-        let window = "\(DateParsing.string(report.from)) – \(DateParsing.string(report.to))"
+enum HistoryPage {
+    static func html(_ report: HistoryReport) -> String {
+        let data = HTMLText.scriptJSON(report.json())
+        let window = "\(TimestampText.string(report.window.start)) – \(TimestampText.string(report.window.end))"
         var page = ""
         page.reserveCapacity(data.utf8.count + report.keys.count * 400 + style.utf8.count + script.utf8.count + 4096)
         page += """
@@ -64,11 +66,11 @@ enum ReportPage {
         let name = HTMLText.escaped(key.key)
         let events = key.puts + key.deletes + key.expires
         let corrupt = key.corrupt > 0 ? " <span class=\"corrupt\">+ \(counted(key.corrupt, "corrupt record"))</span>" : ""
-        let state = CacheBands.State(rawValue: key.state)?.name ?? "none"
+        let state = key.state.name
         func time(_ seconds: Double) -> String { "<td class=\"num\" data-seconds=\"\(JSONText.number(seconds))\">\(DurationText.string(seconds))</td>" }
         return "<tr data-key=\"\(name)\" data-events=\"\(events)\"><td class=\"key\">\(name)</td><td class=\"num\">\(events)\(corrupt)</td>"
             + "<td class=\"num\">\(key.puts)</td><td class=\"num\">\(key.deletes)</td><td class=\"num\">\(key.expires)</td>"
-            + "<td>\(key.lastRefresh.map(DateParsing.string) ?? "never")</td>"
+            + "<td>\(key.lastRefresh.map(TimestampText.string) ?? "never")</td>"
             + time(key.fresh) + time(key.stale) + time(key.missing)
             + "<td class=\"now\" data-state=\"\(state)\"><span class=\"chip \(state)\"></span>\(state == "none" ? "no cache yet" : state)</td></tr>\n"
     }

@@ -1,13 +1,14 @@
-import FeedAPI
+import FeedCache
 import Foundation
 
-/// How the CLI writes JSON's scalars, shared by ``JSONOutput`` and replay's byte-level fast path
-/// (``EventPrinter``), so that both write the same bytes for the same value.
-enum JSONText {
+/// How JSON's scalars are written, shared by the report page's data and the `cachelog` tool's
+/// JSON (its encoder and replay's byte-level fast path), so that all write the same bytes for the
+/// same value.
+package enum JSONText {
     /// Appends `value` as a JSON string literal, escaping only what JSON requires: `"`, `\` and
     /// the control characters (`\n`, `\r`, `\t`, else `\u00XX`). Every escaped character is
     /// ASCII, so the UTF-8 is scanned byte by byte and copied in runs.
-    static func appendString(_ value: String, to bytes: inout [UInt8]) {
+    package static func appendString(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { utf8 in
@@ -37,7 +38,7 @@ enum JSONText {
         }
     }
 
-    static func string(_ value: String) -> String {
+    package static func string(_ value: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(value.utf8.count + 2)
         appendString(value, to: &bytes)
@@ -46,35 +47,25 @@ enum JSONText {
 
     /// A number as JSON: whole numbers without a fraction, and `null` for NaN and the infinities,
     /// which a stored record may hold but JSON cannot.
-    static func number(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }
-        return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    package static func number(_ value: Double) -> String {
+        value.isFinite ? TimestampText.number(value) : "null"
     }
 
     /// Appends `date(date)`'s UTF-8, without an intermediate String.
-    static func appendDate(_ date: Date, to bytes: inout [UInt8]) {
+    package static func appendDate(_ date: Date, to bytes: inout [UInt8]) {
         guard date.timeIntervalSince1970.isFinite else {
             bytes.append(contentsOf: "null".utf8)
             return
         }
         bytes.append(UInt8(ascii: "\""))
-        DateParsing.append(date, to: &bytes)
+        TimestampText.append(date, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// A date as a JSON string (`DateParsing.string`), or `null` when it is not a finite number.
-    static func date(_ date: Date) -> String {
+    /// A date as a JSON string (``DateText/string(_:)``), or `null` when it is not a finite number.
+    package static func date(_ date: Date) -> String {
         var bytes: [UInt8] = []
         appendDate(date, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// A payload as JSON: when it is JSON, its own bytes without the whitespace between tokens
-    /// (numbers and escapes exactly as stored, and always one line); else a base64 string.
-    static func payload(_ data: Data) -> String {
-        if let scanned = JSONScanner.scan(Array(data)) {
-            return String(decoding: scanned.compact, as: UTF8.self)
-        }
-        return string(data.base64EncodedString())
     }
 }

@@ -1,8 +1,8 @@
 /// Text for the report page: escaped for where it goes, so that a key can hold anything (`<`,
 /// quotes, `</script>`, emoji) and still be only text on the page.
-enum HTMLText {
+package enum HTMLText {
     /// For element text and quoted attribute values.
-    static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         guard text.contains(where: { "&<>\"'".contains($0) }) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 16)
@@ -23,7 +23,7 @@ enum HTMLText {
     /// element is `</script` (and `<!--` changes how it ends), so every `<` is written `\u003c`.
     /// In JSON a `<` can only stand inside a string, where the escape means the same character.
     /// U+2028 and U+2029 are escaped too, for readers that still treat them as line ends.
-    static func scriptJSON(_ json: [UInt8]) -> String {
+    package static func scriptJSON(_ json: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(json.count + 64)
         var index = 0

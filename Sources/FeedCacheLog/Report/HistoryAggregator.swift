@@ -1,7 +1,7 @@
 import CacheLog
 import Foundation
 
-/// Boils one key's history down to what `cachelog report` draws and tabulates. The summary
+/// Boils one key's history down to what the report (``HistoryReport``) draws and tabulates. The summary
 /// (event counts, time stale and missing) is exact; what the page draws is bounded by `columns`
 /// whatever the key's event count: up to `columns` events are marks of their own, more are
 /// counted per column, and more than `2 × columns` bands are sampled per column. So the page
@@ -11,20 +11,21 @@ struct HistoryAggregator {
     let columns: Int
     let timeline: AuditTimeline
 
-    /// `events`: the key's whole history up to the window's end, in seq order (the bands at the
-    /// window's start depend on what came before it); `corrupt`: its records that failed their checks.
-    func key(_ key: String, events: [RecordedEvent], corrupt: Int) -> HistoryReport.Key {
-        let entries = timeline.build(events, now: window.end)
+    /// `history`: the key's whole history up to the window's end (the bands at the window's start
+    /// depend on what came before it); `corrupt`: its records that failed their checks.
+    func key(_ history: KeyHistory, corrupt: Int) -> HistoryReport.Key {
+        let events = history.events
+        let entries = timeline.entries(history, now: window.end)
         let bands = CacheBands(entries, window: window)
         let shown = events.filter { window.contains($0.recordedAt) }
         let count = { (kind: EventKind) in shown.lazy.filter { $0.kind == kind }.count }
         let aggregated = shown.count > columns
         let counted = aggregated ? counts(shown) : (digits: "", overflow: [])
         return HistoryReport.Key(
-            key: EventPrinter.escaped(key), puts: count(.put), deletes: count(.delete), expires: count(.expire), corrupt: corrupt,
+            key: KeyText.escaped(history.key), puts: count(.put), deletes: count(.delete), expires: count(.expire), corrupt: corrupt,
             lastRefresh: events.last { $0.kind == .put && $0.recordedAt <= window.end }?.recordedAt,
             fresh: bands.duration(.fresh), stale: bands.duration(.stale), missing: bands.duration(.missing),
-            state: bands.last.rawValue, bands: encoded(bands),
+            state: bands.last, bands: encoded(bands),
             marks: aggregated ? [] : marks(shown, details: details(entries)),
             counts: counted.digits, overflow: counted.overflow)
     }
@@ -93,7 +94,7 @@ struct HistoryAggregator {
             case .delete: details[event.seq] ?? "deleted (\(event.reason?.name ?? "unknown"))"
             case .put, .expire: details[event.seq] ?? event.kind.name
             }
-            return HistoryReport.Mark(offset: offset(event.recordedAt), kind: Self.code(event), seq: event.seq, detail: detail)
+            return HistoryReport.Mark(offset: offset(event.recordedAt), kind: HistoryReport.Mark.Kind(event), seq: event.seq, detail: detail)
         }
     }
 
@@ -103,23 +104,12 @@ struct HistoryAggregator {
     /// `overflow`.
     private func counts(_ events: [RecordedEvent]) -> (digits: String, overflow: [Int]) {
         var counts = [Int](repeating: 0, count: columns * 4)
-        for event in events { counts[column(event.recordedAt) * 4 + Self.code(event)] += 1 }
+        for event in events { counts[column(event.recordedAt) * 4 + HistoryReport.Mark.Kind(event).rawValue] += 1 }
         let digits = Array("0123456789abcdefghijklmnopqrstuvwxyABCDEFGHIJKLMNOPQRSTUVWXYZ")
         var overflow: [Int] = []
         for column in 0..<columns where counts[(column * 4)..<(column * 4 + 4)].contains(where: { $0 >= digits.count }) {
             overflow += [column] + counts[(column * 4)..<(column * 4 + 4)]
         }
         return (String(counts.map { $0 < digits.count ? digits[$0] : "z" }), overflow)
-    }
-
-    /// The page's codes for the events. The delete that opens a save (reason replaced) has its
-    /// own: the page draws it as part of the save's put, not as a cache going away.
-    private static func code(_ event: RecordedEvent) -> Int {
-        switch event.kind {
-        case .put: 0
-        case .delete where event.reason == .replaced: 3
-        case .delete: 1
-        case .expire: 2
-        }
     }
 }
