@@ -21,6 +21,8 @@ final class Comparison {
     let removeWork: Bool
     var rows: [Row] = []
     var notes: [String] = []
+    /// Tables printed after the main one: a title and its lines.
+    var tables: [(String, [String])] = []
 
     init(_ config: Configuration) {
         self.config = config
@@ -58,7 +60,7 @@ final class Comparison {
         if wants("retrieve") { try await retrieve(payloads) }
         if wants("save-load") { try await saveAndLoad(feeds) }
         if wants("size") { try await storedSize(feeds[0], payloads[0]) }
-        if wants("zlib") { try await compressionLevels(payloads[0]) }
+        if wants("zlib") { try await compressionLevels() }
         if wants("refreshes") { try await refreshes(payloads[0]) }
         if wants("large") { try await largeLogs(payloads[0]) }
         if wants("startup") { try await startup() }
@@ -66,6 +68,7 @@ final class Comparison {
 
         print(render())
         for note in notes { print("- " + note) }
+        for (title, lines) in tables { print("\n" + title + ":\n" + lines.joined(separator: "\n")) }
         print(String(format: "(whole run: %.0f s)", now() - started))
     }
 
@@ -242,18 +245,39 @@ final class Comparison {
                         target: "≥ 3×", met: ratio >= 3))
     }
 
-    /// zlib's cost and gain on the feed at a few levels (the engine uses 6): what bounds group
-    /// commit on 2 cores, and what a save pays that a JSON file store does not.
-    func compressionLevels(_ payload: Data) async throws {
-        for level: Int32 in [1, 3, 6] {
-            var size = 0
-            let samples = await measure(reps: config.reps, ops: 20) {
-                for _ in 0..<20 { size = zlibCompressedSize(payload, level: level) }
+    /// zlib's cost and gain at levels 1 to 6 on each of the five apps' payloads: what a save pays
+    /// to compress (on the saving task), what a load pays to inflate, and the size it buys. The
+    /// curve is its own table after the main one; the main table keeps the films at 1 and 6.
+    func compressionLevels() async throws {
+        progress("zlib levels 1 to 6 on the five apps' payloads")
+        let levels: [Int32] = [1, 2, 3, 4, 5, 6]
+        var curve = ["| payload (JSON bytes) | " + levels.map { "level \($0)" }.joined(separator: " | ") + " | inflate, level 1 / 6 |",
+                     "|---|" + levels.map { _ in "---|" }.joined() + "---|"]
+        for (name, items, payload) in AppPayloads.all() {
+            let rounds = max(5, 2_000_000 / payload.count)
+            var cells: [String] = []
+            var inflates: [Double] = []
+            for level in levels {
+                var compress = Samples(), inflate = Samples()
+                var size = 0
+                for _ in 0..<config.reps {
+                    let trip = try zlibRoundTrip(payload, level: level, rounds: rounds)
+                    size = trip.size
+                    compress.add(trip.compress)
+                    inflate.add(trip.inflate)
+                }
+                let ratio = Double(payload.count) / Double(size)
+                cells.append(String(format: "%.3f ms, %.2f×", compress.median * 1e3, ratio))
+                if level == 1 || level == 6 { inflates.append(inflate.median) }
+                if name == "films" && (level == 1 || level == 6) {
+                    rows.append(Row(measure: "  zlib level \(level), \(items)-film feed: compress + inflate (C)", cacheLog: ms(compress.median + inflate.median),
+                                    baseline: "\(size) B", ratio: x(ratio) + " smaller", target: "(info)", met: nil))
+                }
             }
-            rows.append(Row(measure: "  zlib compress2 level \(level) of the \(config.items)-film feed (C)", cacheLog: ms(samples.median),
-                            baseline: "\(size) B", ratio: x(Double(payload.count) / Double(size)) + " smaller",
-                            target: level == 6 ? "(engine's level)" : "(info)", met: nil))
+            curve.append("| \(name), \(items) items (\(payload.count) B) | " + cells.joined(separator: " | ") + " | "
+                         + inflates.map { String(format: "%.3f ms", $0 * 1e3) }.joined(separator: " / ") + " |")
         }
+        tables.append(("zlib levels 1 to 6 (C): compress time and how many times smaller than the JSON; inflate time", curve))
     }
 
     /// `refreshes` saves of an unchanged feed vs as many full copies.
