@@ -7,6 +7,7 @@ enum Zlib {
     static let defaultLevel: Int32 = 6
 
     static func compress(_ source: UnsafeRawBufferPointer, level: Int32 = defaultLevel) throws -> [UInt8] {
+        if source.count <= DeflateStreams.maximumInput { return try DeflateStreams.compress(source, level: level) }
         var capacity = compressBound(uLong(source.count))
         var output = [UInt8](repeating: 0, count: Int(capacity))
         let code = output.withUnsafeMutableBytes { out -> Int32 in
