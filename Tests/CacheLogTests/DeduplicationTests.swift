@@ -163,4 +163,36 @@ struct CompressionLevelTests {
         }
         #expect(try #require(sizes[9]) < (try #require(sizes[1])))
     }
+
+    /// The zlib header's second byte names the level class that wrote the stream: 0x01 for
+    /// level 1, 0x9C for level 6 (RFC 1950, FLEVEL).
+    func levelByte(_ log: EventLog, seq: UInt64) throws -> UInt8? {
+        let record = try #require(try RawLMDB.dump(log, \.events)[SeqKey.bytes(seq)])
+        let header = try record.withUnsafeBytes { try EventCodec.decodeHeader($0, seq: seq) }
+        return record[header.body.lowerBound + 1]
+    }
+
+    @Test func aDatabaseWrittenAtLevel6_readsBackUnchanged_andTakesNewSavesAtTheDefaultLevel() async throws {
+        let dir = try TemporaryDirectory()
+        let feed = payload((0..<300).map { "{\"id\":\($0),\"title\":\"film \($0 % 97)\",\"description\":\"a story of \($0 % 13) winds\"}" }.joined(separator: ","))
+        let cachedAt = Date(timeIntervalSince1970: 1_800_000_000.5)
+        do {
+            let log = try EventLog(path: dir.path(), options: .init(compressionLevel: 6))
+            try await log.append([
+                .delete(key: "films", reason: .replaced),
+                .put(key: "films", payload: feed, timestamp: cachedAt, maxAge: 600, metadata: ["contract": "films"]),
+            ])
+            #expect(try levelByte(log, seq: 2) == 0x9C)
+        }
+        try await waitUntilClosed(dir.path())
+
+        let log = try EventLog(path: dir.path())
+        let value = try #require(try log.retrieve("films"))
+        #expect(value.payload == feed && value.timestamp == cachedAt && value.maxAge == 600 && value.metadata == ["contract": "films"])
+        try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: feed + payload(" "), timestamp: cachedAt + 1)])
+        #expect(try levelByte(log, seq: 4) == 0x01)
+        let puts = try events(log, EventQuery(includePayload: true)).filter { $0.kind == .put }
+        #expect(puts.map(\.payload) == [feed, feed + payload(" ")])
+        #expect(try log.verify().isClean)
+    }
 }

@@ -227,6 +227,13 @@ enum EventCodec {
         }
     }
 
+    /// Whether two byte ranges hold the same bytes (one `memcmp`, not a loop over elements).
+    static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let p = a.baseAddress, let q = b.baseAddress else { return true }
+        return memcmp(p, q, a.count) == 0
+    }
+
     static func key(_ header: Header, in record: UnsafeRawBufferPointer) -> String {
         String(decoding: UnsafeRawBufferPointer(rebasing: record[header.key]), as: UTF8.self)
     }

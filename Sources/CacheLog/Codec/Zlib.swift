@@ -3,10 +3,13 @@ import Foundation
 
 /// zlib-format (RFC 1950) compression and CRC-32, straight from the system zlib.
 enum Zlib {
-    /// zlib's default trade-off of speed and size.
-    static let defaultLevel: Int32 = 6
+    /// The engine's level: zlib's fastest. Measured on the five apps' payloads (Tools/Benchmarks),
+    /// it compresses in about a fifth of level 6's time (a 45 KB film feed: 0.2 ms against 1 ms)
+    /// and stores 2.2 to 5.6 times smaller than the JSON, where 6 stores 2.3 to 6.3 times smaller.
+    static let defaultLevel: Int32 = 1
 
     static func compress(_ source: UnsafeRawBufferPointer, level: Int32 = defaultLevel) throws -> [UInt8] {
+        if source.count <= DeflateStreams.maximumInput { return try DeflateStreams.compress(source, level: level) }
         var capacity = compressBound(uLong(source.count))
         var output = [UInt8](repeating: 0, count: Int(capacity))
         let code = output.withUnsafeMutableBytes { out -> Int32 in

@@ -104,7 +104,7 @@ extension LogTables {
         return kept == early
     }
 
-    private static func passesChecksum(_ record: UnsafeRawBufferPointer, seq: UInt64) -> Bool {
+    static func passesChecksum(_ record: UnsafeRawBufferPointer, seq: UInt64) -> Bool {
         (try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: true)) != nil
     }
 

@@ -160,13 +160,16 @@ struct LogTables {
     ///
     /// The candidate must pass its checksum: a reference to a damaged record would make every
     /// later save of the same feed unreadable too, and the cache could never heal. A damaged
-    /// candidate gets no reference, so this put stores a fresh copy.
+    /// candidate gets no reference, so this put stores a fresh copy. The checksum is checked last,
+    /// once the bodies are equal: most saves bring a changed feed, and a checksum of the record
+    /// they replace would be work for nothing.
     private func identicalPayload(_ txn: Transaction, _ event: EventCodec.Prepared, removed: [[UInt8]: UInt64]) throws -> UInt64? {
         guard let candidate = liveEntryIfReadable(txn, key: event.key)?.payloadSeq ?? removed[event.key],
               let record = try txn.get(table.events, SeqKey.bytes(candidate)),
-              let header = try? EventCodec.decodeHeader(record, seq: candidate, verifyChecksum: true),
+              let header = try? EventCodec.decodeHeader(record, seq: candidate, verifyChecksum: false),
               header.kind == .put, !header.isReference, header.payloadLength == Int(event.payloadLength),
-              UnsafeRawBufferPointer(rebasing: record[header.body]).elementsEqual(event.body)
+              event.body.withUnsafeBytes({ EventCodec.sameBytes(UnsafeRawBufferPointer(rebasing: record[header.body]), $0) }),
+              Self.passesChecksum(record, seq: candidate)
         else { return nil }
         return candidate
     }

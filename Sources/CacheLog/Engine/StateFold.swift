@@ -124,10 +124,7 @@ struct StateFold: Equatable {
     }
 
     private static func same(_ stored: UnsafeRawBufferPointer, _ span: Range<Int>, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard span.count == bytes.count else { return false }
-        guard !span.isEmpty else { return true }
-        guard let a = stored.baseAddress, let b = bytes.baseAddress else { return false }
-        return memcmp(a + span.lowerBound, b, span.count) == 0
+        EventCodec.sameBytes(UnsafeRawBufferPointer(rebasing: stored[span]), bytes)
     }
 
     private mutating func findOrInsert(_ bytes: UnsafeRawBufferPointer) -> Int {

@@ -104,11 +104,11 @@ public enum Feeds {
         }
     }
 
-    /// The feed as LocalFeedLoader stores it: JSON with sorted keys.
-    public static func payload(_ films: [Film]) -> Data {
+    /// Items as LocalFeedLoader stores them: JSON with sorted keys.
+    public static func payload<Item: Encodable>(_ items: [Item]) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return try! encoder.encode(films)
+        return try! encoder.encode(items)
     }
 
     /// A small payload for large logs: one to three films, as an image or search cache would hold.
@@ -116,6 +116,77 @@ public enum Feeds {
         var random = SeededGenerator(seed: seed)
         return (0..<count).map { index in
             payload(films(count: Int.random(in: 1...3, using: &random), seed: seed &+ UInt64(index) &* 7919))
+        }
+    }
+}
+
+/// The payloads of the five apps, each as its `LocalFeedLoader` stores it (JSON of the items,
+/// sorted keys), so that a compression level is judged on every shape the cache holds.
+public enum AppPayloads {
+    /// Name, item count and payload of each app's cache: the image feed (100 images), the film
+    /// feed (100 films), the podcast genres (120 genres), a verse search (20 verses) and the people
+    /// search (82 people, every page merged).
+    public static func all(seed: UInt64 = 1) -> [(name: String, items: Int, payload: Data)] {
+        [
+            ("image feed", 100, Feeds.payload(images(count: 100, seed: seed))),
+            ("films", 100, Feeds.payload(Feeds.films(count: 100, seed: seed))),
+            ("genres", 120, Feeds.payload(genres(count: 120, seed: seed))),
+            ("verses", 20, Feeds.payload(verses(count: 20, seed: seed))),
+            ("people", 82, Feeds.payload(people(count: 82, seed: seed))),
+        ]
+    }
+
+    /// EssentialFeed's image feed: UUIDs, an optional description and location, an image URL.
+    public static func images(count: Int, seed: UInt64) -> [FeedImage] {
+        var text = TextGenerator(seed: seed)
+        return (0..<count).map { _ in
+            let id = text.uuid()
+            let photo = (0..<13).map { _ in String(Int.random(in: 0...9, using: &text.random)) }.joined()
+            let description = Int.random(in: 0..<4, using: &text.random) == 0 ? nil : text.sentence()
+            let location = Int.random(in: 0..<3, using: &text.random) == 0 ? nil : text.title() + ", " + text.title()
+            return FeedImage(
+                id: UUID(uuidString: id)!, description: description, location: location,
+                url: URL(string: "https://images.unsplash.com/photo-\(photo)-\(id.prefix(12))?w=600&q=80")!)
+        }
+    }
+
+    /// The podcast genres list: small integer ids and one- to three-word names.
+    public static func genres(count: Int, seed: UInt64) -> [Genre] {
+        var text = TextGenerator(seed: seed)
+        var id = 0
+        return (0..<count).map { _ in
+            id += Int.random(in: 1...40, using: &text.random)
+            let name = (0..<Int.random(in: 1...3, using: &text.random)).map { _ in
+                let word = text.word()
+                return word.prefix(1).uppercased() + word.dropFirst()
+            }.joined(separator: Int.random(in: 0..<3, using: &text.random) == 0 ? " & " : " ")
+            return Genre(id: id, name: name)
+        }
+    }
+
+    /// A verse search: references, full-precision distances and a verse of text each.
+    public static func verses(count: Int, seed: UInt64) -> [Verse] {
+        var text = TextGenerator(seed: seed)
+        let books = ["Genesis", "Exodus", "Psalms", "Proverbs", "Isaiah", "Matthew", "Mark", "Luke", "John", "Romans", "1 Corinthians", "Hebrews", "Revelation"]
+        return (0..<count).map { _ in
+            let book = books.randomElement(using: &text.random)!
+            let reference = "\(book) \(Int.random(in: 1...50, using: &text.random)):\(Int.random(in: 1...40, using: &text.random))"
+            return Verse(scripture: reference, distance: Double.random(in: 0.1..<0.6, using: &text.random), text: text.paragraph(sentences: 1...3))
+        }
+    }
+
+    /// The people search: names, the measurements SWAPI returns as strings, a resource URL.
+    public static func people(count: Int, seed: UInt64) -> [Person] {
+        var text = TextGenerator(seed: seed)
+        let genders = ["male", "female", "n/a", "none", "hermaphrodite"]
+        return (1...count).map { index in
+            func measure(_ range: ClosedRange<Int>) -> String {
+                Int.random(in: 0..<8, using: &text.random) == 0 ? "unknown" : String(Int.random(in: range, using: &text.random))
+            }
+            return Person(
+                name: text.title(), height: measure(60...230), mass: measure(15...160),
+                birthYear: Int.random(in: 0..<5, using: &text.random) == 0 ? "unknown" : "\(Int.random(in: 8...900, using: &text.random))BBY",
+                gender: genders.randomElement(using: &text.random)!, url: URL(string: "https://swapi.dev/api/people/\(index)/")!)
         }
     }
 }

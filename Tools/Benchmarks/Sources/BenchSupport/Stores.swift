@@ -192,6 +192,15 @@ public func zlibCompressedSize(_ payload: Data, level: Int32) -> Int {
     payload.withUnsafeBytes { cpath_compressed_size($0.baseAddress, $0.count, level) }
 }
 
+/// zlib at `level` on `payload` (compress2, then uncompress, as the engine calls them), `rounds`
+/// times each: the compressed size and the seconds of one compress and one inflate.
+public func zlibRoundTrip(_ payload: Data, level: Int32, rounds: Int) throws -> (size: Int, compress: Double, inflate: Double) {
+    var compress = 0.0, inflate = 0.0
+    let size = payload.withUnsafeBytes { cpath_zlib_round_trips($0.baseAddress, $0.count, level, Int32(rounds), &compress, &inflate) }
+    guard size > 0 else { throw BenchError("zlib failed at level \(level)") }
+    return (size, compress, inflate)
+}
+
 public struct BenchError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }

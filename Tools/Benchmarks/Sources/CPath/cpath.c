@@ -3,6 +3,7 @@
 #include <lmdb.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zlib.h>
 
 struct cpath {
@@ -296,6 +297,30 @@ long cpath_compressed_size(const void *payload, size_t len, int level) {
     int rc = compress2(out, &out_len, payload, len, level);
     free(out);
     return rc == Z_OK ? (long)out_len : -1;
+}
+
+long cpath_zlib_round_trips(const void *payload, size_t len, int level, int rounds, double *compress_seconds, double *inflate_seconds) {
+    uLongf bound = compressBound(len);
+    unsigned char *packed = malloc(bound), *unpacked = malloc(len ? len : 1);
+    if (!packed || !unpacked) { free(packed); free(unpacked); return -1; }
+    uLongf packed_len = bound;
+    struct timespec t0, t1, t2;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < rounds; i++) {
+        packed_len = bound;
+        if (compress2(packed, &packed_len, payload, len, level) != Z_OK) { packed_len = 0; break; }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    for (int i = 0; i < rounds && packed_len > 0; i++) {
+        uLongf out_len = len;
+        if (uncompress(unpacked, &out_len, packed, packed_len) != Z_OK || out_len != len) { packed_len = 0; break; }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t2);
+    *compress_seconds = ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9) / rounds;
+    *inflate_seconds = ((t2.tv_sec - t1.tv_sec) + (t2.tv_nsec - t1.tv_nsec) * 1e-9) / rounds;
+    free(packed);
+    free(unpacked);
+    return packed_len > 0 ? (long)packed_len : -1;
 }
 
 int cpath_copy_compact(const char *source_dir, const char *target_dir) {

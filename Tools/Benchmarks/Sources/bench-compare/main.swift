@@ -10,6 +10,11 @@ import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
+if arguments.first == "save-load-probe" {
+    try await SaveLoadProbe.run(Array(arguments.dropFirst()))
+    exit(0)
+}
+
 if arguments.first == "rebuild-probe" {
     try await RebuildProbe.run(path: arguments[1], reps: Int(arguments[2]) ?? 3)
     exit(0)

@@ -38,6 +38,9 @@ long cpath_fold(cpath *db, int verify, long *live_keys);
 
 /// compress2 of `len` bytes at `level` into a scratch buffer; returns the compressed size, or -1.
 long cpath_compressed_size(const void *payload, size_t len, int level);
+/* compress2 at `level`, then uncompress, each `rounds` times: the seconds of one of each, and
+   the compressed size (-1 on failure). */
+long cpath_zlib_round_trips(const void *payload, size_t len, int level, int rounds, double *compress_seconds, double *inflate_seconds);
 
 /// LMDB's compacting copy (what `mdb_copy -c` does) of the environment in `source_dir` into the
 /// existing, empty `target_dir`: only the pages in use, renumbered. Returns 0 on success.
