@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers (see README "Architecture"): dependencies point down only.
-//   cachelog (CLI)  ->  FeedAPI, FeedCache, FeedCacheLog  ->  CacheLog  ->  CLMDB, CZlib
+//   cachelog (CLI)  ->  CacheLogKit (the entry point)  ->  FeedAPI, FeedCache, FeedCacheLog  ->  CacheLog  ->  CLMDB, CZlib
 // CacheLog knows nothing of feeds; FeedCache knows nothing of LMDB; FeedAPI knows nothing of caching.
 let package = Package(
     name: "CacheLog",
@@ -73,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "cachelog",
             dependencies: [
-                "CacheLog", "FeedCache", "FeedAPI", "FeedCacheLog", "LoopbackHTTP",
+                "CacheLog", "CacheLogKit", "FeedCache", "FeedAPI", "FeedCacheLog", "LoopbackHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -20,6 +20,23 @@ public struct PastSearch: Sendable, Equatable {
     public let seq: UInt64
 }
 
+extension PastSearch: Encodable {
+    private enum CodingKeys: String, CodingKey { case query, contract, key, timestamp, items, fresh, more }
+
+    /// `{"query", "contract", "key", "timestamp", "items", "fresh", "more"}`, the timestamp `null`
+    /// for a damaged record.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(query, forKey: .query)
+        try container.encode(contract, forKey: .contract)
+        try container.encode(key, forKey: .key)
+        try container.encodeOrNull(timestamp, forKey: .timestamp)
+        try container.encode(items, forKey: .items)
+        try container.encode(fresh, forKey: .fresh)
+        try container.encode(more, forKey: .more)
+    }
+}
+
 extension CacheClient {
     /// The search history: one entry per query ever searched (keys `search:CONTRACT:QUERY`), the
     /// last saved first, read from the log; only those of `contract` when given, at most `limit`.

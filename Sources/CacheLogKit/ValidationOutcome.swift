@@ -52,3 +52,28 @@ public struct ValidationOutcome: Sendable, Equatable {
     /// Whether it is a change or a problem (what a quiet cron job reports).
     public var isNews: Bool { outcome != .fresh && outcome != .empty }
 }
+
+extension ValidationOutcome: Encodable {
+    private enum CodingKeys: String, CodingKey { case key, outcome, detail, timestamp, age, maxAge, seq, dryRun }
+
+    /// `{"key", "outcome", "detail", "timestamp", "age", "maxAge", "seq"}`, the facts `null` for a
+    /// key that held no cache, and `"dryRun": true` in a dry run.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encode(outcome.rawValue, forKey: .outcome)
+        try container.encode(detail, forKey: .detail)
+        try container.encodeOrNull(timestamp, forKey: .timestamp)
+        try container.encodeOrNull(age, forKey: .age)
+        try container.encodeOrNull(maxAge, forKey: .maxAge)
+        try container.encodeOrNull(seq, forKey: .seq)
+        if dryRun { try container.encode(true, forKey: .dryRun) }
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// `value`, or `null` when there is none: the reports promise every key.
+    mutating func encodeOrNull<Value: Encodable>(_ value: Value?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+}

@@ -1,8 +1,5 @@
 import ArgumentParser
-import CacheLog
-import FeedAPI
-import FeedCache
-import FeedCacheLog
+import CacheLogKit
 import Foundation
 
 struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
@@ -50,9 +47,6 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Option(name: .customLong("format"), help: DocumentFormat.help)
     var formatOption: DocumentFormat?
 
-    /// The contract name image puts record: their payload is the bytes as they are.
-    static let contract = "image"
-
     func validate() throws {
         try checkDocumentFormat()
         try URL.checkFetchable(url, shown: url, example: "https://example.com/image.jpg")
@@ -65,42 +59,25 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     func run() async throws {
         try await Self.reportingFailures {
             guard let imageURL = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
-            let log = try global.openForWriting(create: true)
-            let now = try global.clock()
-            // One instant for the whole load: what a save records is what the report says.
-            let start = now()
-            let key = CacheLogImageDataStore.key(for: imageURL)
-            let local = LocalFeedLoader<Data>(
-                store: CacheLogFeedStore(log: log, key: key), currentDate: { start }, policy: CachePolicy(maxAge: maxAge?.value ?? .days(7)),
-                coder: .bytes, contract: ContractName(builtIn: Self.contract), judging: maxAge == nil ? .recorded : .loaders, logger: global.logger())
-            let remote = RemoteImageDataLoader(client: network.client(), logger: global.logger())
-            let loader = CacheStrategy.cacheFirst.compose(
-                remote: AnyFeedLoader<Data>.remote { [try await remote.loadImageData(from: imageURL)] }, cache: local,
-                logger: global.logger())
-
-            let loaded: LoadedFeed<Data>
-            do {
-                loaded = try await Interruption.run { try await loader.loadFeed() }
-            } catch let error as NoUsableFeedError {
-                throw CLIFailure(
-                    "no usable data for \(key): \(describeRemote(error.fallbackError)); \(describeCache(error.primaryError, now: now()))",
-                    code: Exit.noUsableData)
-            }
+            let client = try global.client(http: network.client())
+            var resource = client.image(at: imageURL)
+            resource.maxAge = maxAge?.value
+            let image = resource
+            let loaded = try await Interruption.run { try await image.load() }
             let data = loaded.items.first ?? Data()
             if let out { try OutFile.write(data, to: out) }
-            let at = now()
-            let timestamp = loaded.cacheTimestamp ?? start
-            let saveError: (any Error)? = if case .failed(let error) = loaded.cacheSave { error } else { nil }
             let report = ImageReport(
-                source: loaded.cacheTimestamp == nil ? .remote : .cache, url: url, key: key, bytes: data.count,
-                cached: saveError == nil, timestamp: timestamp, age: at.timeIntervalSince(timestamp).rounded())
+                source: loaded.source == .remote ? .remote : .cache, url: url, key: loaded.key, bytes: data.count,
+                cached: loaded.isCached, timestamp: loaded.timestamp, age: loaded.age(at: client.clock()).rounded())
             let stdout = StandardOutput()
             try stdout.show(report, as: format) {
                 if out == nil { stdout.append(data) }
             }
             stdout.flush()
-            if let saveError {
-                throw CLIFailure("the image was loaded from the remote but not cached: \(describeSave(saveError))")
+            switch loaded.cacheSave {
+            case .failed(let error): throw CLIFailure("the image was loaded from the remote but not cached: \(error)")
+            case .superseded(let newer): throw CLIFailure("the image was loaded from the remote but not cached: \(NewerCacheError(timestamp: newer))")
+            case .saved, .notAttempted: break
             }
         }
     }

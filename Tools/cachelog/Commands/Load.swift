@@ -1,6 +1,5 @@
 import ArgumentParser
-import FeedAPI
-import FeedCache
+import CacheLogKit
 import Foundation
 
 struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
@@ -107,14 +106,14 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     /// The cache key: given, or the default of a search or an object.
     var resolvedKey: String? {
         if let key { return key }
-        if let query { return SearchRequest.key(contract: contract, query: query) }
-        if contract == .person { return LoadJob.objectKey(url) }
+        if let query { return SearchResource<Person>.defaultKey(contract: contract.name, query: query) }
+        if contract == .person { return "object:" + url }
         return nil
     }
 
     func validate() throws {
         try checkDocumentFormat()
-        let sample = SearchRequest.expand(url, query: query ?? "", page: 1)
+        let sample = SearchResource<Person>.expand(url, query: query ?? "", page: 1)
         try URL.checkFetchable(sample, shown: url, example: "https://example.com/feed.json")
         if query != nil, !contract.isSearch { throw ValidationError("--query is for the search contracts, verses and people") }
         if more, query == nil { throw ValidationError("--more continues a search: give its --query") }
@@ -130,20 +129,19 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     func run() async throws {
         try await Self.reportingFailures {
             guard let key = resolvedKey else { throw ValidationError("--key is required") }
-            let log = try global.openForWriting(create: true)
-            let job = LoadJob(
-                log: log, key: key, url: url, contract: contract, maxAge: maxAge?.value ?? contract.maxAge,
-                judging: maxAge == nil ? .recorded : .loaders,
-                strategy: strategy ?? contract.strategy, retries: retries ?? contract.retries,
-                search: query.map { SearchRequest(query: $0, more: more) },
-                now: try global.clock(), client: network.client(), logger: global.logger())
-            let report = try await job.run()
+            let client = try global.client(http: network.client())
+            let report = try await contract.visit(LoadRequest(
+                client: client, key: key, url: url, query: query, more: more, maxAge: maxAge?.value, strategy: strategy,
+                retries: retries, budget: .seconds(network.timeout)))
             let out = StandardOutput()
             // --quiet: a load that worked prints nothing (the exit code says so).
             try out.show(report, as: format) { if !global.quiet { report.text.forEach(out.line) } }
             out.flush()
+            for object in report.skippedObjects {
+                Terminal.message("cachelog: \(EventPrinter.escaped(object)) was not cached: its key is longer than the \(try client.log().maxKeySize) bytes the database allows")
+            }
             if let error = report.saveError {
-                throw CLIFailure("the items were loaded from the remote but not cached: \(describeSave(error))")
+                throw CLIFailure("the items were loaded from the remote but not cached: \(error)")
             }
         }
     }

@@ -1,7 +1,5 @@
 import ArgumentParser
-import CacheLog
-import FeedCache
-import FeedCacheLog
+import CacheLogKit
 import Foundation
 
 struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
@@ -41,29 +39,10 @@ struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     }
 
     func run() async throws {
-        try await reading { log in
-            let now = try global.clock()()
-            let prefix = "search:" + (contract.map { $0.rawValue + ":" } ?? "")
-            // The last put of each search key, in log order; keyed by bytes, as the log keys.
-            var last: [[UInt8]: RecordedEvent] = [:]
-            try log.forEachEvent(EventQuery(kinds: [.put], includePayload: true)) { item in
-                if case .event(let event) = item, event.key.hasPrefix(prefix) { last[Array(event.key.utf8)] = event }
-                return true
-            }
-            let live = Dictionary(try log.state().entries.map { (Array($0.key.utf8), $0.seq) }, uniquingKeysWith: { first, _ in first })
-            var searches = last.values.map { put -> PastSearch in
-                let parts = put.key.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-                let policy = RecordedPolicy(of: put) ?? RecordedPolicy.unrecorded
-                let fresh = live[Array(put.key.utf8)] == put.seq
-                    && put.timestamp.map { CachePolicy(maxAge: policy.maxAge).validate($0, against: now) } == true
-                return PastSearch(
-                    query: put.metadata[SearchRequest.queryName] ?? (parts.count == 3 ? String(parts[2]) : put.key),
-                    contract: put.metadata[CacheLogFeedStore.contractName] ?? (parts.count == 3 ? String(parts[1]) : ""),
-                    key: put.key, timestamp: put.timestamp,
-                    items: put.payload.map(Self.itemCount) ?? 0, fresh: fresh, more: put.metadata[SearchRequest.nextName] != nil, seq: put.seq)
-            }
-            searches.sort { $0.seq > $1.seq }
-            if let limit { searches = Array(searches.prefix(limit)) }
+        try await Self.reportingFailures {
+            let client = try global.client(readOnly: true)
+            guard try client.existingLog() != nil else { throw CacheLogError.noDatabase(path: global.databasePath()) }
+            let searches = try client.searches(contract: contract?.rawValue, limit: limit)
             let out = StandardOutput()
             try out.show(searches, as: format) {
                 if searches.isEmpty { out.line("no searches") }
@@ -73,11 +52,7 @@ struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                     out.line("\(when)  \(EventPrinter.pad(search.contract, 7))  \(EventPrinter.pad(String(search.items), 4, right: true)) item\(search.items == 1 ? " " : "s")  \(EventPrinter.pad(state, 13))  \(search.query.isEmpty ? "(empty query)" : search.query)")
                 }
             }
+            out.flush()
         }
-    }
-
-    /// The items of a cached search: its payload is a JSON array (one item when it is not).
-    private static func itemCount(_ payload: Data) -> Int {
-        ((try? JSONSerialization.jsonObject(with: payload, options: [.fragmentsAllowed])) as? [Any])?.count ?? 1
     }
 }

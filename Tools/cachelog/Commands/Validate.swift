@@ -1,9 +1,6 @@
 import ArgumentParser
-import CacheLog
-import FeedCache
-import FeedCacheLog
+import CacheLogKit
 import Foundation
-import Logging
 
 struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
@@ -54,34 +51,21 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     func run() async throws {
         try await Self.reportingFailures {
             // A dry run only reads: it works on a database this user may not write.
-            let log: EventLog
-            do {
-                log = try dryRun ? global.openForReading() : global.openForWriting()
-            } catch CacheLogError.noDatabase(let path) {
+            let client = try global.client(readOnly: dryRun)
+            guard let log = try client.existingLog() else {
                 // A cron job that runs before the first load: nothing is wrong, and nothing is created.
                 let out = StandardOutput()
                 try out.show([ValidationOutcome](), as: format) {
-                    if !global.quiet { out.line("nothing to validate: no database at \(path) yet") }
+                    if !global.quiet { out.line("nothing to validate: no database at \(global.databasePath()) yet") }
                 }
                 out.flush()
                 return
             }
-            let clock = try global.clock()
             if let key, try log.events(EventQuery(key: key, limit: 1)).isEmpty {
                 throw CLIFailure("no key '\(key)' in the log; 'cachelog state' lists the live keys")
             }
-            let keys = try key.map { [$0] } ?? log.state().entries.map(\.key)
-            var outcomes: [ValidationOutcome] = []
-            for key in keys {
-                do {
-                    outcomes.append(try await validate(key, in: log, clock: clock))
-                } catch {
-                    outcomes.append(ValidationOutcome(key: key, outcome: .failed, detail: "\(error)"))
-                }
-            }
+            let outcomes = try await client.validate(key: key, maxAge: maxAge?.value, dryRun: dryRun)
             let out = StandardOutput()
-            // A dry run says so in each JSON object.
-            if dryRun { for index in outcomes.indices { outcomes[index].dryRun = true } }
             try out.show(outcomes, as: format) {
                 if outcomes.isEmpty && !global.quiet { out.line("no live cache entries") }
                 for outcome in outcomes where outcome.isNews || !global.quiet {
@@ -91,58 +75,6 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             }
             out.flush()
             if outcomes.contains(where: { $0.outcome == .failed }) { throw ExitCode(Exit.failure) }
-        }
-    }
-
-    /// Whether the put that held `entry` reads back whole: asked only after validation deleted
-    /// the cache, to say why (the put stays in the log). A cache that read back was deleted
-    /// because its payload does not decode under its contract.
-    private static func readsBack(_ entry: LogState.Entry?, key: String, in log: EventLog) -> Bool {
-        guard let entry,
-              case .event(let put)? = try? log.events(EventQuery(from: .seq(entry.seq), to: .seq(entry.seq), includePayload: true)).first
-        else { return false }
-        return put.kind == .put && put.key.utf8.elementsEqual(key.utf8) && put.payload != nil
-    }
-
-    private func validate(_ key: String, in log: EventLog, clock: @escaping @Sendable () -> Date) async throws -> ValidationOutcome {
-        let before = try log.entry(key)
-        let recorded = before.map(RecordedPolicy.init(of:))
-        // What the use case will judge by, for the report: the use case reads the policy itself.
-        let policy = maxAge?.value ?? recorded?.maxAge ?? RecordedPolicy.unrecorded.maxAge
-        let contract = recorded?.contract.flatMap { $0.isBuiltIn ? Contract(rawValue: $0.name) : nil }
-        let store = RecordingFeedStore(CacheLogFeedStore(log: log, key: key), dryRun: dryRun)
-        try await ValidationJob(
-            store: store, clock: clock, policy: CachePolicy(maxAge: maxAge?.value ?? RecordedPolicy.unrecorded.maxAge),
-            judging: maxAge == nil ? .recorded : .loaders, logger: global.logger()
-        ).run(contract)
-        // The facts, as fields for JSON.
-        func facts(_ outcome: ValidationOutcome) -> ValidationOutcome {
-            var outcome = outcome
-            guard let before else { return outcome }
-            outcome.timestamp = before.timestamp
-            outcome.age = clock().timeIntervalSince(before.timestamp)
-            outcome.maxAge = policy.timeInterval
-            outcome.seq = before.seq
-            return outcome
-        }
-        let age = before.map {
-            "cached \(DateParsing.string($0.timestamp)), \(DurationText.string(clock().timeIntervalSince($0.timestamp))) old, max age \(policy)"
-        }
-        // Where the write landed; a dry run wrote nothing.
-        func written(_ verb: String) throws -> String {
-            guard !dryRun else { return "nothing written" }
-            let last = try log.events(EventQuery(key: key, reverse: true, limit: 1)).first
-            return "\(verb) at seq \(last?.seq ?? 0)"
-        }
-        switch await store.writes.last {
-        case .delete?:
-            let why = Self.readsBack(before, key: key, in: log) ? "not a valid \(contract?.rawValue ?? "") payload" : "unreadable"
-            return facts(ValidationOutcome(key: key, outcome: .deleted, detail: "\(why); \(try written("deleted"))"))
-        case .expire?:
-            return facts(ValidationOutcome(key: key, outcome: .expired, detail: "\(age ?? "no cache"); \(try written("expired"))"))
-        default:
-            guard let age else { return ValidationOutcome(key: key, outcome: .empty, detail: "no cache") }
-            return facts(ValidationOutcome(key: key, outcome: .fresh, detail: age))
         }
     }
 }

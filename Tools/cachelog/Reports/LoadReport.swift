@@ -1,5 +1,4 @@
-import FeedCache
-import FeedCacheLog
+import CacheLogKit
 import Foundation
 
 /// What a load delivered: the items as JSON, where they came from, when they were cached, and
@@ -21,7 +20,37 @@ struct LoadReport: Encodable {
     /// True when the remote answered "not modified" and the items are the cache it vouched for.
     var revalidated = false
 
+    /// For a search with an object cache: the object keys that could not be cached.
+    var skippedObjects: [String] = []
+
     var cached: Bool { saveError == nil }
+
+    /// What `loaded` delivered, its age counted at `now`, each item rendered by `render`.
+    init<Item>(_ loaded: CacheLoad<Item>, at now: Date, render: (Item) throws -> String) throws {
+        source = loaded.source == .remote ? .remote : .cache
+        key = loaded.key
+        timestamp = loaded.timestamp
+        age = now.timeIntervalSince(loaded.timestamp)
+        items = try loaded.items.map(render)
+        saveError = switch (loaded.source, loaded.cacheSave) {
+        case (.cache, _), (.remote, .saved): nil
+        case (.remote, .failed(let error)): error
+        case (.remote, .superseded(let newer)): NewerCacheError(timestamp: newer)
+        // Every remote feed passes the cache decorator; one that did not was not saved either.
+        case (.remote, .notAttempted): CLIFailure("the items were not handed to the cache")
+        }
+        more = loaded.more
+        revalidated = loaded.revalidated
+        skippedObjects = loaded.skippedObjects
+    }
+
+    /// An item as compact JSON: a ``JSONValue`` exactly as the server sent it, anything else
+    /// encoded with sorted keys.
+    static func json<Item>(_ item: Item) throws -> String {
+        if let value = item as? JSONValue { return String(decoding: value.text, as: UTF8.self) }
+        guard let encodable = item as? any Encodable else { return "null" }
+        return try JSONOutput(keyOrder: .sorted).string(encodable)
+    }
 
     private enum CodingKeys: String, CodingKey { case source, key, cached, revalidated, timestamp, age, more, items }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CacheLog
+import CacheLogKit
 import Foundation
 
 /// An error the CLI reports as one line on stderr, then exits with `code`.
@@ -22,6 +22,12 @@ extension ParsableCommand {
         } catch let failure as CLIFailure {
             Terminal.message("cachelog: \(failure.message)")
             throw ExitCode(failure.code)
+        } catch let error as NoUsableDataError {
+            Terminal.message("cachelog: \(error)")
+            throw ExitCode(Exit.noUsableData)
+        } catch let error as NoMoreResultsError {
+            Terminal.message("cachelog: \(error)")
+            throw ExitCode(Exit.noUsableData)
         } catch let error as CacheLogError {
             Terminal.message("cachelog: \(error)")
             throw ExitCode(Exit.failure)

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CacheLog
+import CacheLogKit
 import Foundation
 import Logging
 
@@ -102,6 +102,15 @@ struct GlobalOptions: ParsableArguments {
         // Failures reach the user as one line from the command itself; the log is for -v.
         logger.logLevel = verbose ? .debug : .error
         return logger
+    }
+
+    /// The library's entry point on the database, with this run's clock and logger: it creates
+    /// the database only when it first saves something.
+    func client(http: (any HTTPClient)? = nil, readOnly: Bool = false) throws -> CacheClient {
+        let client = try CacheClient(
+            directory: databasePath(), options: CacheClient.Options(clock: try clock(), http: http, logger: logger(), readOnly: readOnly))
+        if !readOnly, let log = try client.existingLog() { warnIfNowIsBeforeTheLog(log) }
+        return client
     }
 
     /// Opens the database for reading: never creates it.
