@@ -56,9 +56,7 @@ public struct FeedResource<Item: Sendable>: Sendable {
             return CacheLoad(key: key, loaded, start: start)
         } catch let error as NoUsableFeedError {
             client.metrics.count(CacheMetrics.Label.misses, contract: contract.name)
-            let (remoteError, cacheError) = strategy == .remoteFirst
-                ? (error.primaryError, error.fallbackError) : (error.fallbackError, error.primaryError)
-            throw NoUsableDataError(key: key, remoteError: remoteError, cacheError: cacheError, judgedAt: start)
+            throw NoUsableDataError(error, key: key, strategy: strategy, judgedAt: start)
         } catch let error where strategy == .cacheOnly && !(error is CancellationError) {
             client.metrics.count(CacheMetrics.Label.misses, contract: contract.name)
             throw NoUsableDataError(key: key, remoteError: nil, cacheError: error, judgedAt: start)
@@ -129,6 +127,6 @@ public struct FeedResource<Item: Sendable>: Sendable {
     }
 
     private func retried(_ loader: any FeedLoader<Item>) -> any FeedLoader<Item> {
-        FeedLoaderRetryDecorator(decoratee: loader, retries: retries, backoff: backoff, isRetryable: RemoteLoaderError.isInvalidData)
+        FeedLoaderRetryDecorator(retryingInvalidDataOf: loader, retries: retries, backoff: backoff)
     }
 }

@@ -23,6 +23,14 @@ public struct NoUsableDataError: Error, Sendable, CustomStringConvertible {
         self.judgedAt = judgedAt
     }
 
+    /// The causes of `error`, from loaders composed by `strategy`, whose primary side is the
+    /// remote when it is asked first and the cache otherwise.
+    init(_ error: NoUsableFeedError, key: String, strategy: CacheStrategy, judgedAt: Date) {
+        let (remote, cache) = strategy == .remoteFirst
+            ? (error.primaryError, error.fallbackError) : (error.fallbackError, error.primaryError)
+        self.init(key: key, remoteError: remote, cacheError: cache, judgedAt: judgedAt)
+    }
+
     /// `no usable data for KEY: <the remote's failure>; <the cache's>`.
     public var description: String {
         let causes = [remoteError.map(FailureText.remote), FailureText.cache(cacheError, now: judgedAt)].compactMap { $0 }

@@ -80,9 +80,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
             loaded = try await loader.loadFeed()
         } catch let error as NoUsableFeedError {
             client.metrics.count(CacheMetrics.Label.misses, contract: contract.name)
-            let (remoteError, cacheError) = strategy == .remoteFirst
-                ? (error.primaryError, error.fallbackError) : (error.fallbackError, error.primaryError)
-            throw NoUsableDataError(key: key, remoteError: remoteError, cacheError: cacheError, judgedAt: start)
+            throw NoUsableDataError(error, key: key, strategy: strategy, judgedAt: start)
         } catch let error where strategy == .cacheOnly && !(error is CancellationError) {
             throw NoUsableDataError(key: key, remoteError: nil, cacheError: error, judgedAt: start)
         }
@@ -181,7 +179,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
     }
 
     private func retried(_ loader: any FeedLoader<Item>) -> any FeedLoader<Item> {
-        FeedLoaderRetryDecorator(decoratee: loader, retries: retries, backoff: backoff, isRetryable: RemoteLoaderError.isInvalidData)
+        FeedLoaderRetryDecorator(retryingInvalidDataOf: loader, retries: retries, backoff: backoff)
     }
 
     private func localLoader(at start: Date) -> LocalFeedLoader<Item> {

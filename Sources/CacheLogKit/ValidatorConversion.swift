@@ -14,12 +14,3 @@ extension HTTPValidators {
         self.init(etag: cache.etag, lastModified: cache.lastModified)
     }
 }
-
-extension RemoteLoaderError {
-    /// Whether `error` is invalid data from the remote, which a retry may cure (a connection
-    /// error is not retried: the cache is the better answer then).
-    @Sendable
-    public static func isInvalidData(_ error: any Error) -> Bool {
-        (error as? RemoteLoaderError) == .invalidData
-    }
-}

@@ -66,10 +66,9 @@ public struct LoadedFeed<Item: Sendable>: Sendable {
 }
 
 extension LoadedFeed: Equatable where Item: Equatable {
-    /// Equal items, source, save outcome and revalidation; a primary failure is equal to another
-    /// when both read the same, as ``CacheSaveOutcome`` compares failures.
+    /// Equal items, source, save outcome and revalidation: the same feed delivered the same way.
+    /// Why a first loader failed (``primaryFailure``) is a diagnostic, not part of the feed.
     public static func == (lhs: LoadedFeed, rhs: LoadedFeed) -> Bool {
         lhs.items == rhs.items && lhs.source == rhs.source && lhs.cacheSave == rhs.cacheSave && lhs.revalidated == rhs.revalidated
-            && lhs.primaryFailure.map { String(reflecting: $0) } == rhs.primaryFailure.map { String(reflecting: $0) }
     }
 }

@@ -103,15 +103,17 @@ struct CacheAuditTests {
     }
 
     @Test
-    func aVersionCachedLaterThanItWasRecorded_isStaleFromItsRecording_neverFresh() async throws {
+    func aVersionCachedLaterThanItWasRecorded_isJudgedFromItsRecording() async throws {
         let database = try await TemporaryCacheLog(clock: { start })
         let log = database.log
         try await log.append(.put(key: "films", payload: Data("[1]".utf8), timestamp: at(10), maxAge: 7 * day))
 
-        let timeline = try CacheAudit(log: log).timeline(of: "films", now: at(1))
+        // Stamped ten days ahead, it would be fresh until day 17; it is fresh seven days from its
+        // recording, as the cache policy judges it.
+        let timeline = try CacheAudit(log: log).timeline(of: "films", now: at(8))
         #expect(timeline.map(\.kind) == [.written, .stale])
-        #expect(timeline.last?.at == start)
-        #expect(CacheBands(timeline, window: DateInterval(start: start, end: at(1))).duration(.fresh) == 0)
+        #expect(timeline.last?.at == at(7))
+        #expect(CacheBands(timeline, window: DateInterval(start: start, end: at(8))).duration(.fresh) == 7 * day)
         // A timestamp at or before its recording keeps the cache's rule: stale once max age old.
         try await log.append(.put(key: "genres", payload: Data("[2]".utf8), timestamp: at(-1), maxAge: 7 * day))
         #expect(try CacheAudit(log: log).timeline(of: "genres", now: at(7)).last?.at == at(6))

@@ -24,6 +24,21 @@ struct FeedLoaderWithFallbackCompositeTests {
         #expect(loaded.source == .cache(timestamp: fixedCurrentDate.adding(days: -2)))
     }
 
+    @Test func load_deliversFallbackFeedCarryingThePrimarysError() async throws {
+        let sut = FeedLoaderWithFallbackComposite(
+            primary: FeedLoaderSpy(.failure(anyError("remote"))), fallback: FeedLoaderSpy(.success(cachedFeed(timestamp: fixedCurrentDate))))
+
+        let loaded = try await sut.loadFeed()
+
+        #expect(String(reflecting: try #require(loaded.primaryFailure)) == String(reflecting: anyError("remote")))
+    }
+
+    @Test func load_deliversPrimaryFeedWithNoFailure() async throws {
+        let sut = FeedLoaderWithFallbackComposite(primary: FeedLoaderSpy(.success(cachedFeed(timestamp: fixedCurrentDate))), fallback: FeedLoaderSpy(.failure(anyError())))
+
+        #expect(try await sut.loadFeed().primaryFailure == nil)
+    }
+
     @Test func load_failsWithNoUsableFeedErrorCarryingBothErrorsOnBothFailures() async {
         let sut = FeedLoaderWithFallbackComposite(
             primary: FeedLoaderSpy(.failure(anyError("remote"))),

@@ -78,12 +78,11 @@ public struct AuditTimeline: Sendable {
         put.timestamp.flatMap { Self.staleDate(cachedAt: $0, recordedAt: put.recordedAt, maxAge: maxAge(of: put)) }
     }
 
-    /// The rule of ``staleDate(of:)`` on its own, so that it can follow the cache policy's rule for
-    /// untrusted timestamps: a timestamp later than its recording (a clock ahead, a record made by
-    /// hand) makes the version stale from when it was recorded, never fresh.
+    /// The rule of ``staleDate(of:)`` on its own: the cache policy's, which counts the age of a
+    /// timestamp later than its recording (a clock ahead, a record made by hand) from the
+    /// recording (``CachePolicy/trustedTimestamp(_:recordedAt:)``).
     static func staleDate(cachedAt timestamp: Date, recordedAt: Date, maxAge: MaxAge) -> Date? {
-        guard let expiry = CachePolicy(maxAge: maxAge).expiry(of: timestamp) else { return nil }
-        return timestamp > recordedAt ? recordedAt : expiry
+        CachePolicy(maxAge: maxAge).expiry(of: CachePolicy.trustedTimestamp(timestamp, recordedAt: recordedAt))
     }
 
     /// The story of `history` up to `now`, in time order.

@@ -75,9 +75,9 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                 let keyWidth = EventPrinter.keyColumnWidth(state.entries.lazy.map(\.key))
                 out.line(Terminal.color(EventPrinter.pad("KEY", keyWidth) + "  CACHED AT             AGE       MAX AGE  FRESH     SEQ     BYTES", "1"))
                 for entry in state.entries {
-                    let maxAge = RecordedPolicy(of: entry).maxAge
-                    let fresh = CachePolicy(maxAge: maxAge).validate(entry.timestamp, against: now) ? "yes" : "no"
-                    out.line("\(EventPrinter.keyCell(entry.key, keyWidth))  \(EventPrinter.pad(DateParsing.column(entry.timestamp), 20))  \(EventPrinter.pad(DurationText.string(now.timeIntervalSince(entry.timestamp)), 8))  \(EventPrinter.pad(maxAge.description, 7))  \(EventPrinter.pad(fresh, 5))  \(EventPrinter.pad(String(entry.seq), 6, right: true))  \(EventPrinter.pad(String(entry.bytes), 8, right: true))")
+                    let judged = EntryFreshness(entry, at: now)
+                    let fresh = judged.isFresh ? "yes" : "no"
+                    out.line("\(EventPrinter.keyCell(entry.key, keyWidth))  \(EventPrinter.pad(DateParsing.column(entry.timestamp), 20))  \(EventPrinter.pad(DurationText.string(now.timeIntervalSince(entry.timestamp)), 8))  \(EventPrinter.pad(judged.maxAge.description, 7))  \(EventPrinter.pad(fresh, 5))  \(EventPrinter.pad(String(entry.seq), 6, right: true))  \(EventPrinter.pad(String(entry.bytes), 8, right: true))")
                     switch payloads?[entry.seq] {
                     case .bytes(let bytes)?: out.line("    payload: " + Self.short(JSONText.payload(bytes)))
                     case .unreadable(let why)?: out.line("    payload: unreadable (\(why))")

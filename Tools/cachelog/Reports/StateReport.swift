@@ -23,11 +23,11 @@ struct StateReport: Encodable {
 
         init(_ entry: LogState.Entry, now: Date) {
             let policy = RecordedPolicy(of: entry)
-            let rule = CachePolicy(maxAge: policy.maxAge)
+            let judged = EntryFreshness(entry, at: now)
             (key, timestamp, seq, bytes) = (entry.key, entry.timestamp, entry.seq, entry.bytes)
-            maxAge = policy.maxAge.timeInterval
-            expires = rule.expiry(of: CachePolicy.trustedTimestamp(entry.timestamp, recordedAt: entry.recordedAt))
-            fresh = rule.validate(entry.timestamp, recordedAt: entry.recordedAt, against: now)
+            maxAge = judged.maxAge.timeInterval
+            expires = judged.expiry
+            fresh = judged.isFresh
             contract = policy.contract?.name
         }
     }
