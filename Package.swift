@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(
             name: "CacheLogKitTests",
             dependencies: [
-                "CacheLogKit", "LoopbackHTTP", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "CacheLogKit", "LoopbackHTTP", "TestSupport", "cachelog", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "Locking", "TestSupport"]),
         .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP", "TestSupport"]),

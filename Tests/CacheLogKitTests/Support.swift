@@ -62,3 +62,19 @@ enum Bodies {
         "[" + scriptures.map { #"{"scripture":"\#($0)","distance":0.1,"text":"t"}"# }.joined(separator: ",") + "]"
     }
 }
+
+extension ClientWorld {
+    /// Runs the built `cachelog` binary on this world's database, as another process would, at
+    /// `now`; returns its exit status and stdout.
+    func cachelog(_ arguments: String..., now: String) async throws -> (status: Int32, stdout: String, stderr: String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "CACHELOG_DB")
+        environment.removeValue(forKey: "CACHELOG_NOW")
+        let result = try await ChildProcess.run(
+            try builtProduct("cachelog"), ["--db", path, "--now", now] + arguments, environment: environment, timeout: .seconds(60))
+        return (result.status, result.stdoutText, result.stderrText)
+    }
+
+    /// The clock's date, as the tool's --now takes it.
+    var now: String { TimestampText.string(clock.date) }
+}
