@@ -34,6 +34,20 @@ struct SearchResourceTests {
         #expect(last.source != .remote && last.more == false, "the whole result is cached: nothing more to ask")
     }
 
+    @Test func loadMore_onAClockWithFractionsOfAMillisecond_extendsTheCachedList() async throws {
+        let world = try peopleWorld()
+        world.clock.advance(0.000_123_4)
+        let client = try world.client()
+        let sky = client.search("sky", at: world.template("/people-{query}.json"), contract: .people)
+        _ = try await sky.load()
+        world.clock.advance(1.000_987_6)
+
+        let more = try await sky.loadMore()
+
+        #expect(more.isCached, "the list is stamped with its first page's time exactly, not a rounded copy older than the live one")
+        #expect(try client.searches().first?.items == 3)
+    }
+
     @Test func aMergedList_isAsOldAsItsOldestPage() async throws {
         let world = try ClientWorld()
         world.serve(["/verses-love-1.json": .json(Bodies.verses(["John 13:34"])), "/verses-love-2.json": .json(Bodies.verses(["1 John 4:7"]))])
