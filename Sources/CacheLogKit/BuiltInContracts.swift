@@ -38,7 +38,7 @@ extension FeedContract where Item == Person {
 }
 
 extension FeedContract where Item == JSONValue {
-    /// Any JSON, kept exactly as the server sent it (``JSONValue``): an array's elements are the
+    /// Any JSON, kept exactly as the server sent it (`JSONValue`): an array's elements are the
     /// items, any other document is the one item; 7 days, remote first.
     public static var json: FeedContract {
         FeedContract(name: ContractName(builtIn: "json"), defaults: ResourceDefaults(), coder: .exactJSON, map: JSONItemsMapper.map)

@@ -16,7 +16,7 @@ import Foundation
 /// not requests that changed nothing.
 ///
 /// A save (replace or insert) whose timestamp is older than the live cache's is refused with
-/// ``NewerCacheError``: the log checks inside its write transaction, so the newest cache wins,
+/// `NewerCacheError`: the log checks inside its write transaction, so the newest cache wins,
 /// not the last commit.
 ///
 /// A put records its policy, the max age in the record's max-age field and the contract as the
@@ -65,7 +65,7 @@ public struct CacheLogFeedStore: FeedStore {
     /// log compares the two inside its write transaction, so a save that began earlier and
     /// committed later (another process's, or another task's) never replaces the newer cache.
     ///
-    /// - Throws: ``NewerCacheError`` when the save was refused, and what the log throws.
+    /// - Throws: `NewerCacheError` when the save was refused, and what the log throws.
     private func append(_ events: [Event], stampedAt timestamp: Date) async throws {
         if case .superseded(let live) = try await log.append(events, unlessNewerThan: timestamp, liveAt: key) {
             throw NewerCacheError(timestamp: live.timestamp)
@@ -110,7 +110,7 @@ public struct CacheLogFeedStore: FeedStore {
     /// The metadata name under which a put records its contract.
     public static let contractName = "contract"
     /// The metadata name under which a put of one of this package's own contracts records so
-    /// (``ContractName/isBuiltIn``), with the value `cachelog`.
+    /// (`ContractName/isBuiltIn`), with the value `cachelog`.
     public static let builtInMarkName = "contract-by"
     static let builtInMark = "cachelog"
     /// The metadata names this store writes itself.

@@ -174,7 +174,7 @@ public final class EventLog: Sendable {
         return try events.map { try EventCodec.prepare($0, maxKeySize: environment.maxKeySize, level: compressionLevel) }
     }
 
-    /// Appends `events` as one atomic batch, as ``append(_:)-(_)`` does, unless the live entry of
+    /// Appends `events` as one atomic batch, as ``append(_:)-([Event])`` does, unless the live entry of
     /// `key` was cached later than `timestamp`: a save never replaces a newer cache.
     ///
     /// The check runs inside the write transaction that would commit the batch, after every batch
@@ -185,7 +185,7 @@ public final class EventLog: Sendable {
     ///
     /// - Returns: ``AppendOutcome/appended(_:)`` with the seqs the batch got, or
     ///   ``AppendOutcome/superseded(by:)`` with the newer live entry.
-    /// - Throws: what ``append(_:)-(_)`` throws, and ``CacheLogError/emptyKey`` or
+    /// - Throws: what ``append(_:)-([Event])`` throws, and ``CacheLogError/emptyKey`` or
     ///   ``CacheLogError/keyTooLong(length:maximum:)`` for `key`.
     public func append(_ events: [Event], unlessNewerThan timestamp: Date, liveAt key: String) async throws -> AppendOutcome {
         let prepared = try prepare(events)
@@ -199,7 +199,7 @@ public final class EventLog: Sendable {
         }
     }
 
-    /// Appends one event. See ``append(_:)-(_)``.
+    /// Appends one event. See ``append(_:)-([Event])``.
     @discardableResult
     public func append(_ event: Event) async throws -> UInt64 {
         try await append([event]).lowerBound
