@@ -59,14 +59,22 @@ struct CacheLogCommand: AsyncParsableCommand {
         // stdout is for results only; every log line goes to stderr.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         do {
-            var command = try parseAsRoot(nil)
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
+            if #available(macOS 15, *) {
+                try await withTaskExecutorPreference(MainQueueExecutor()) { try await parseAndRun() }
             } else {
-                try command.run()
+                try await parseAndRun()
             }
         } catch {
             exit(usageErrorInOneLine: error)
+        }
+    }
+
+    private static func parseAndRun() async throws {
+        var command = try parseAsRoot(nil)
+        if var asyncCommand = command as? AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            try command.run()
         }
     }
 
