@@ -5,7 +5,7 @@ import Foundation
 
 /// The payload contracts `load --contract` knows. Each has a mapper in FeedAPI (or, for `json`,
 /// here) that accepts only bodies of that shape, and brings its app's defaults.
-enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
+enum Contract: String, CaseArgument, Sendable {
     /// `{"items":[{id,description,location,image}]}`
     case images
     /// `[{id,title,description,image,url}]`
@@ -100,4 +100,4 @@ enum Contract: String, ExpressibleByArgument, CaseIterable, Sendable {
     }
 }
 
-extension CacheStrategy: ExpressibleByArgument {}
+extension CacheStrategy: CaseArgument {}
