@@ -7,32 +7,13 @@ import Foundation
 /// It leaves alone a line shorter than the width, so we wrap indented lines first, continuing
 /// each piece four columns deeper than the line began.
 enum HelpLayout {
-    /// `text` with each indented line wider than the help's width wrapped at spaces.
-    ///
-    /// Every command's discussion goes through here at every start (ArgumentParser reads each
-    /// command's configuration to build its tree), help or not: `perf record` of `cachelog state`
-    /// put 9 % of the process in splitting and joining the discussions by `Character`. So lines
-    /// are found by their bytes, and only an indented one that may be too wide (its UTF-8 length
-    /// bounds its width) is looked at as characters; the others are copied as they are.
+    /// `text` with each indented line wider than the help's width wrapped at spaces; `text` as it
+    /// is in a run that shows no help (``showsHelp``).
     static func keepingIndentation(_ text: String, width: Int = helpWidth) -> String {
         guard showsHelp else { return text }
-        let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
-        let bytes = text.utf8
-        var result = ""
-        var copiedUpTo = bytes.startIndex
-        var lineStart = bytes.startIndex
-        while lineStart < bytes.endIndex {
-            let lineEnd = bytes[lineStart...].firstIndex(of: newline) ?? bytes.endIndex
-            if bytes[lineStart] == space, bytes.distance(from: lineStart, to: lineEnd) > width - 1 {
-                result += text[copiedUpTo..<lineStart]
-                result += wrapped(String(text[lineStart..<lineEnd]), width: width)
-                copiedUpTo = lineEnd
-            }
-            lineStart = lineEnd == bytes.endIndex ? lineEnd : bytes.index(after: lineEnd)
-        }
-        guard copiedUpTo != bytes.startIndex else { return text }
-        result += text[copiedUpTo...]
-        return result
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { wrapped(String($0), width: width) }
+            .joined(separator: "\n")
     }
 
     /// Whether this run may show a command's discussion: asked for help (`-h`, `--help`, `help`,
