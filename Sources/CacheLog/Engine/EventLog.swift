@@ -147,7 +147,12 @@ public final class EventLog: Sendable {
     /// the same call), so the file gets a moment to grow before it is called truncated.
     private static func refuseEmptyDataFile(in path: String) throws {
         let file = path + "/data.mdb"
-        func size() -> Int? { (try? FileManager.default.attributesOfItem(atPath: file)[.size]) as? Int }
+        // stat, not FileManager's attributesOfItem: that one also looks up the owner's user and
+        // group names, which `callgrind` of `cachelog load` counted as 5 % of the process.
+        func size() -> Int? {
+            var info = stat()
+            return stat(file, &info) == 0 ? Int(info.st_size) : nil
+        }
         let deadline = Date().addingTimeInterval(2)
         while size() == 0 {
             guard Date() < deadline else {

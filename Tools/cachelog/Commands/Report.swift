@@ -5,6 +5,7 @@ import Foundation
 
 struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
+        commandName: "report",
         abstract: "Draw the history as one HTML page: each key's fresh, stale and missing time.",
         discussion: HelpLayout.keepingIndentation("""
             One self-contained HTML file (CSS, SVG drawing and data inline; no network; opens \
