@@ -17,6 +17,8 @@ final class Environment: @unchecked Sendable {
     let readOnly: Bool
     let maxKeySize: Int
     let tables: Tables
+    /// Commits are not flushed (``EventLog/Durability/unsynced``).
+    let noSync: Bool
     private let resizeLock = ReadWriteLock()
     private let logger: Logger
 
@@ -68,6 +70,7 @@ final class Environment: @unchecked Sendable {
         raw = env
         self.path = path
         self.readOnly = readOnly
+        self.noSync = noSync
         self.logger = logger
         self.tables = tables
         maxKeySize = Int(mdb_env_get_maxkeysize(env))
@@ -109,6 +112,10 @@ final class Environment: @unchecked Sendable {
                 // LMDB reports a short write (the disk had room for part of the pages) as EIO.
                 // On a file system left with no room that is a full disk, as ENOSPC is.
                 throw CacheLogError.storageFull(operation: operation, code: code)
+            } catch CacheLogError.lmdb(let operation, let code) where code == .ioError && fileSizeLimitReached {
+                // The same short write at the process's file-size limit: the pages past it got
+                // EFBIG, which is what the commit ran into.
+                throw CacheLogError.storageFull(operation: operation, code: StorageErrorCode(rawValue: EFBIG))
             }
         }
     }
@@ -123,6 +130,12 @@ final class Environment: @unchecked Sendable {
         return UInt64(blocks) * UInt64(info.f_frsize) < 1 << 20
     }
 
+    /// The data file is as long as this process may make a file (RLIMIT_FSIZE).
+    private var fileSizeLimitReached: Bool {
+        guard let limit = DataFileLength.processFileSizeLimit, let size = DataFileLength.dataFileSize(path) else { return false }
+        return UInt64(size) >= limit
+    }
+
     private func writeOnce<T>(_ body: (Transaction) throws -> T) throws -> T {
         let txn = try begin(readOnly: false)
         defer { resizeLock.unlock() }
@@ -133,6 +146,8 @@ final class Environment: @unchecked Sendable {
             mdb_txn_abort(txn)
             throw error
         }
+        // Only a flushed commit pays for a file that grows (see DataFileHeadroom).
+        if !noSync { DataFileHeadroom.ensure(raw) }
         try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")
         return result
     }
