@@ -37,6 +37,25 @@ struct DataFileHeadroomTests {
         #expect(try log.verify().isClean)
     }
 
+    @Test func largeCommits_getNoZerosAhead_theirJournalCommitIsSharedAlready() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        // Each append puts 40 payloads of 8 KB: about 330 KB, as a group commit of many saves does.
+        func bigCommit(_ round: Int) async throws {
+            try await log.append((0..<40).map { index in
+                .put(key: "k\(index)", payload: SeededGenerator.payload(seed: 29, index: round * 40 + index, count: 8192), timestamp: Date())
+            })
+        }
+        try await bigCommit(0)
+        for round in 1...3 {
+            try await bigCommit(round)
+            #expect(try fileSize(log) == log.environment.mapUsed, "round \(round)")
+        }
+        // Small commits again: zeros ahead again.
+        for index in 0..<3 { try await save(log, index) }
+        #expect(try fileSize(log) > log.environment.mapUsed)
+    }
+
     @Test func unsyncedCommits_leaveTheFileAtThePagesInUse() async throws {
         let dir = try TemporaryDirectory()
         let log = try EventLog(path: dir.path(), options: .init(durability: .unsynced))

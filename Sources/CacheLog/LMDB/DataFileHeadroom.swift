@@ -20,14 +20,22 @@ import Foundation
 /// commit then grows the file as it did before, and reports its own error if it has one. On a
 /// file system with less than 16 steps free nothing is written ahead: the last free megabytes of
 /// a disk are not the cache's to take before it needs them.
-enum DataFileHeadroom {
+///
+/// Only small commits get zeros ahead. A group commit of 64 feeds appends about a megabyte: its
+/// one journal commit is shared by all its saves already, and zeros written ahead of it would
+/// double the bytes it writes (counted on a loop device: 42 MB instead of 23 MB for 1,024 saves).
+///
+/// Touched only inside write transactions, which this process runs one at a time.
+final class DataFileHeadroom: @unchecked Sendable {
     static let minimumStep = 256 << 10
     static let maximumStep = 8 << 20
     private static let zeros = [UInt8](repeating: 0, count: 64 << 10)
+    /// The pages in use at the last call: the commits since then appended the difference.
+    private var lastUsed = 0
 
     /// Extends the data file with zeros when less than half a step is left past the pages in use.
     @available(*, noasync)
-    static func ensure(_ env: OpaquePointer) {
+    func ensure(_ env: OpaquePointer) {
         #if os(Linux)
         var info = MDB_envinfo()
         var pageStats = MDB_stat()
@@ -38,7 +46,10 @@ enum DataFileHeadroom {
         else { return }
         let used = (info.me_last_pgno + 1) * Int(pageStats.ms_psize)
         let size = Int(file.st_size)
-        let step = min(maximumStep, max(minimumStep, used / 16))
+        let growth = lastUsed > 0 ? max(0, used - lastUsed) : 0
+        lastUsed = used
+        guard growth < Self.minimumStep / 2 else { return }
+        let step = min(Self.maximumStep, max(Self.minimumStep, used / 16))
         // A file shorter than its pages is damage that the open refuses: it is not filled here.
         guard size >= used, size - used < step / 2 else { return }
         var volume = statvfs()
@@ -46,7 +57,7 @@ enum DataFileHeadroom {
         // Never past the process's file-size limit: a write there is SIGXFSZ unless ignored.
         let end = Int(clamping: min(UInt64(used + step), DataFileLength.processFileSizeLimit ?? .max))
         var offset = size
-        zeros.withUnsafeBytes { zeros in
+        Self.zeros.withUnsafeBytes { zeros in
             while offset < end {
                 let written = pwrite(fd, zeros.baseAddress, min(zeros.count, end - offset), off_t(offset))
                 guard written > 0 else { return }

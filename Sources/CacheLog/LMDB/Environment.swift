@@ -20,6 +20,7 @@ final class Environment: @unchecked Sendable {
     /// Commits are not flushed (``EventLog/Durability/unsynced``).
     let noSync: Bool
     private let resizeLock = ReadWriteLock()
+    private let headroom = DataFileHeadroom()
     private let logger: Logger
 
     /// Format of the database as a whole, stamped in `meta` at creation.
@@ -147,7 +148,7 @@ final class Environment: @unchecked Sendable {
             throw error
         }
         // Only a flushed commit pays for a file that grows (see DataFileHeadroom).
-        if !noSync { DataFileHeadroom.ensure(raw) }
+        if !noSync { headroom.ensure(raw) }
         try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")
         return result
     }

@@ -163,7 +163,8 @@ static int put_in(cpath *db, MDB_txn *txn, uint64_t seq, const char *key, size_t
 
 /// The data file extended with zeros past the pages in use, a sixteenth of them at a time (256 KB
 /// to 8 MB), as CacheLog's DataFileHeadroom does: a commit then overwrites written blocks, and
-/// its fdatasync does not commit the file system's journal. Call inside a write transaction.
+/// its fdatasync does not commit the file system's journal (its commits are all small ones, which
+/// are the ones CacheLog writes ahead of). Call inside a write transaction.
 static void keep_headroom(cpath *db) {
     static const unsigned char zeros[64 << 10];
     MDB_envinfo info;
