@@ -193,10 +193,10 @@ public final class EventLog: Sendable {
     /// - Throws: what ``append(_:)-([Event])`` throws, and ``CacheLogError/emptyKey`` or
     ///   ``CacheLogError/keyTooLong(length:maximum:)`` for `key`.
     public func append(_ events: [Event], unlessNewerThan timestamp: Date, liveAt key: String) async throws -> AppendOutcome {
-        let prepared = try prepare(events)
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         guard keyBytes.count <= maxKeySize else { throw CacheLogError.keyTooLong(length: keyBytes.count, maximum: maxKeySize) }
+        let prepared = try prepare(events)
         do {
             return .appended(try await writer.append(prepared, condition: AppendCondition(key: keyBytes, notAfter: timestamp.storedSeconds)))
         } catch let superseded as SupersededBatch {
