@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "HTTPClientTests", dependencies: ["FeedAPI", "FeedAPIURLSession", "LoopbackHTTP", "TestSupport"]),
         .testTarget(
             name: "AcceptanceTests",
-            dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
+            dependencies: ["CacheLogKit", "FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
         ),
         .testTarget(
             name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "FeedAPI", "FeedCache", "FeedCacheLog", "LoopbackHTTP", "Locking", "TestSupport"],

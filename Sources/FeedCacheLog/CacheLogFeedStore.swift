@@ -33,7 +33,7 @@ public struct CacheLogFeedStore: FeedStore {
     /// Keeps the cache named `key` in `log`.
     /// - Parameters:
     ///   - log: the log to append to and read from; one instance per database, shared.
-    ///   - key: the log key of this cache, such as `films` or `search:totoro`.
+    ///   - key: the log key of this cache, such as `films` or `search:people:sky`.
     ///   - metadata: more named strings for each put to record beside its policy, asked for at
     ///     the moment of the put: a paged search's cursor is known only once its page arrived.
     public init(log: EventLog, key: String, metadata: @escaping @Sendable () -> [String: String] = { [:] }) {
@@ -153,16 +153,4 @@ public struct CacheLogFeedStore: FeedStore {
                 validators: Self.validators(metadata: $0.metadata), recordedAt: $0.recordedAt)
         }
     }
-}
-
-/// One ``CacheLogFeedStore`` per key, all in the same log: what a query-keyed search cache uses.
-public struct CacheLogKeyedFeedStore: KeyedFeedStore {
-    /// The log every key's cache is kept in.
-    public let log: EventLog
-
-    /// Keeps every key's cache in `log`.
-    public init(log: EventLog) { self.log = log }
-
-    /// The cache of `key`, in ``log``.
-    public func store(for key: String) -> any FeedStore { CacheLogFeedStore(log: log, key: key) }
 }

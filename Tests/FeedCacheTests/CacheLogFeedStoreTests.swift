@@ -82,15 +82,4 @@ struct CacheLogFeedStoreTests {
         }
         #expect(try database.log.verify().isClean)
     }
-
-    @Test func searchQueries_eachHaveTheirOwnKeyInTheLog() async throws {
-        let database = try await TemporaryCacheLog()
-        let search = LocalSearchLoader<TestItem>(store: CacheLogKeyedFeedStore(log: database.log), currentDate: { fixedCurrentDate })
-        let totoro = uniqueItems(count: 1), spirited = uniqueItems(count: 3)
-        try await search.save(totoro, for: "totoro")
-        try await search.save(spirited, for: "spirited away")
-        #expect(try await search.load(for: "totoro") == totoro)
-        #expect(try await search.load(for: "spirited away") == spirited)
-        #expect(try database.log.state().entries.map(\.key) == ["search:spirited away", "search:totoro"])
-    }
 }
