@@ -94,7 +94,12 @@ struct SearchResourceTests {
         let long = world.baseURL.absoluteString + "/people/" + String(repeating: "x", count: 600) + ".json"
         let page = #"{"count":2,"next":null,"previous":null,"results":[{"name":"Luke Skywalker","url":"\#(world.baseURL.absoluteString)/people/1.json"},{"name":"Long","url":"\#(long)"}]}"#
         world.serve(["/people-sky.json": .json(page)])
-        let client = try world.client()
+        // A clock that moves a second each time it is read: appends made apart are recorded apart.
+        let ticking = world.clock
+        let client = try world.client(CacheClient.Options(clock: {
+            ticking.advance(1)
+            return ticking.date
+        }), ownClock: true)
 
         let loaded = try await client.search("sky", at: world.template("/people-{query}.json"), contract: .people).load()
 

@@ -33,9 +33,11 @@ final class ClientWorld: Sendable {
 
     func serve(_ routes: [String: HTTPResponse]) { server.setHandler(LoopbackHTTPServer.routes(routes)) }
 
-    func client(_ options: CacheClient.Options = CacheClient.Options()) throws -> CacheClient {
+    /// A client on this world's database; on the world's clock unless `options` has a clock of
+    /// its own (`ownClock`).
+    func client(_ options: CacheClient.Options = CacheClient.Options(), ownClock: Bool = false) throws -> CacheClient {
         var options = options
-        options.clock = clock.function
+        if !ownClock { options.clock = clock.function }
         options.durability = .unsynced
         return try CacheClient(directory: path, options: options)
     }
