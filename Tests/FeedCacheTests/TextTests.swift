@@ -1,0 +1,33 @@
+import FeedCache
+import Foundation
+import Testing
+
+/// How the package writes moments and durations, and reads them back, as an app's configuration
+/// or logs would use them.
+@Suite("Timestamps and durations as text")
+struct TextTests {
+    @Test(arguments: [0, 1_796_119_200, 1_796_119_200.25, -62_135_596_800, 253_402_300_799])
+    func timestamp_readsBackWhatItWrites(_ seconds: Double) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        #expect(TimestampText.date(TimestampText.string(date)) == date)
+    }
+
+    @Test func timestamp_takesAnOffsetOrABareDay_andRefusesAMomentWithoutAZone() {
+        #expect(TimestampText.date("2026-12-01T11:00:00+01:00") == TimestampText.date("2026-12-01T10:00:00Z"))
+        #expect(TimestampText.date("2026-12-01") == Date(timeIntervalSince1970: 1_796_083_200))
+        for text in ["2026-12-01T10:00:00", "2026-12-01 10:00:00Z", "2026-12-01xyz", "2026-02-30", "2026-12-01T25:00:00Z", ""] {
+            #expect(TimestampText.date(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func maxAge_parsesTheToolsGrammar_andSaysWhatToWriteInstead() throws {
+        #expect(try MaxAge.parse("1w") == .days(7))
+        #expect(try MaxAge.parse("90s") == .seconds(90))
+        #expect(throws: MaxAge.ParseError.notWhole(suggestion: "36h")) { try MaxAge.parse("1.5d") }
+        #expect(throws: MaxAge.ParseError.spelledOut(suggestion: "7d")) { try MaxAge.parse("7days") }
+        #expect(throws: MaxAge.ParseError.negative) { try MaxAge.parse("-1d") }
+        #expect(throws: MaxAge.ParseError.notPositive) { try MaxAge.parse("0s") }
+        #expect(throws: MaxAge.ParseError.tooLong) { try MaxAge.parse("36501d") }
+        #expect(MaxAge.ParseError.notWhole(suggestion: "36h").description == "the number must be whole: write 36h; units are s, m, h, d and w")
+    }
+}
