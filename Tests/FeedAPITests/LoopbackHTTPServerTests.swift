@@ -4,7 +4,7 @@ import LoopbackHTTP
 import TestSupport
 import Testing
 
-@Suite("LoopbackHTTPServer", .timeLimit(.minutes(1)))
+@Suite("LoopbackHTTPServer", .timeLimit(.minutes(3)))
 struct LoopbackHTTPServerTests {
     @Test
     func start_listensOnLoopbackOnAnEphemeralPort() throws {

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// What every HTTPClient the package ships does, against a real HTTP server on 127.0.0.1.
-@Suite("HTTPClient spec", .timeLimit(.minutes(1)))
+@Suite("HTTPClient spec", .timeLimit(.minutes(3)))
 struct HTTPClientSpecTests {
     @Test(arguments: Client.allCases)
     func get_deliversBodyAndResponseForAnyStatus(client kind: Client) async throws {
