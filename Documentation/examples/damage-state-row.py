@@ -1,11 +1,11 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Overwrites the state row of KEY in the CacheLog database DB with bytes no row can hold, as a
 broken disk or another program might: the damage the README's repair session starts from. The
 log itself is left alone, so `cachelog rebuild` can repair it. Run it only while no process has
-the database open. It reads and writes with Python's lmdb module (Debian's python3-lmdb, which
-Tools/setup installs), an LMDB client independent of CacheLog.
+the database open. It reads and writes with Python's lmdb module, an LMDB client independent of
+CacheLog: Debian's python3-lmdb, which Tools/setup installs for the system's /usr/bin/python3.
 
-    python3 Documentation/examples/damage-state-row.py DB KEY
+    Documentation/examples/damage-state-row.py DB KEY
 """
 import sys
 
