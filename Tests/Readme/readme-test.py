@@ -78,7 +78,7 @@ PORT_WAIT_SECONDS = 10
 MARKER = re.compile(r"^\s*<!--\s*readme-test:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)```(\w*)\s*$")
 STATUS = re.compile(r"\n\x1e(\d+) (\d+)\n")
-PROGRESS = re.compile(r"^(\[\d+/\d+\] .*|Building for (debugging|production)\.\.\.|Build (of product '.*' )?complete! \(.*\)|Planning build|Compiling .*|Fetching .*|Fetched .*|Computing version .*|Computed .*|Creating working copy .*|Working copy .*)$")
+PROGRESS = re.compile(r"^(\[\d+/\d+\] .*|Building for (debugging|production)\.\.\.|Build (of product '.*' )?complete! \(.*\)|Planning build|Fetching .*|Fetched .*|Computing version .*|Computed .*|Creating working copy .*|Working copy .*)$")
 BACKGROUND_PORT = re.compile(r"http\.server\s+(\d+)\b.*&\s*$")
 # Values that differ from run to run, made the same on both sides before comparison.
 VOLATILE = [
@@ -109,10 +109,14 @@ class Block:
             self.options = set(words[1:])
             if language not in ("sh", "text"):
                 self.error = "a session block is `sh` or `text`"
+            elif self.options - {"one command"}:
+                self.error = f"a session block takes only the option `one command`, not {sorted(self.options)}"
         elif head == "swift":
             self.kind, self.options = "swift", set(words[1:])
             if language != "swift":
                 self.error = "a swift marker on a block that is not swift"
+            elif self.options - {"runs"}:
+                self.error = f"a swift block takes only the option `runs`, not {sorted(self.options)}"
         elif head == "output":
             self.kind = "output"
         elif head.startswith("shown only:") and head[len("shown only:"):].strip():
@@ -448,7 +452,9 @@ def main():
             passed += 1
             print(f"ok   {block.where()} {label}", flush=True)
 
-    for block in blocks:
+    for previous, block in zip([None] + blocks, blocks):
+        if block.kind == "output" and not (previous and previous.kind == "swift" and "runs" in previous.options):
+            block.error = "an output block follows the swift block marked `runs` whose output it is"
         if block.error:
             report(block, block.error, block.language)
     good = [block for block in blocks if not block.error]
