@@ -79,7 +79,10 @@ final class Environment: @unchecked Sendable {
         try lmdbCheck(mdb_reader_check(env, &dead), "mdb_reader_check")
         if dead > 0 { logger.info("cleared stale reader slots", metadata: ["count": "\(dead)"]) }
 
+        // Opening the tables reads too: checked as ``read(_:)`` checks its reads.
+        let before = Self.lastCommit(env)
         let tables = try Tables.open(in: env, path: path, readOnly: readOnly)
+        if unlocked && Self.lastCommit(env) > before + 1 { throw CacheLogError.overlappedWrites(path: path) }
         raw = env
         self.path = path
         self.readOnly = readOnly
@@ -101,10 +104,15 @@ final class Environment: @unchecked Sendable {
         var created: OpaquePointer?
         try lmdbCheck(mdb_env_create(&created), "mdb_env_create")
         guard let env = created else { throw CacheLogError.lmdb(operation: "mdb_env_create", code: .outOfMemory) }
-        var code = mdb_env_set_maxdbs(env, 8)
-        if code == MDB_SUCCESS { code = mdb_env_set_mapsize(env, mapSize) }
+        do {
+            try lmdbCheck(mdb_env_set_maxdbs(env, 8), "mdb_env_set_maxdbs")
+            try lmdbCheck(mdb_env_set_mapsize(env, mapSize), "mdb_env_set_mapsize")
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
         // The files it creates are the owner's only: a cache may hold personal data or tokens.
-        if code == MDB_SUCCESS { code = mdb_env_open(env, path, flags, 0o600) }
+        let code = mdb_env_open(env, path, flags, 0o600)
         guard code == MDB_SUCCESS else {
             mdb_env_close(env)
             return (nil, code)
@@ -140,8 +148,12 @@ final class Environment: @unchecked Sendable {
     private var lastCommit: Int {
         resizeLock.lockShared()
         defer { resizeLock.unlock() }
+        return Self.lastCommit(raw)
+    }
+
+    private static func lastCommit(_ env: OpaquePointer) -> Int {
         var info = MDB_envinfo()
-        mdb_env_info(raw, &info)
+        mdb_env_info(env, &info)
         return info.me_last_txnid
     }
 
