@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(
             name: "CacheLogKitTests",
             dependencies: [
-                "CacheLogKit", "LoopbackHTTP", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "CacheLogKit", "LoopbackHTTP", "TestSupport", "cachelog", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "Locking", "TestSupport"]),
         .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP", "TestSupport"]),
@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "HTTPClientTests", dependencies: ["FeedAPI", "FeedAPIURLSession", "LoopbackHTTP", "TestSupport"]),
         .testTarget(
             name: "AcceptanceTests",
-            dependencies: ["FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
+            dependencies: ["CacheLogKit", "FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
         ),
         .testTarget(
             name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "FeedAPI", "FeedCache", "FeedCacheLog", "LoopbackHTTP", "Locking", "TestSupport"],

@@ -17,7 +17,6 @@ typedef int (*easy_setopt_f)(void *, int, ...);
 typedef int (*easy_getinfo_f)(void *, int, ...);
 typedef void *(*slist_append_f)(void *, const char *);
 typedef void (*slist_free_all_f)(void *);
-typedef char *(*version_f)(void);
 
 struct ccurl_library {
     const char *name;
@@ -29,7 +28,6 @@ struct ccurl_library {
     easy_getinfo_f easy_getinfo;
     slist_append_f slist_append;
     slist_free_all_f slist_free_all;
-    version_f version;
 };
 
 enum { CCURL_GLOBAL_ALL = 3, MAX_LIBRARIES = 8 };
@@ -73,11 +71,9 @@ static ccurl_library *open_library(const char *name, char *error, size_t error_s
     library->easy_getinfo = (easy_getinfo_f)dlsym(handle, "curl_easy_getinfo");
     library->slist_append = (slist_append_f)dlsym(handle, "curl_slist_append");
     library->slist_free_all = (slist_free_all_f)dlsym(handle, "curl_slist_free_all");
-    library->version = (version_f)dlsym(handle, "curl_version");
     if (global_init == NULL || library->easy_init == NULL || library->easy_cleanup == NULL ||
         library->easy_perform == NULL || library->easy_strerror == NULL || library->easy_setopt == NULL ||
-        library->easy_getinfo == NULL || library->slist_append == NULL || library->slist_free_all == NULL ||
-        library->version == NULL) {
+        library->easy_getinfo == NULL || library->slist_append == NULL || library->slist_free_all == NULL) {
         snprintf(error, error_size, "%s is not libcurl (a function is missing)", name);
     } else if (global_init(CCURL_GLOBAL_ALL) != 0) {
         snprintf(error, error_size, "%s failed to initialise", name);
@@ -97,16 +93,17 @@ const ccurl_library *ccurl_load(const char *const *names, size_t count, char *er
     ccurl_library *library = NULL;
     for (size_t i = 0; i < count && library == NULL; i++) {
         library = find(names[i]);
-        if (library == NULL && loaded_count < MAX_LIBRARIES) {
-            library = open_library(names[i], error, error_size);
-            if (library != NULL) loaded[loaded_count++] = library;
+        if (library != NULL) break;
+        if (loaded_count == MAX_LIBRARIES) {
+            snprintf(error, error_size, "%d libraries are loaded already, not %s", MAX_LIBRARIES, names[i]);
+            break;
         }
+        library = open_library(names[i], error, error_size);
+        if (library != NULL) loaded[loaded_count++] = library;
     }
     pthread_mutex_unlock(&lock);
     return library;
 }
-
-const char *ccurl_version(const ccurl_library *library) { return library->version(); }
 
 void *ccurl_easy_init(const ccurl_library *library) { return library->easy_init(); }
 
@@ -141,10 +138,6 @@ long ccurl_setopt_progress_callback(const ccurl_library *library, void *handle, 
 }
 
 long ccurl_getinfo_long(const ccurl_library *library, void *handle, long info, long *value) {
-    return library->easy_getinfo(handle, (int)info, value);
-}
-
-long ccurl_getinfo_int64(const ccurl_library *library, void *handle, long info, int64_t *value) {
     return library->easy_getinfo(handle, (int)info, value);
 }
 
@@ -189,7 +182,6 @@ _Static_assert((long)CCURLPROTO_HTTP == (long)CURLPROTO_HTTP, "CURLPROTO_HTTP");
 _Static_assert((long)CCURLPROTO_HTTPS == (long)CURLPROTO_HTTPS, "CURLPROTO_HTTPS");
 _Static_assert((long)CCURLINFO_EFFECTIVE_URL == (long)CURLINFO_EFFECTIVE_URL, "CURLINFO_EFFECTIVE_URL");
 _Static_assert((long)CCURLINFO_RESPONSE_CODE == (long)CURLINFO_RESPONSE_CODE, "CURLINFO_RESPONSE_CODE");
-_Static_assert((long)CCURLINFO_CONTENT_LENGTH_DOWNLOAD_T == (long)CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, "CURLINFO_CONTENT_LENGTH_DOWNLOAD_T");
 _Static_assert((long)CCURLE_OK == (long)CURLE_OK, "CURLE_OK");
 _Static_assert((long)CCURLE_UNSUPPORTED_PROTOCOL == (long)CURLE_UNSUPPORTED_PROTOCOL, "CURLE_UNSUPPORTED_PROTOCOL");
 _Static_assert((long)CCURLE_URL_MALFORMAT == (long)CURLE_URL_MALFORMAT, "CURLE_URL_MALFORMAT");
@@ -199,11 +191,8 @@ _Static_assert((long)CCURLE_COULDNT_CONNECT == (long)CURLE_COULDNT_CONNECT, "CUR
 _Static_assert((long)CCURLE_WEIRD_SERVER_REPLY == (long)CURLE_WEIRD_SERVER_REPLY, "CURLE_WEIRD_SERVER_REPLY");
 _Static_assert((long)CCURLE_HTTP2 == (long)CURLE_HTTP2, "CURLE_HTTP2");
 _Static_assert((long)CCURLE_PARTIAL_FILE == (long)CURLE_PARTIAL_FILE, "CURLE_PARTIAL_FILE");
-_Static_assert((long)CCURLE_WRITE_ERROR == (long)CURLE_WRITE_ERROR, "CURLE_WRITE_ERROR");
-_Static_assert((long)CCURLE_OUT_OF_MEMORY == (long)CURLE_OUT_OF_MEMORY, "CURLE_OUT_OF_MEMORY");
 _Static_assert((long)CCURLE_OPERATION_TIMEDOUT == (long)CURLE_OPERATION_TIMEDOUT, "CURLE_OPERATION_TIMEDOUT");
 _Static_assert((long)CCURLE_SSL_CONNECT_ERROR == (long)CURLE_SSL_CONNECT_ERROR, "CURLE_SSL_CONNECT_ERROR");
-_Static_assert((long)CCURLE_ABORTED_BY_CALLBACK == (long)CURLE_ABORTED_BY_CALLBACK, "CURLE_ABORTED_BY_CALLBACK");
 _Static_assert((long)CCURLE_TOO_MANY_REDIRECTS == (long)CURLE_TOO_MANY_REDIRECTS, "CURLE_TOO_MANY_REDIRECTS");
 _Static_assert((long)CCURLE_GOT_NOTHING == (long)CURLE_GOT_NOTHING, "CURLE_GOT_NOTHING");
 _Static_assert((long)CCURLE_SEND_ERROR == (long)CURLE_SEND_ERROR, "CURLE_SEND_ERROR");

@@ -32,13 +32,13 @@ extension FeedContract where Item == Person {
     /// (the people search's object cache).
     public static var person: FeedContract {
         FeedContract(
-            name: ContractName(builtIn: "person"), defaults: ResourceDefaults(maxAge: .days(30), strategy: .cacheFirst), coder: .json,
+            name: ContractName(builtIn: "person"), defaults: ResourceDefaults(maxAge: CachePolicy.search.maxAge, strategy: .cacheFirst), coder: .json,
             map: { data, response in [try PersonMapper.map(data, from: response)] })
     }
 }
 
 extension FeedContract where Item == JSONValue {
-    /// Any JSON, kept exactly as the server sent it (``JSONValue``): an array's elements are the
+    /// Any JSON, kept exactly as the server sent it (`JSONValue`): an array's elements are the
     /// items, any other document is the one item; 7 days, remote first.
     public static var json: FeedContract {
         FeedContract(name: ContractName(builtIn: "json"), defaults: ResourceDefaults(), coder: .exactJSON, map: JSONItemsMapper.map)
@@ -58,7 +58,7 @@ extension SearchContract where Item == Verse {
     /// The Bible-verse search: `[{scripture,distance,text}]` a page, numbered through `{page}`
     /// until a page comes back empty; 30 days, remote first.
     public static var verses: SearchContract {
-        SearchContract(name: ContractName(builtIn: "verses"), defaults: ResourceDefaults(maxAge: .days(30)), objects: nil) {
+        SearchContract(name: ContractName(builtIn: "verses"), defaults: ResourceDefaults(maxAge: CachePolicy.search.maxAge), objects: nil) {
             data, response, request in
             let items = try VersesMapper.map(data, from: response)
             return SearchPage(items: items, next: request.numbered && !items.isEmpty ? .number(request.number + 1) : nil)
@@ -72,7 +72,7 @@ extension SearchContract where Item == Person {
     /// cached as an object under the ``FeedContract/person`` contract.
     public static var people: SearchContract {
         SearchContract(
-            name: ContractName(builtIn: "people"), defaults: ResourceDefaults(maxAge: .days(30)),
+            name: ContractName(builtIn: "people"), defaults: ResourceDefaults(maxAge: CachePolicy.search.maxAge),
             objects: ObjectCaching(contract: .person) { person in person.url.flatMap { $0.isWebURL ? $0 : nil } }
         ) { data, response, _ in
             let page = try PeoplePageMapper.map(data, from: response)

@@ -3,7 +3,7 @@ import Foundation
 extension CacheClient {
     /// The validate-cache use case over `key`, or over every live key: the cron job.
     ///
-    /// Each key is judged by the policy its cache was saved under (``RecordedPolicy``; 7 days for
+    /// Each key is judged by the policy its cache was saved under (`RecordedPolicy`; 7 days for
     /// a cache saved before puts recorded one), or by `maxAge` for every key when given. A cache
     /// that old is expired (an expire event removes it); one that cannot be read back, or whose
     /// payload fails a contract this package itself wrote and knows, is deleted (reason

@@ -12,8 +12,8 @@ import Logging
 /// ```
 ///
 /// The clock is taken once, here: every save it stamps, every age it judges and every event the
-/// log records come from it. The parts it composes (``LocalFeedLoader``, ``CacheLogFeedStore``,
-/// ``RemoteLoader``, the strategies) stay public for an app that composes its own.
+/// log records come from it. The parts it composes (`LocalFeedLoader`, `CacheLogFeedStore`,
+/// `RemoteLoader`, the strategies) stay public for an app that composes its own.
 ///
 /// A client opened on a directory without a database creates nothing until the first save: a
 /// load that fails, or a validation, leaves the disk as it was.
@@ -22,7 +22,7 @@ public final class CacheClient: Sendable {
     public struct Options: Sendable {
         /// The clock: stamps saves and the log's events, and judges ages.
         public var clock: @Sendable () -> Date
-        /// What fetches the remote; `nil` for the package's default client, a ``CurlHTTPClient``
+        /// What fetches the remote; `nil` for the package's default client, a `CurlHTTPClient`
         /// (libcurl, loaded when the first request needs it) sending `cachelog/VERSION`.
         public var http: (any HTTPClient)?
         /// Where the use cases log what they do. Silent by default.
@@ -30,7 +30,7 @@ public final class CacheClient: Sendable {
         /// Where the counters and timers go; `nil` for the factory `MetricsSystem` was
         /// bootstrapped with (none: nothing is recorded, nothing is paid).
         public var metrics: (any MetricsFactory)?
-        /// Whether a save waits for the disk (``EventLog/Durability``).
+        /// Whether a save waits for the disk (`EventLog/Durability`).
         public var durability: EventLog.Durability
         /// Open for reading only: loads that save and validations that write fail.
         public var readOnly: Bool
@@ -59,7 +59,7 @@ public final class CacheClient: Sendable {
 
     /// Opens the database in `directory` (created, with the directory, by the first save).
     ///
-    /// - Throws: ``CacheLogError`` when the directory holds something that is not a database,
+    /// - Throws: `CacheLogError` when the directory holds something that is not a database,
     ///   or a database that cannot be opened.
     public init(directory: String, options: Options = Options()) throws {
         clock = options.clock

@@ -12,8 +12,8 @@ public struct CacheLoad<Item: Sendable>: Sendable {
     /// When the items were cached; for remote items that could not be saved, when they were
     /// loaded. A search merged from several pages is as old as its oldest page.
     public let timestamp: Date
-    /// Whether remote items were saved (``CacheSaveOutcome/isSaved``); cached items were not
-    /// saved again (``CacheSaveOutcome/notAttempted``).
+    /// Whether remote items were saved (`CacheSaveOutcome/isSaved`); cached items were not
+    /// saved again (`CacheSaveOutcome/notAttempted`).
     public let cacheSave: CacheSaveOutcome
     /// True when the remote said "not modified" and the items are the cache it vouched for.
     public let revalidated: Bool

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The ``CacheLogFeedStore`` of one key of the client's log, for a log that may not exist yet:
+/// The `CacheLogFeedStore` of one key of the client's log, for a log that may not exist yet:
 /// reads and removals find an empty cache, and the first save creates the database.
 struct ClientFeedStore: FeedStore {
     let opener: LogOpener

@@ -1,11 +1,12 @@
 import Foundation
 
-/// A cached payload that is not the JSON array ``FeedPayloadCoder/exactJSON`` writes.
+/// A cached payload that is not the JSON array `FeedPayloadCoder/exactJSON` writes.
 public struct NotAJSONArrayError: Error, Sendable, CustomStringConvertible {
     /// Says what the payload is not.
     public var description: String { "the cached payload is not a JSON array" }
 }
 
+/// The coder of the `json` contract, which keeps a server's JSON exactly as it was sent.
 extension FeedPayloadCoder where Item == JSONValue {
     /// Stores the values as one JSON array of their exact text, and reads it back unchanged
     /// (numbers of any size and precision, escapes and unicode byte for byte).

@@ -6,7 +6,7 @@ import Foundation
 /// An app defines its own with a name and a mapper (or a `Decodable` body type); the package's
 /// own contracts for the five apps are static members (``films``, ``genres``, …). A save records
 /// the contract's name, and the package's own are marked so that no app's name can claim them
-/// (``ContractName``).
+/// (`ContractName`).
 public struct FeedContract<Item: Sendable>: Sendable {
     /// The name each save records.
     public let name: ContractName
@@ -23,7 +23,7 @@ public struct FeedContract<Item: Sendable>: Sendable {
     ///   - defaults: the max age, strategy and retries of resources loaded under it.
     ///   - coder: turns items into the payload and back.
     ///   - map: accepts a response (check its status: only a 200 is a feed) and gives its items;
-    ///     throw ``RemoteLoaderError`` (``RemoteLoaderError/invalidData(_:)``) for a body that
+    ///     throw `RemoteLoaderError` (`RemoteLoaderError/invalidData(_:)`) for a body that
     ///     does not follow the contract.
     public init(
         name: String, defaults: ResourceDefaults = ResourceDefaults(), coder: FeedPayloadCoder<Item>,

@@ -2,11 +2,12 @@ import Foundation
 
 // The remote loaders are loaders: each composes with the caches and composites like any other.
 
+/// The remote image loader is an image data loader, to compose with the image caches.
 extension RemoteImageDataLoader: ImageDataLoader {}
 
-/// A remote feed as a ``FeedLoader``: the items a ``RemoteLoader`` maps, delivered as the
-/// remote's, so that they compose with ``FeedLoaderCacheDecorator``,
-/// ``FeedLoaderWithFallbackComposite`` and ``FeedLoaderRetryDecorator``.
+/// A remote feed as a `FeedLoader`: the items a `RemoteLoader` maps, delivered as the
+/// remote's, so that they compose with `FeedLoaderCacheDecorator`,
+/// `FeedLoaderWithFallbackComposite` and `FeedLoaderRetryDecorator`.
 public struct RemoteFeedLoader<Item: Sendable>: FeedLoader {
     private let remote: RemoteLoader<[Item]>
 
@@ -20,7 +21,7 @@ public struct RemoteFeedLoader<Item: Sendable>: FeedLoader {
         remote = RemoteLoader(url: url, client: client, mapper: contract.map)
     }
 
-    /// The remote's items, with ``FeedSource/remote`` as their source.
+    /// The remote's items, with `FeedSource/remote` as their source.
     public func loadFeed() async throws -> LoadedFeed<Item> {
         LoadedFeed(items: try await remote.load(), source: .remote)
     }

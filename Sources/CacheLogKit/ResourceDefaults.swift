@@ -10,7 +10,7 @@ public struct ResourceDefaults: Sendable, Hashable {
     public var retries: Int
 
     /// Defaults; each parameter sets the property of its name.
-    public init(maxAge: MaxAge = .days(7), strategy: CacheStrategy = .remoteFirst, retries: Int = 0) {
+    public init(maxAge: MaxAge = CachePolicy.feeds.maxAge, strategy: CacheStrategy = .remoteFirst, retries: Int = 0) {
         self.maxAge = maxAge
         self.strategy = strategy
         self.retries = max(0, retries)

@@ -1,6 +1,7 @@
 // The rule of the five apps' retries: invalid data from the remote may be cured by asking
 // again; a connection error is not retried, since the cache is the better answer then.
 
+/// The retry the five apps need.
 extension FeedLoaderRetryDecorator {
     /// Retries `decoratee` when the remote sent invalid data, which a retry may cure; a
     /// connection error is not retried (the cache is the better answer then).
@@ -9,6 +10,7 @@ extension FeedLoaderRetryDecorator {
     }
 }
 
+/// Which remote failures a retry may cure.
 extension RemoteLoaderError {
     /// Whether `error` is invalid data from the remote, which a retry may cure (a connection
     /// error is not retried: the cache is the better answer then).

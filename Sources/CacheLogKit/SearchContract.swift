@@ -22,7 +22,7 @@ public struct SearchContract<Item: Codable & Sendable>: Sendable {
     ///   - page: accepts a page (check its status: only a 200 is a page) and gives its items and
     ///     the next page's cursor, `nil` on the last page.
     public init(
-        name: String, defaults: ResourceDefaults = ResourceDefaults(maxAge: .days(30)), objects: ObjectCaching<Item>? = nil,
+        name: String, defaults: ResourceDefaults = ResourceDefaults(maxAge: CachePolicy.search.maxAge), objects: ObjectCaching<Item>? = nil,
         page: @escaping @Sendable (Data, HTTPResponse, SearchPageRequest) throws -> SearchPage<Item>
     ) {
         self.init(name: ContractName(name), defaults: defaults, objects: objects, page: page)

@@ -9,19 +9,21 @@ enum SearchRecord {
     static let nextName = "next"
     static let pagesName = "pages"
 
-    /// Each page's fetch time, as the put records them: RFC 3339 times separated by spaces. A
-    /// list too long for a metadata value keeps its oldest time alone, which is what the list's
-    /// age is counted from.
+    /// Each page's fetch time, as the put records them: seconds since 1970, exact (the first is
+    /// the put's own timestamp, which a later save of the list is compared with), separated by
+    /// spaces. A list too long for a metadata value keeps its oldest time alone, which is what
+    /// the list's age is counted from.
     static func pagesText(_ pages: [Date]) -> String {
-        let text = pages.map(TimestampText.string).joined(separator: " ")
+        let text = pages.map { String($0.timeIntervalSince1970) }.joined(separator: " ")
         guard text.utf8.count > 60_000, let oldest = pages.min() else { return text }
-        return TimestampText.string(oldest)
+        return String(oldest.timeIntervalSince1970)
     }
 
     /// The fetch times a put recorded; `fallback` (its timestamp) for a put written before pages
     /// were recorded, or with a list that does not read.
     static func pages(_ metadata: [String: String], fallback: Date) -> [Date] {
-        let pages = metadata[pagesName]?.split(separator: " ").compactMap { try? Date(String($0), strategy: .iso8601) } ?? []
-        return pages.isEmpty ? [fallback] : pages
+        let seconds = metadata[pagesName]?.split(separator: " ").map { Double($0) } ?? []
+        guard !seconds.isEmpty, seconds.allSatisfy({ $0?.isFinite == true }) else { return [fallback] }
+        return seconds.compactMap { $0.map(Date.init(timeIntervalSince1970:)) }
     }
 }

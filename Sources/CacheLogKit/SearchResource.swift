@@ -229,7 +229,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
 /// What a query keeps as it is in a URL (RFC 3986's unreserved characters).
 private let unreservedInURLs = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-/// A search's cache as a strategy composes it: loads the cached list (a ``LocalFeedLoader``) and
+/// A search's cache as a strategy composes it: loads the cached list (a `LocalFeedLoader`) and
 /// saves a list through the search's own save, which records the cursor and the pages and
 /// writes the objects; keeps which object keys that save had to skip.
 private final class SearchCache<Item: Codable & Sendable>: FeedLoader, FeedCaching, Sendable {

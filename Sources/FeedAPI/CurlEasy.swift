@@ -33,9 +33,6 @@ struct CurlLibrary: @unchecked Sendable {
         }
         return .success(CurlLibrary(functions: loaded))
     }
-
-    /// libcurl's version string, such as `libcurl/7.88.1 OpenSSL/3.0.19 …`.
-    var version: String { String(cString: ccurl_version(functions)) }
 }
 
 /// libcurl could not be loaded.

@@ -16,7 +16,7 @@ import Foundation
 /// not requests that changed nothing.
 ///
 /// A save (replace or insert) whose timestamp is older than the live cache's is refused with
-/// ``NewerCacheError``: the log checks inside its write transaction, so the newest cache wins,
+/// `NewerCacheError`: the log checks inside its write transaction, so the newest cache wins,
 /// not the last commit.
 ///
 /// A put records its policy, the max age in the record's max-age field and the contract as the
@@ -33,7 +33,7 @@ public struct CacheLogFeedStore: FeedStore {
     /// Keeps the cache named `key` in `log`.
     /// - Parameters:
     ///   - log: the log to append to and read from; one instance per database, shared.
-    ///   - key: the log key of this cache, such as `films` or `search:totoro`.
+    ///   - key: the log key of this cache, such as `films` or `search:people:sky`.
     ///   - metadata: more named strings for each put to record beside its policy, asked for at
     ///     the moment of the put: a paged search's cursor is known only once its page arrived.
     public init(log: EventLog, key: String, metadata: @escaping @Sendable () -> [String: String] = { [:] }) {
@@ -65,7 +65,7 @@ public struct CacheLogFeedStore: FeedStore {
     /// log compares the two inside its write transaction, so a save that began earlier and
     /// committed later (another process's, or another task's) never replaces the newer cache.
     ///
-    /// - Throws: ``NewerCacheError`` when the save was refused, and what the log throws.
+    /// - Throws: `NewerCacheError` when the save was refused, and what the log throws.
     private func append(_ events: [Event], stampedAt timestamp: Date) async throws {
         if case .superseded(let live) = try await log.append(events, unlessNewerThan: timestamp, liveAt: key) {
             throw NewerCacheError(timestamp: live.timestamp)
@@ -110,7 +110,7 @@ public struct CacheLogFeedStore: FeedStore {
     /// The metadata name under which a put records its contract.
     public static let contractName = "contract"
     /// The metadata name under which a put of one of this package's own contracts records so
-    /// (``ContractName/isBuiltIn``), with the value `cachelog`.
+    /// (`ContractName/isBuiltIn`), with the value `cachelog`.
     public static let builtInMarkName = "contract-by"
     static let builtInMark = "cachelog"
     /// The metadata names this store writes itself.
@@ -153,16 +153,4 @@ public struct CacheLogFeedStore: FeedStore {
                 validators: Self.validators(metadata: $0.metadata), recordedAt: $0.recordedAt)
         }
     }
-}
-
-/// One ``CacheLogFeedStore`` per key, all in the same log: what a query-keyed search cache uses.
-public struct CacheLogKeyedFeedStore: KeyedFeedStore {
-    /// The log every key's cache is kept in.
-    public let log: EventLog
-
-    /// Keeps every key's cache in `log`.
-    public init(log: EventLog) { self.log = log }
-
-    /// The cache of `key`, in ``log``.
-    public func store(for key: String) -> any FeedStore { CacheLogFeedStore(log: log, key: key) }
 }

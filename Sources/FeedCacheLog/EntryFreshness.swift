@@ -3,9 +3,9 @@ import FeedCache
 import Foundation
 
 /// A live entry of the log judged at a moment, as a reader that does not know the app judges it:
-/// by the policy its put recorded (``RecordedPolicy/init(of:)-(LogState.Entry)``) or by one max
+/// by the policy its put recorded (`RecordedPolicy/init(of:)-(LogState.Entry)`) or by one max
 /// age for every key, its age counted from its trusted timestamp
-/// (``CachePolicy/trustedTimestamp(_:recordedAt:)``). What `state` shows and `validate` acts on.
+/// (`CachePolicy/trustedTimestamp(_:recordedAt:)`). What `state` shows and `validate` acts on.
 public struct EntryFreshness: Sendable, Equatable {
     /// The max age that judged it.
     public let maxAge: MaxAge

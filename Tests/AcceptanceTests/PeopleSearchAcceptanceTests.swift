@@ -1,54 +1,24 @@
-import FeedAPI
-import FeedCache
-import FeedCacheLog
+import CacheLogKit
 import Foundation
-import Locking
 import LoopbackHTTP
 import TestSupport
 import Testing
 
-/// The Star Wars people search app, composed as the app composes it: remote pages for a query,
-/// each one caching the merged list so far under the query's key (`search:<query>`), with that
-/// cache (30 days) as the fallback when the first page cannot be loaded.
+/// The Star Wars people search app, as an app writes it with the library: each query a search of
+/// the client (`search:people:QUERY`), remote first, each page caching the merged list so far
+/// (30 days) with where the next page is, the cache the fallback when the first page cannot be
+/// loaded, and each person with a URL cached as an object.
 private struct PeopleSearchApp {
-    /// What the screen shows: the people so far, where they came from, and "load more" when the
-    /// remote end has another page (never for cached results).
-    struct Results: Sendable {
-        let feed: LoadedFeed<Person>
-        let loadMore: Paginated<Person>.LoadMore?
-    }
+    let env: AppEnvironment
 
-    let cache: LocalSearchLoader<Person>
-    private let pages: PaginatedSearchLoader<Person, URL>
-
-    init(_ env: AppEnvironment) {
-        let client = env.client
-        let firstPage = env.url("/api/people/")
-        cache = LocalSearchLoader(store: CacheLogKeyedFeedStore(log: env.log), currentDate: env.clock.function, policy: .search)
-        pages = PaginatedSearchLoader(
-            remote: { query, next in
-                var components = URLComponents(url: firstPage, resolvingAgainstBaseURL: false)
-                components?.queryItems = [URLQueryItem(name: "search", value: query)]
-                let url = next ?? components?.url ?? firstPage
-                let page = try await RemoteLoader(url: url, client: client, mapper: PeoplePageMapper.map).load()
-                return (page.results, page.next)
-            },
-            cache: cache)
-    }
-
-    func search(_ query: String) async throws -> Results {
-        let loadMore = Locked<Paginated<Person>.LoadMore?>(nil)
-        let remote = AnyFeedLoader<Person>.remote { [pages] in
-            let page = try await pages.load(query: query)
-            loadMore.withLock { $0 = page.loadMore }
-            return page.items
-        }
-        let feed = try await FeedLoaderWithFallbackComposite(primary: remote, fallback: cache.loader(for: query)).loadFeed()
-        return Results(feed: feed, loadMore: loadMore.withLock { $0 })
+    /// The search for `query`. A new value each time: "load more" finds where the list ends in
+    /// the log, not in anything this value kept.
+    func search(_ query: String) -> SearchResource<Person> {
+        env.cache.search(query, at: env.template("/api/people/?search={query}"), contract: .people)
     }
 }
 
-@Suite("People search app: paged search, query-keyed 30-day cache on the log", .timeLimit(.minutes(1)))
+@Suite("People search app: CacheClient searches, paged, query-keyed 30-day cache on the log", .timeLimit(.minutes(1)))
 struct PeopleSearchAcceptanceTests {
     @Test
     func peopleSearch_onlineSearch_deliversTheFirstPageAndReplacesTheQueryCache() async throws {
@@ -56,46 +26,84 @@ struct PeopleSearchAcceptanceTests {
         env.clock.set(1, daysAfter: TestClock.start)
         env.serve(people(["darth": [[vader, maul]]]))
 
-        let results = try await app.search("darth")
+        let results = try await app.search("darth").load()
 
-        #expect(results.feed == LoadedFeed(items: [vader, maul], source: .remote))
-        #expect(results.loadMore == nil)
-        #expect(try await app.cache.load(for: "darth") == [vader, maul])
+        #expect(results.items == [vader, maul] && results.source == .remote && results.cacheSave == .saved)
+        #expect(results.more == false, "no load more on the last page")
+        #expect(try await app.search("darth").cacheOnly.load().items == [vader, maul])
         #expect(try env.loggedEvents()
-            == LoggedEvent.save("search:darth", at: TestClock.start) + LoggedEvent.save("search:darth", at: env.clock.date))
+            == LoggedEvent.save("search:people:darth", at: TestClock.start) + LoggedEvent.save("search:people:darth", at: env.clock.date))
     }
 
     @Test
-    func peopleSearch_loadMore_deliversTheMergedListAndCachesIt() async throws {
+    func peopleSearch_loadMore_deliversTheMergedListAndCachesItAsOldAsItsFirstPage() async throws {
         let env = try AppEnvironment(serving: people(["sky": [[luke], [anakin, shmi]]]))
-        let app = PeopleSearchApp(env)
-        let firstPage = try await app.search("sky")
-        #expect(firstPage.feed == LoadedFeed(items: [luke], source: .remote))
+        let app = PeopleSearchApp(env: env)
+        let firstPage = try await app.search("sky").load()
+        #expect(firstPage.items == [luke] && firstPage.source == .remote && firstPage.more == true)
         env.clock.set(0, daysAfter: TestClock.start, plusSeconds: 30)
 
-        let loadMore = try #require(firstPage.loadMore)
-        let secondPage = try await loadMore()
+        let secondPage = try await app.search("sky").loadMore()
 
-        #expect(secondPage.items == [luke, anakin, shmi])
-        #expect(secondPage.loadMore == nil)
-        #expect(try await app.cache.load(for: "sky") == [luke, anakin, shmi])
+        #expect(env.server.requests.map { $0.queryValue("page") } == [nil, "2"], "the second page at the first page's next URL")
+        #expect(secondPage.items == [luke, anakin, shmi] && secondPage.more == false && secondPage.cacheSave == .saved)
+        #expect(secondPage.timestamp == TestClock.start && secondPage.pages == [TestClock.start, env.clock.date])
+        #expect(try await app.search("sky").cacheOnly.load().items == [luke, anakin, shmi])
         #expect(try env.loggedEvents()
-            == LoggedEvent.save("search:sky", at: TestClock.start) + LoggedEvent.save("search:sky", at: env.clock.date))
+            == LoggedEvent.save("search:people:sky", at: TestClock.start) + LoggedEvent.save("search:people:sky", at: TestClock.start))
     }
 
     @Test
     func peopleSearch_offlineAfterLoadMore_deliversTheMergedListFromTheCache() async throws {
         let env = try AppEnvironment(serving: people(["sky": [[luke], [anakin, shmi]]]))
-        let app = PeopleSearchApp(env)
-        let loadMore = try #require(try await app.search("sky").loadMore)
-        _ = try await loadMore()
+        let app = PeopleSearchApp(env: env)
+        _ = try await app.search("sky").load()
+        _ = try await app.search("sky").loadMore()
         env.goOffline()
 
-        let results = try await app.search("sky")
+        let results = try await app.search("sky").load()
 
-        #expect(results.feed == LoadedFeed(items: [luke, anakin, shmi], source: .cache(timestamp: TestClock.start)))
-        #expect(results.loadMore == nil)
-        #expect(try env.loggedEvents() == LoggedEvent.save("search:sky", at: TestClock.start) + LoggedEvent.save("search:sky", at: TestClock.start))
+        #expect(results.items == [luke, anakin, shmi] && results.source == .cache(timestamp: TestClock.start))
+        #expect(results.more == false)
+        #expect(try env.loggedEvents()
+            == LoggedEvent.save("search:people:sky", at: TestClock.start) + LoggedEvent.save("search:people:sky", at: TestClock.start))
+    }
+
+    @Test
+    func peopleSearch_loadMoreOffline_throwsNoMoreResultsAndLeavesTheCachedListAsItWas() async throws {
+        let env = try AppEnvironment(serving: people(["sky": [[luke], [anakin, shmi]]]))
+        let app = PeopleSearchApp(env: env)
+        _ = try await app.search("sky").load()
+        env.goOffline()
+
+        let error = await caughtError { try await app.search("sky").loadMore() }
+
+        let noMore = try #require(error as? NoMoreResultsError, "\(String(describing: error))")
+        #expect(noMore.remoteFailed && (noMore.cause as? RemoteLoaderError) == .connectivity)
+        #expect(noMore.description == "no more results for search:people:sky: remote unreachable; the cache is as it was")
+        let cached = try await app.search("sky").cacheOnly.load()
+        #expect(cached.items == [luke] && cached.more == true, "page 1, still with its next page")
+        #expect(try env.loggedEvents() == LoggedEvent.save("search:people:sky", at: TestClock.start))
+    }
+
+    @Test
+    func peopleSearch_onlineSearch_cachesEachPersonAsAnObject_whichLoadsWithoutARequest() async throws {
+        let env = try AppEnvironment(serving: people([:]))
+        let vaderURL = env.url("/api/people/4/")
+        let vaderWithURL = Person(name: "Darth Vader", height: "202", mass: "136", birthYear: "41.9BBY", gender: "male", url: vaderURL)
+        env.serve(people(["darth": [[vaderWithURL, maul]]]))
+        let app = PeopleSearchApp(env: env)
+
+        let results = try await app.search("darth").load()
+        env.goOffline(.serverError)
+        let person = try await env.cache.object(at: vaderURL, contract: .person).load()
+
+        #expect(results.items == [vaderWithURL, maul] && results.isCached)
+        #expect(person.items == [vaderWithURL] && person.source == .cache(timestamp: TestClock.start))
+        #expect(env.server.requestCount == 1, "the person came from the object cache")
+        #expect(try env.loggedEvents()
+            == LoggedEvent.save("search:people:darth", at: TestClock.start) + LoggedEvent.save("object:\(vaderURL.absoluteString)", at: TestClock.start),
+            "Darth Maul has no URL: no object")
     }
 
     @Test
@@ -103,10 +111,10 @@ struct PeopleSearchAcceptanceTests {
         let (env, app) = try await peopleSearchAppWithCache(of: ["darth": [vader, maul], "sky": [luke]])
         env.goOffline()
 
-        #expect(try await app.search("darth").feed.items == [vader, maul])
-        #expect(try await app.search("sky").feed.items == [luke])
+        #expect(try await app.search("darth").load().items == [vader, maul])
+        #expect(try await app.search("sky").load().items == [luke])
         #expect(try env.loggedEvents()
-            == LoggedEvent.save("search:darth", at: TestClock.start) + LoggedEvent.save("search:sky", at: TestClock.start))
+            == LoggedEvent.save("search:people:darth", at: TestClock.start) + LoggedEvent.save("search:people:sky", at: TestClock.start))
     }
 
     @Test(arguments: Offline.allCases)
@@ -115,11 +123,12 @@ struct PeopleSearchAcceptanceTests {
         env.clock.set(10, daysAfter: TestClock.start)
         env.goOffline(offline)
 
-        let results = try await app.search("darth")
+        let results = try await app.search("darth").load()
 
-        #expect(results.feed == LoadedFeed(items: [vader, maul], source: .cache(timestamp: TestClock.start)))
-        #expect(results.loadMore == nil)
-        #expect(try env.loggedEvents() == LoggedEvent.save("search:darth", at: TestClock.start))
+        #expect(results.items == [vader, maul] && results.source == .cache(timestamp: TestClock.start))
+        #expect((results.remoteFailure as? RemoteLoaderError) == (offline == .connectionRefused ? .connectivity : .invalidData))
+        #expect(results.more == false)
+        #expect(try env.loggedEvents() == LoggedEvent.save("search:people:darth", at: TestClock.start))
     }
 
     @Test
@@ -128,58 +137,62 @@ struct PeopleSearchAcceptanceTests {
         env.clock.set(30, daysAfter: TestClock.start, plusSeconds: -1)
         env.goOffline()
 
-        let results = try await app.search("darth")
+        let results = try await app.search("darth").load()
 
-        #expect(results.feed == LoadedFeed(items: [vader], source: .cache(timestamp: TestClock.start)))
-        #expect(try env.loggedEvents() == LoggedEvent.save("search:darth", at: TestClock.start))
+        #expect(results.items == [vader] && results.source == .cache(timestamp: TestClock.start))
+        #expect(try env.loggedEvents() == LoggedEvent.save("search:people:darth", at: TestClock.start))
     }
 
     @Test
-    func peopleSearch_offlineWithCacheExactlyThirtyDaysOld_deliversNoUsableFeedError() async throws {
+    func peopleSearch_offlineWithCacheExactlyThirtyDaysOld_deliversNoUsableDataError() async throws {
         let (env, app) = try await peopleSearchAppWithCache(of: ["darth": [vader]])
         env.clock.set(30, daysAfter: TestClock.start)
         env.goOffline()
 
-        let error = await caughtError { try await app.search("darth") }
+        let error = await caughtError { try await app.search("darth").load() }
 
-        expectNoUsableFeed(error, remote: .connectivity, cache: .expired(timestamp: TestClock.start, maxAge: .days(30)))
-        #expect(try env.loggedEvents() == LoggedEvent.save("search:darth", at: TestClock.start))
+        expectNoUsableData(
+            error, key: "search:people:darth", remote: .connectivity, cache: .expired(timestamp: TestClock.start, maxAge: .days(30)))
+        #expect(try env.loggedEvents() == LoggedEvent.save("search:people:darth", at: TestClock.start))
     }
 
     @Test
-    func peopleSearch_offlineWithCacheMoreThanThirtyDaysOld_deliversNoUsableFeedError() async throws {
+    func peopleSearch_offlineWithCacheMoreThanThirtyDaysOld_deliversNoUsableDataError() async throws {
         let (env, app) = try await peopleSearchAppWithCache(of: ["darth": [vader]])
         env.clock.set(45, daysAfter: TestClock.start)
         env.goOffline(.invalidJSON)
 
-        let error = await caughtError { try await app.search("darth") }
+        let error = await caughtError { try await app.search("darth").load() }
 
-        expectNoUsableFeed(error, remote: .invalidData, cache: .expired(timestamp: TestClock.start, maxAge: .days(30)))
-        #expect(try env.loggedEvents() == LoggedEvent.save("search:darth", at: TestClock.start))
+        expectNoUsableData(
+            error, key: "search:people:darth", remote: .invalidData, cache: .expired(timestamp: TestClock.start, maxAge: .days(30)))
+        #expect(try env.loggedEvents() == LoggedEvent.save("search:people:darth", at: TestClock.start))
     }
 
     @Test
-    func peopleSearch_offlineWithEmptyCacheForTheQuery_deliversNoUsableFeedErrorEvenWhenAnotherQueryIsCached() async throws {
+    func peopleSearch_offlineWithEmptyCacheForTheQuery_deliversNoUsableDataErrorEvenWhenAnotherQueryIsCached() async throws {
         let (env, app) = try await peopleSearchAppWithCache(of: ["darth": [vader]])
         env.goOffline()
 
-        let error = await caughtError { try await app.search("sky") }
+        let error = await caughtError { try await app.search("sky").load() }
 
-        expectNoUsableFeed(error, remote: .connectivity, cache: .empty)
-        #expect(try env.loggedEvents() == LoggedEvent.save("search:darth", at: TestClock.start))
+        expectNoUsableData(error, key: "search:people:sky", remote: .connectivity, cache: .empty)
+        #expect(try env.loggedEvents() == LoggedEvent.save("search:people:darth", at: TestClock.start))
     }
 
     @Test
-    func peopleSearch_validateCache_removesAnExpiredQueryCacheWithAnExpireEvent() async throws {
+    func peopleSearch_validate_expiresAnExpiredQueryCacheWithAnExpireEvent() async throws {
         let (env, app) = try await peopleSearchAppWithCache(of: ["darth": [vader]])
         env.clock.set(30, daysAfter: TestClock.start)
 
-        try await app.cache.validateCache(for: "darth")
+        let outcomes = try await env.cache.validate()
 
+        #expect(outcomes.map(\.key) == ["search:people:darth"] && outcomes.map(\.outcome) == [.expired])
         env.goOffline()
-        expectNoUsableFeed(await caughtError { try await app.search("darth") }, remote: .connectivity, cache: .empty)
-        #expect(try env.loggedEvents() == LoggedEvent.save("search:darth", at: TestClock.start) + [
-            .expire("search:darth", timestamp: TestClock.start, maxAge: days(30)),
+        let error = await caughtError { try await app.search("darth").load() }
+        expectNoUsableData(error, key: "search:people:darth", remote: .connectivity, cache: .empty)
+        #expect(try env.loggedEvents() == LoggedEvent.save("search:people:darth", at: TestClock.start) + [
+            .expire("search:people:darth", timestamp: TestClock.start, maxAge: days(30)),
         ])
     }
 
@@ -189,15 +202,16 @@ struct PeopleSearchAcceptanceTests {
     /// (query → people), in query order.
     private func peopleSearchAppWithCache(of cached: [String: [Person]]) async throws -> (AppEnvironment, PeopleSearchApp) {
         let env = try AppEnvironment(serving: people(cached.mapValues { [$0] }))
-        let app = PeopleSearchApp(env)
+        let app = PeopleSearchApp(env: env)
         for (query, results) in cached.sorted(by: { $0.key < $1.key }) {
-            #expect(try await app.search(query).feed == LoadedFeed(items: results, source: .remote))
+            let loaded = try await app.search(query).load()
+            #expect(loaded.items == results && loaded.source == .remote && loaded.cacheSave == .saved)
         }
         return (env, app)
     }
 }
 
-// MARK: - Sample payloads (contract: {count, next, previous, results: [{name, …}]})
+// MARK: - Sample payloads (contract: {count, next, previous, results: [{name, …, url?}]})
 
 private let luke = Person(name: "Luke Skywalker", height: "172", mass: "77", birthYear: "19BBY", gender: "male")
 private let anakin = Person(name: "Anakin Skywalker", height: "188", mass: "84", birthYear: "41.9BBY", gender: "male")
@@ -207,6 +221,7 @@ private let maul = Person(name: "Darth Maul", height: "175", mass: "80", birthYe
 
 /// The server's handler for `GET /api/people/?search=<query>[&page=<n>]` answering page n of
 /// `pages[query]` (or an empty result), with `next` pointing at page n + 1 when there is one.
+/// A person's `url` is sent when it has one.
 private func people(_ pages: [String: [[Person]]]) -> LoopbackHTTPServer.Handler {
     { request in
         guard request.path == "/api/people/", let query = request.queryValue("search") else { return .notFound }
@@ -223,9 +238,13 @@ private func people(_ pages: [String: [[Person]]]) -> LoopbackHTTPServer.Handler
             components.queryItems = [URLQueryItem(name: "search", value: query), URLQueryItem(name: "page", value: "\(page)")]
             return components.url?.absoluteString ?? NSNull()
         }
-        let results: [[String: Any]] = queryPages[number - 1].map {
-            ["name": $0.name, "height": $0.height ?? "unknown", "mass": $0.mass ?? "unknown",
-             "birth_year": $0.birthYear ?? "unknown", "gender": $0.gender ?? "n/a", "hair_color": "blond"]
+        let results: [[String: Any]] = queryPages[number - 1].map { person in
+            var fields: [String: Any] = [
+                "name": person.name, "height": person.height ?? "unknown", "mass": person.mass ?? "unknown",
+                "birth_year": person.birthYear ?? "unknown", "gender": person.gender ?? "n/a", "hair_color": "blond",
+            ]
+            fields["url"] = person.url?.absoluteString
+            return fields
         }
         return .json(jsonData([
             "count": queryPages.joined().count, "next": link(number + 1), "previous": link(number - 1), "results": results,

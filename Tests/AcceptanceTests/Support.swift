@@ -1,4 +1,5 @@
 import CacheLog
+import CacheLogKit
 import FeedAPI
 import FeedCache
 import Foundation
@@ -8,8 +9,9 @@ import TestSupport
 import Testing
 
 // What every acceptance story stands on: a real HTTP server on 127.0.0.1, the real libcurl
-// client, a real CacheLog database in a directory of its own, and a clock the story moves.
-// Each test builds its own `AppEnvironment`, so the stories run in parallel.
+// client, a real CacheLog database in a directory of its own, and a clock the story moves: the
+// clock of the app's `CacheClient`, and so of the log's own stamps too. Each test builds its own
+// `AppEnvironment`, so the stories run in parallel.
 
 /// In these stories `HTTPResponse` is what the loopback server sends (FeedAPI has one too, for
 /// what a client received).
@@ -19,9 +21,13 @@ typealias HTTPResponse = LoopbackHTTP.HTTPResponse
 final class AppEnvironment: Sendable {
     let server: LoopbackHTTPServer
     let baseURL: URL
-    let client = AppNetwork()
+    let client: AppNetwork
+    /// The app's entry point on the database, with the story's clock and network.
+    let cache: CacheClient
+    /// The database's log (the client's own instance): the stories that compose the parts
+    /// underneath build their stores on it.
     let log: EventLog
-    let clock = TestClock(TestClock.start)
+    let clock: TestClock
     private let directory: URL
 
     /// Starts a server answering with `handler` and opens an empty database.
@@ -30,7 +36,10 @@ final class AppEnvironment: Sendable {
         baseURL = try server.start()
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("cachelog-acceptance-\(UUID().uuidString)")
-        log = try EventLog(path: directory.path)
+        let (clock, client) = (TestClock(TestClock.start), AppNetwork())
+        (self.clock, self.client) = (clock, client)
+        cache = try CacheClient(directory: directory.path, options: CacheClient.Options(clock: clock.function, http: client))
+        log = try cache.log()
     }
 
     deinit {
@@ -41,6 +50,11 @@ final class AppEnvironment: Sendable {
     /// `baseURL` followed by `path` (which may carry a query string).
     func url(_ path: String) -> URL {
         URL(string: baseURL.absoluteString + path) ?? baseURL
+    }
+
+    /// A URL template on this server: `baseURL` followed by `path`, its `{query}` and `{page}` kept.
+    func template(_ path: String) -> String {
+        baseURL.absoluteString + path
     }
 
     /// Answers requests from now on with `handler`.
@@ -174,8 +188,42 @@ func expectNoUsableFeed(
         return
     }
     let (remote, cache) = strategy == .remoteFirst ? (error.primaryError, error.fallbackError) : (error.fallbackError, error.primaryError)
+    expectCauses(remote: remote, cache: cache, are: remoteError, cacheError, sourceLocation: sourceLocation)
+}
+
+/// Expects `error` to be the entry point's ``NoUsableDataError`` for `key`, the remote having
+/// failed with `remoteError` and the cache with `cacheError`, in a sentence that names both.
+func expectNoUsableData(
+    _ error: (any Error)?,
+    key: String,
+    remote remoteError: RemoteLoaderError,
+    cache cacheError: CacheUnavailableError,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    guard let error = error as? NoUsableDataError else {
+        Issue.record("expected NoUsableDataError, got \(String(describing: error))", sourceLocation: sourceLocation)
+        return
+    }
+    #expect(error.key == key, sourceLocation: sourceLocation)
+    #expect(error.description.hasPrefix("no usable data for \(key): remote "), "\(error)", sourceLocation: sourceLocation)
+    expectCauses(remote: error.remoteError, cache: error.cacheError, are: remoteError, cacheError, sourceLocation: sourceLocation)
+}
+
+private func expectCauses(
+    remote: (any Error)?, cache: any Error, are remoteError: RemoteLoaderError, _ cacheError: CacheUnavailableError,
+    sourceLocation: SourceLocation
+) {
     #expect(remote as? RemoteLoaderError == remoteError, sourceLocation: sourceLocation)
     #expect(cache as? CacheUnavailableError == cacheError, sourceLocation: sourceLocation)
+}
+
+extension SearchResource {
+    /// This search asking the cache alone: what its cache holds now, with no request.
+    var cacheOnly: SearchResource {
+        var resource = self
+        resource.strategy = .cacheOnly
+        return resource
+    }
 }
 
 /// Serves `routes` by path (query ignored), 404 elsewhere.

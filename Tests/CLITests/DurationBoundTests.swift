@@ -72,11 +72,11 @@ struct DurationBoundTests {
     }
 
     @Test(arguments: [
-        ("0d", MaxAgeArgument.Problem.notPositive), ("0s", .notPositive), ("7x", .notADuration), ("-1d", .negative), ("d", .notADuration),
+        ("0d", MaxAge.ParseError.notPositive), ("0s", .notPositive), ("7x", .notADuration), ("-1d", .negative), ("d", .notADuration),
         ("1.5d", .notWhole(suggestion: "36h")), ("0.5m", .notWhole(suggestion: "30s")), ("7days", .spelledOut(suggestion: "7d")),
         ("7 days", .spelledOut(suggestion: "7d")), ("2 weeks", .spelledOut(suggestion: "2w")), ("12hours", .spelledOut(suggestion: "12h")),
     ])
-    func maxAgeArgument_saysWhatIsWrong(_ text: String, _ problem: MaxAgeArgument.Problem) {
+    func maxAgeArgument_saysWhatIsWrong(_ text: String, _ problem: MaxAge.ParseError) {
         #expect(throws: problem) { try MaxAgeArgument.parse(text) }
     }
 
@@ -87,7 +87,7 @@ struct DurationBoundTests {
 
     @Test(arguments: ["36501d", "5215w", "9999999999999999999w", "876001h", "52560001m", "3153600001s", "9223372036854775807s", "99999999999999999999d"])
     func maxAgeArgument_refusesDurationsPastTheBound(_ text: String) {
-        #expect(throws: MaxAgeArgument.Problem.tooLong) { try MaxAgeArgument.parse(text) }
+        #expect(throws: MaxAge.ParseError.tooLong) { try MaxAgeArgument.parse(text) }
         #expect(MaxAgeArgument(argument: text) == nil)
     }
 

@@ -68,9 +68,10 @@ struct HonestSaveTests {
     /// way they fail on a full disk.
     @Test
     func load_reportsNotCachedAndExits1WhenTheDiskIsFull_andTheOldCacheStillServes() async throws {
-        // Random hex does not compress below half: far more than the file has room for.
+        // Random hex does not compress below half: far more than the file has room for, zeros
+        // written ahead of its pages (256 KB) included.
         var generator = SystemRandomNumberGenerator()
-        let bulky = (0..<300_000).map { _ in String(UInt8.random(in: 0...15, using: &generator), radix: 16) }.joined()
+        let bulky = (0..<1_000_000).map { _ in String(UInt8.random(in: 0...15, using: &generator), radix: 16) }.joined()
         let sandbox = try Sandbox(serving: LoopbackHTTPServer.routes(Feeds.routes.merging([
             "/bulky.json": .json(#"[{"title":"Bulky","description":"\#(bulky)"}]"#),
         ]) { _, new in new }))

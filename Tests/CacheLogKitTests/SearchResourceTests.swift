@@ -34,6 +34,20 @@ struct SearchResourceTests {
         #expect(last.source != .remote && last.more == false, "the whole result is cached: nothing more to ask")
     }
 
+    @Test func loadMore_onAClockWithFractionsOfAMillisecond_extendsTheCachedList() async throws {
+        let world = try peopleWorld()
+        world.clock.advance(0.000_123_4)
+        let client = try world.client()
+        let sky = client.search("sky", at: world.template("/people-{query}.json"), contract: .people)
+        _ = try await sky.load()
+        world.clock.advance(1.000_987_6)
+
+        let more = try await sky.loadMore()
+
+        #expect(more.isCached, "the list is stamped with its first page's time exactly, not a rounded copy older than the live one")
+        #expect(try client.searches().first?.items == 3)
+    }
+
     @Test func aMergedList_isAsOldAsItsOldestPage() async throws {
         let world = try ClientWorld()
         world.serve(["/verses-love-1.json": .json(Bodies.verses(["John 13:34"])), "/verses-love-2.json": .json(Bodies.verses(["1 John 4:7"]))])
@@ -80,7 +94,12 @@ struct SearchResourceTests {
         let long = world.baseURL.absoluteString + "/people/" + String(repeating: "x", count: 600) + ".json"
         let page = #"{"count":2,"next":null,"previous":null,"results":[{"name":"Luke Skywalker","url":"\#(world.baseURL.absoluteString)/people/1.json"},{"name":"Long","url":"\#(long)"}]}"#
         world.serve(["/people-sky.json": .json(page)])
-        let client = try world.client()
+        // A clock that moves a second each time it is read: appends made apart are recorded apart.
+        let ticking = world.clock
+        let client = try world.client(CacheClient.Options(clock: {
+            ticking.advance(1)
+            return ticking.date
+        }), ownClock: true)
 
         let loaded = try await client.search("sky", at: world.template("/people-{query}.json"), contract: .people).load()
 
@@ -95,6 +114,86 @@ struct SearchResourceTests {
         world.serve([:])
         let person = try await client.object(at: URL(string: world.baseURL.absoluteString + "/people/1.json")!, contract: .person).load()
         #expect(person.items.map(\.name) == ["Luke Skywalker"] && person.source != .remote)
+    }
+
+    @Test func aSaveThatFails_deliversThePagesSayingTheyAreNotCached_andLeavesTheCacheAsItWas() async throws {
+        let world = try peopleWorld()
+        let template = world.template("/people-{query}.json")
+        _ = try await world.client().search("sky", at: template, contract: .people).load()
+        world.clock.advance(60)
+        let readOnly = try world.client(CacheClient.Options(readOnly: true))
+        let before = try readOnly.existingLog()?.lastSeq()
+
+        let first = try await readOnly.search("sky", at: template, contract: .people).load()
+        let more = try await readOnly.search("sky", at: template, contract: .people).loadMore()
+
+        #expect(first.items.map(\.name) == ["Luke Skywalker"] && first.source == .remote)
+        #expect(first.cacheSave == .failed(CacheLogError.readOnly) && !first.isCached)
+        #expect(more.items.count == 3 && more.cacheSave == .failed(CacheLogError.readOnly) && !more.isCached)
+        #expect(try readOnly.existingLog()?.lastSeq() == before)
+    }
+
+    @Test func aQueryUnderTwoContracts_isTwoCachesInOneDatabase() async throws {
+        let world = try ClientWorld()
+        world.serve([
+            "/people-sky.json": .json(Bodies.people(["Luke Skywalker"], next: nil, base: world.baseURL)),
+            "/verses-sky-1.json": .json(Bodies.verses(["Psalm 19:1"])),
+        ])
+        let client = try world.client()
+        let people = client.search("sky", at: world.template("/people-{query}.json"), contract: .people)
+        let verses = client.search("sky", at: world.template("/verses-{query}-{page}.json"), contract: .verses)
+        _ = try await people.load()
+        _ = try await verses.load()
+        world.serve([:])
+
+        #expect(try await people.load().items.map(\.name) == ["Luke Skywalker"])
+        #expect(try await verses.load().items.map(\.scripture) == ["Psalm 19:1"])
+        #expect([people.key, verses.key] == ["search:people:sky", "search:verses:sky"])
+        #expect(try client.searches().map(\.key) == ["search:verses:sky", "search:people:sky"])
+    }
+
+    @Test func aQuery_isKeyedByItsBytesAsTyped_notByCaseOrUnicodeNormalization() async throws {
+        let world = try ClientWorld()
+        let (nfc, nfd) = ("caf\u{E9}", "cafe\u{301}")
+        #expect(nfc == nfd, "the premise: Swift's String equality merges the two spellings")
+        world.serve([
+            "/people-caf%C3%A9.json": .json(Bodies.people(["NFC"], next: nil, base: world.baseURL)),
+            "/people-cafe%CC%81.json": .json(Bodies.people(["NFD"], next: nil, base: world.baseURL, idBase: 2)),
+            "/people-Caf%C3%A9.json": .json(Bodies.people(["Capital"], next: nil, base: world.baseURL, idBase: 3)),
+        ])
+        let client = try world.client()
+        let queries = [nfc, nfd, "Caf\u{E9}"]
+        for query in queries { _ = try await client.search(query, at: world.template("/people-{query}.json"), contract: .people).load() }
+        world.serve([:])
+
+        var names: [String] = []
+        for query in queries {
+            names += try await client.search(query, at: world.template("/people-{query}.json"), contract: .people).load().items.map(\.name)
+        }
+        #expect(names == ["NFC", "NFD", "Capital"])
+        let history = try client.searches().map { Array($0.key.utf8) }
+        #expect(history == queries.reversed().map { Array("search:people:\($0)".utf8) })
+    }
+
+    @Test func anAppsOwnSearchContract_servesItsCacheThirtyDaysByDefault() async throws {
+        struct Episode: Codable, Sendable, Equatable { let title: String }
+        let episodes = SearchContract<Episode>(name: "episodes") { data, response, _ in
+            guard response.statusCode == 200 else { throw RemoteLoaderError.status(response.statusCode) }
+            return SearchPage(items: try JSONDecoder().decode([Episode].self, from: data), next: nil)
+        }
+        let world = try ClientWorld(routes: ["/episodes-news.json": .json(#"[{"title":"Monday"}]"#)])
+        let news = try world.client().search("news", at: world.template("/episodes-{query}.json"), contract: episodes)
+        let first = try await news.load()
+        world.serve([:])
+
+        world.clock.advance(30 * 86_400 - 1)
+        let stillFresh = try await news.load()
+        world.clock.advance(1)
+        let error = await #expect(throws: NoUsableDataError.self) { try await news.load() }
+
+        #expect(first.key == "search:episodes:news" && first.isCached)
+        #expect(stillFresh.items == [Episode(title: "Monday")] && stillFresh.source == .cache(timestamp: first.timestamp))
+        #expect(error?.description.hasSuffix("cache expired (cached 2026-12-01T10:00:00Z, 30d old, max age 30d)") == true, "\(String(describing: error))")
     }
 
     @Test func searches_isTheHistory_theLastSearchFirst() async throws {

@@ -33,9 +33,11 @@ final class ClientWorld: Sendable {
 
     func serve(_ routes: [String: HTTPResponse]) { server.setHandler(LoopbackHTTPServer.routes(routes)) }
 
-    func client(_ options: CacheClient.Options = CacheClient.Options()) throws -> CacheClient {
+    /// A client on this world's database; on the world's clock unless `options` has a clock of
+    /// its own (`ownClock`).
+    func client(_ options: CacheClient.Options = CacheClient.Options(), ownClock: Bool = false) throws -> CacheClient {
         var options = options
-        options.clock = clock.function
+        if !ownClock { options.clock = clock.function }
         options.durability = .unsynced
         return try CacheClient(directory: path, options: options)
     }
@@ -61,4 +63,20 @@ enum Bodies {
     static func verses(_ scriptures: [String]) -> String {
         "[" + scriptures.map { #"{"scripture":"\#($0)","distance":0.1,"text":"t"}"# }.joined(separator: ",") + "]"
     }
+}
+
+extension ClientWorld {
+    /// Runs the built `cachelog` binary on this world's database, as another process would, at
+    /// `now`; returns its exit status and stdout.
+    func cachelog(_ arguments: String..., now: String) async throws -> (status: Int32, stdout: String, stderr: String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "CACHELOG_DB")
+        environment.removeValue(forKey: "CACHELOG_NOW")
+        let result = try await ChildProcess.run(
+            try builtProduct("cachelog"), ["--db", path, "--now", now] + arguments, environment: environment, timeout: .seconds(60))
+        return (result.status, result.stdoutText, result.stderrText)
+    }
+
+    /// The clock's date, as the tool's --now takes it.
+    var now: String { TimestampText.string(clock.date) }
 }

@@ -85,20 +85,20 @@ struct ConditionalAppendTests {
         // Hold the writer, queue four appends one after the other, then let them commit together.
         let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let hold = Task { try await log.writer.exclusive { entered.signal(); release.wait() } }
-        #expect(try await eventually { entered.wait(timeout: .now()) == .success })
+        #expect(try await eventually(timeout: .seconds(60)) { entered.wait(timeout: .now()) == .success })
         let commitsBefore = log.writer.commits.withLock { $0 }
 
         let newer = cachedAt, older = cachedAt - 1
         let newerSave = save("films", "[newer]", at: newer), olderSave = save("films", "[older]", at: older)
         var outcomes: [Task<AppendOutcome, any Error>] = []
         outcomes.append(Task { try await log.append(newerSave, unlessNewerThan: newer, liveAt: "films") })
-        #expect(try await eventually { log.writer.queuedJobs == 1 })
+        #expect(try await eventually(timeout: .seconds(60)) { log.writer.queuedJobs == 1 })
         outcomes.append(Task { try await log.append(olderSave, unlessNewerThan: older, liveAt: "films") })
-        #expect(try await eventually { log.writer.queuedJobs == 2 })
+        #expect(try await eventually(timeout: .seconds(60)) { log.writer.queuedJobs == 2 })
         let plain = Task { try await log.append(.put(key: "genres", payload: payload("[]"), timestamp: older)) }
-        #expect(try await eventually { log.writer.queuedJobs == 3 })
+        #expect(try await eventually(timeout: .seconds(60)) { log.writer.queuedJobs == 3 })
         outcomes.append(Task { try await log.append(save("films", "[again]", at: newer), unlessNewerThan: newer, liveAt: "films") })
-        #expect(try await eventually { log.writer.queuedJobs == 4 })
+        #expect(try await eventually(timeout: .seconds(60)) { log.writer.queuedJobs == 4 })
         release.signal()
         try await hold.value
 

@@ -32,7 +32,9 @@ struct StateTests {
         for event in try events(log, EventQuery(to: .seq(seq))) {
             switch event.kind {
             case .put:
-                live[event.key] = LogState.Entry(key: event.key, seq: event.seq, timestamp: event.timestamp ?? .distantPast, bytes: event.payloadBytes)
+                var entry = LogState.Entry(key: event.key, seq: event.seq, timestamp: event.timestamp ?? .distantPast, bytes: event.payloadBytes)
+                entry.recordedAt = event.recordedAt
+                live[event.key] = entry
             case .delete:
                 live[event.key] = nil
             case .expire:
@@ -47,7 +49,9 @@ struct StateTests {
         let clock = TestClock()
         let log = try makeLog(dir, clock: clock)
         try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: payload("[1]"), timestamp: clock.date)])
-        #expect(try log.state().entries == [LogState.Entry(key: "films", seq: 2, timestamp: clock.date, bytes: 3)])
+        var put = LogState.Entry(key: "films", seq: 2, timestamp: clock.date, bytes: 3)
+        put.recordedAt = clock.date
+        #expect(try log.state().entries == [put])
         try await log.append(.expire(key: "films", timestamp: clock.date, maxAge: 60))
         #expect(try log.state().entries.isEmpty)
         #expect(try log.retrieve("films") == nil)

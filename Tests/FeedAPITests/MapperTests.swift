@@ -269,6 +269,7 @@ struct InvalidDataReasonTests {
     func description_readsAsOneLine() {
         #expect(RemoteLoaderError.status(404).description == "remote sent invalid data: HTTP status 404, not 200")
         #expect(RemoteLoaderError.connectivity.description == "remote unreachable")
+        #expect(RemoteLoaderError(.connectivity, reason: "certificate not trusted: x").description == "remote certificate not trusted: x")
         #expect(RemoteLoaderError.invalidData.description == "remote sent invalid data")
     }
 }

@@ -187,13 +187,19 @@ enum FeedStoreSpecs {
         let loaded = try await withThrowingTaskGroup(of: [[Int]].self) { group in
             for index in 1...tasks {
                 group.addTask {
-                    try await loader(at: index).save(items(of: index))
+                    do {
+                        try await loader(at: index).save(items(of: index))
+                    } catch is NewerCacheError {
+                        // A store that compares stamps refuses a save older than the live one;
+                        // the newer save it kept is whole, which is what this spec checks.
+                    }
                     savesDone.withLock { $0 += 1 }
                     return []
                 }
                 group.addTask {
                     var loaded: [[Int]] = []
                     repeat {
+                        try Task.checkCancellation()
                         loaded.append(try await loader(at: tasks).load())
                         await Task.yield()
                     } while savesDone.withLock({ $0 }) < tasks

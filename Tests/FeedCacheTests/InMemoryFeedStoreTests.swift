@@ -40,19 +40,3 @@ struct InMemoryFeedStoreTests {
         #expect(await sut.retrieve() == cache)
     }
 }
-
-@Suite("In-memory keyed feed store")
-struct InMemoryKeyedFeedStoreTests {
-    @Test func store_keepsKeysThatDifferOnlyInUnicodeNormalizationApart() async throws {
-        let sut = InMemoryKeyedFeedStore()
-        let (nfc, nfd) = ("search:caf\u{E9}", "search:cafe\u{301}")
-
-        try await sut.store(for: nfc).insert(anyData("nfc"), timestamp: fixedCurrentDate)
-        try await sut.store(for: nfd).insert(anyData("nfd"), timestamp: fixedCurrentDate)
-
-        #expect(try await sut.store(for: nfc).retrieve()?.feed == anyData("nfc"))
-        #expect(try await sut.store(for: nfd).retrieve()?.feed == anyData("nfd"))
-        // In byte order: "e" (0x65) sorts before the first byte of "é" (0xC3).
-        #expect(sut.keys.map { Array($0.utf8) } == [Array(nfd.utf8), Array(nfc.utf8)])
-    }
-}

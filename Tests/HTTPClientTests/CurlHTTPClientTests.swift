@@ -6,7 +6,7 @@ import Testing
 
 /// What only CurlHTTPClient promises: TLS failures that say what failed, a CA file of one's own,
 /// the User-Agent, a transfer that stops when cancelled, and a clear error without libcurl.
-@Suite("CurlHTTPClient", .timeLimit(.minutes(1)))
+@Suite("CurlHTTPClient", .timeLimit(.minutes(3)))
 struct CurlHTTPClientTests {
     static let body = #"{"genres":[{"id":1,"name":"Comedy"}]}"#
 

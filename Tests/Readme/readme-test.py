@@ -9,9 +9,11 @@ an HTML comment that a rendered README does not show:
                                                 only its first `$` line is a command: the rest
                                                 is that command's output, `$` lines included
                                                 (the demo prints the commands it runs)
-    <!-- readme-test: swift -->                 a snippet: compiles on its own
-    <!-- readme-test: swift; runs -->           ... and runs; a `text` block right after it
-    <!-- readme-test: output -->                marked so is what it must print
+    <!-- readme-test: swift NAME -->            a whole program (main.swift): compiles on its
+                                                own, as the app NAME, and runs; a `text` block
+    <!-- readme-test: output -->                right after it marked so is what it must print
+    <!-- readme-test: swift NAME; compile only -->
+                                                compiles, not run
     <!-- readme-test: shown only: REASON -->    not run, for the reason given
 
 A block with a language and no marker fails the test, so a new block cannot go untested.
@@ -36,15 +38,16 @@ depend on what is already built), and on both sides 5-digit loopback ports (a se
 tool's own, on an ephemeral port) become PORT and the demo's database names cachelog-demo-X.
 Add a rule to VOLATILE for a value that changes from run to run (a real-clock time, say).
 
-Snippets. Each swift block becomes the main.swift of its own executable target
-(`Sources/snippet-LINE`) in one package outside this one that depends on it by path, as an
-app's package would (the public API only; `#sourceLocation` makes compiler errors name README
-lines). The package lives in .build-readme and is kept, so a second run compiles only what
-changed; it resolves its dependencies as this package does, from the local copies (offline).
-It is built while the sessions run. A snippet marked `runs` then runs in a network namespace
-where `python3 -m http.server 8000 --bind 127.0.0.1 --directory Documentation/examples/feeds`
-serves, from a temporary directory (`/tmp/` rewritten as in sessions); it must exit 0 and print
-its `output` block, when it has one.
+Snippets. Each swift block becomes the main.swift of its own executable target (`readme-NAME`,
+or `readme-LLINE` without a name) in one package outside this one that depends on it by path, as
+an app's package would (the public API only, every library product; `#sourceLocation` makes
+compiler errors name README lines). The package lives in .build-readme and is kept, so a second
+run compiles only what changed; it resolves its dependencies as this package does, from the
+local copies (offline). It is built while the sessions run. Each snippet then runs (unless
+`compile only`) in a network namespace where `python3 -m http.server 8000 --bind 127.0.0.1
+--directory Documentation/examples/feeds` serves, with a temporary directory of its own as
+TMPDIR (and as `/tmp/` in its text); it must exit 0 within SNIPPET_SECONDS and print its
+`output` block, when it has one.
 
     /usr/bin/python3 Tests/Readme/readme-test.py              # every block; Tools/test runs this
     /usr/bin/python3 Tests/Readme/readme-test.py --only tool  # one session (or `swift`)
@@ -97,6 +100,7 @@ class Block:
         self.lines = lines  # the content, without the indentation
         self.marker = marker  # the marker's text, or None
         self.session = None
+        self.name = None
         self.options = set()
         self.kind = None  # "session", "swift", "output", "shown"
         self.error = None
@@ -111,12 +115,15 @@ class Block:
                 self.error = "a session block is `sh` or `text`"
             elif self.options - {"one command"}:
                 self.error = f"a session block takes only the option `one command`, not {sorted(self.options)}"
-        elif head == "swift":
+        elif head == "swift" or head.startswith("swift "):
             self.kind, self.options = "swift", set(words[1:])
+            self.name = head[len("swift"):].strip() or f"L{line}"
             if language != "swift":
                 self.error = "a swift marker on a block that is not swift"
-            elif self.options - {"runs"}:
-                self.error = f"a swift block takes only the option `runs`, not {sorted(self.options)}"
+            elif self.options - {"compile only"}:
+                self.error = f"a swift block takes only the option `compile only`, not {sorted(self.options)}"
+            elif not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", self.name):
+                self.error = f"a snippet's name is letters, digits, - and _: {self.name!r}"
         elif head == "output":
             self.kind = "output"
         elif head.startswith("shown only:") and head[len("shown only:"):].strip():
@@ -351,7 +358,8 @@ class SnippetBuild:
         self.scratch = tempfile.mkdtemp(prefix="readme-snippets-")
 
     def target(self, block):
-        return f"snippet-L{block.line}"
+        # Prefixed, so that no snippet's name can clash with a target of the package it depends on.
+        return f"readme-{block.name}"
 
     def directory(self, block):
         """The snippet's own `/tmp/`, where it runs."""
@@ -452,9 +460,13 @@ def main():
             passed += 1
             print(f"ok   {block.where()} {label}", flush=True)
 
+    names = [block.name for block in blocks if block.kind == "swift"]
+    for block in blocks:
+        if block.kind == "swift" and names.count(block.name) > 1:
+            block.error = f"another snippet is named {block.name!r} too"
     for previous, block in zip([None] + blocks, blocks):
-        if block.kind == "output" and not (previous and previous.kind == "swift" and "runs" in previous.options):
-            block.error = "an output block follows the swift block marked `runs` whose output it is"
+        if block.kind == "output" and not (previous and previous.kind == "swift" and "compile only" not in previous.options):
+            block.error = "an output block follows the swift block that prints it"
         if block.error:
             report(block, block.error, block.language)
     good = [block for block in blocks if not block.error]
@@ -516,7 +528,7 @@ def main():
             elif status != 0:
                 problem = "the snippets' package did not build:\n" + "\n".join(
                     line for line in output.split("\n") if "error" in line or "warning: " in line)
-            elif "runs" in block.options:
+            elif "compile only" not in block.options:
                 code, printed = build.run(block, prefix)
                 position = blocks.index(block)
                 following = blocks[position + 1] if position + 1 < len(blocks) else None
@@ -529,7 +541,7 @@ def main():
                             difflib.unified_diff(expected, actual, "README.md (as written)", "what it printed", lineterm="", n=2))
                     if updating:
                         replacements.append((following, actual))
-            report(block, problem, "swift" + ("; runs" if "runs" in block.options else ""))
+            report(block, problem, f"swift {block.name}" + ("; compile only" if "compile only" in block.options else ""))
         shutil.rmtree(build.scratch, ignore_errors=True)
 
     if updating and replacements:

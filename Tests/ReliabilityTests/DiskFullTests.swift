@@ -44,7 +44,9 @@ struct DiskFullTests {
     /// The disk fills up under a writer process: `cachelog-writer --file-size-limit` sets
     /// RLIMIT_FSIZE at the database's current size, so the commit's first write past the end of
     /// the data file fails (EFBIG) exactly where a full disk fails it (ENOSPC). This works for
-    /// any user on any machine, unlike mounting a small file system.
+    /// any user on any machine, unlike mounting a small file system. The save is larger than the
+    /// zeros a synced commit keeps written ahead of the pages in use (256 KB here), which it would
+    /// fill without growing the file.
     @Test func fullDisk_underAFileSizeLimit_theAppendFailsWithAClearError_andTheDatabaseIsUnchangedAndUsable() async throws {
         let dir = try TemporaryDirectory()
         let db = dir.path()
@@ -56,7 +58,7 @@ struct DiskFullTests {
         let before = try snapshot(db)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: db + "/data.mdb")[.size] as? Int)
 
-        let failed = try await runWriter([db, "1", "--batch", "--payload-bytes", "200000", "--file-size-limit", "\(size)"])
+        let failed = try await runWriter([db, "1", "--batch", "--payload-bytes", "1000000", "--file-size-limit", "\(size)"])
         #expect(failed.status == 1, "the writer must fail its append and exit, not die of SIGXFSZ")
         let efbig = String(cString: strerror(EFBIG))
         #expect(failed.stderr.contains("no room to write the database (\(efbig) during mdb_"), "stderr: \(failed.stderr)")

@@ -141,9 +141,9 @@ struct HostileInputTests {
     }
 
     @Test func payload_compressedAtDeflatesMaximumRatio_stillInflates() throws {
-        // 8 MiB of zeros compress about 1030:1, right below the bound the decoder enforces.
+        // 8 MiB of zeros compress about 1030:1 at level 9, right below the bound the decoder enforces.
         let zeros = Data(count: 8 << 20)
-        let prepared = try EventCodec.prepare(.put(key: "k", payload: zeros, timestamp: Date()), maxKeySize: 511)
+        let prepared = try EventCodec.prepare(.put(key: "k", payload: zeros, timestamp: Date()), maxKeySize: 511, level: 9)
         #expect(prepared.body.count * 1000 < zeros.count)
         let record = EventCodec.encode(prepared, recordedAt: 0)
         guard case .success(let decoded) = Self.decode(record, seq: 1) else {

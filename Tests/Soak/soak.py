@@ -1631,6 +1631,15 @@ class Run:
 
     # ---- the hostile machine
 
+    def pages_in_use(self):
+        """Bytes of data.mdb that LMDB's meta counts as pages in use."""
+        env = lmdb.open(self.db, readonly=True, lock=False, max_dbs=8)
+        try:
+            info, stat = env.info(), env.stat()
+            return (info["last_pgno"] + 1) * stat["psize"]
+        finally:
+            env.close()
+
     def plant(self, mutate, kind, seq=None, key=None, detail=""):
         """Damages the database with Python's lmdb while no cachelog process runs."""
         info_env = lmdb.open(self.db, readonly=True, lock=False, max_dbs=8)
@@ -2069,7 +2078,8 @@ class Run:
         """The last step of a run: data.mdb cut short. Every command refuses with one line and
         exit 1; none dies of SIGBUS. (The harness never reads the file again.)"""
         path = os.path.join(self.db, "data.mdb")
-        size = os.path.getsize(path)
+        # Cut into the pages in use: past them the file holds zeros written ahead.
+        size = min(os.path.getsize(path), self.pages_in_use())
         if size <= 8192:
             return
         new = self.rng.choice([4096, 8192, (size // 2) // 4096 * 4096, size - 4096, size - 1, size // 3])

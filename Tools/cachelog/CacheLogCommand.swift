@@ -59,15 +59,23 @@ struct CacheLogCommand: AsyncParsableCommand {
         // stdout is for results only; every log line goes to stderr.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         do {
-            var command = try parseAsRoot(nil)
-            try checkHelpTopics(of: command)
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
+            if #available(macOS 15, *) {
+                try await withTaskExecutorPreference(MainQueueExecutor()) { try await parseAndRun() }
             } else {
-                try command.run()
+                try await parseAndRun()
             }
         } catch {
             exit(usageErrorInOneLine: error)
+        }
+    }
+
+    private static func parseAndRun() async throws {
+        var command = try parseAsRoot(nil)
+        try checkHelpTopics(of: command)
+        if var asyncCommand = command as? AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            try command.run()
         }
     }
 

@@ -51,10 +51,9 @@ enum {
     CCURLPROTO_HTTP = 1,
     CCURLPROTO_HTTPS = 2,
 
-    // CURLINFO: the type's base plus the number (string 0x100000, long 0x200000, off_t 0x600000).
+    // CURLINFO: the type's base plus the number (string 0x100000, long 0x200000).
     CCURLINFO_EFFECTIVE_URL = 0x100001,
     CCURLINFO_RESPONSE_CODE = 0x200002,
-    CCURLINFO_CONTENT_LENGTH_DOWNLOAD_T = 0x600000 + 15,
 
     // CURLcode
     CCURLE_OK = 0,
@@ -66,11 +65,8 @@ enum {
     CCURLE_WEIRD_SERVER_REPLY = 8,
     CCURLE_HTTP2 = 16,
     CCURLE_PARTIAL_FILE = 18,
-    CCURLE_WRITE_ERROR = 23,
-    CCURLE_OUT_OF_MEMORY = 27,
     CCURLE_OPERATION_TIMEDOUT = 28,
     CCURLE_SSL_CONNECT_ERROR = 35,
-    CCURLE_ABORTED_BY_CALLBACK = 42,
     CCURLE_TOO_MANY_REDIRECTS = 47,
     CCURLE_GOT_NOTHING = 52,
     CCURLE_SEND_ERROR = 55,
@@ -92,9 +88,6 @@ enum {
 /// initialise: `error` (of `error_size` bytes) then says why.
 const ccurl_library *ccurl_load(const char *const *names, size_t count, char *error, size_t error_size);
 
-/// libcurl's version, such as "7.88.1".
-const char *ccurl_version(const ccurl_library *library);
-
 void *ccurl_easy_init(const ccurl_library *library);
 void ccurl_easy_cleanup(const ccurl_library *library, void *handle);
 long ccurl_easy_perform(const ccurl_library *library, void *handle);
@@ -108,7 +101,6 @@ long ccurl_setopt_data_callback(const ccurl_library *library, void *handle, long
 long ccurl_setopt_progress_callback(const ccurl_library *library, void *handle, long option, ccurl_progress_callback callback);
 
 long ccurl_getinfo_long(const ccurl_library *library, void *handle, long info, long *value);
-long ccurl_getinfo_int64(const ccurl_library *library, void *handle, long info, int64_t *value);
 long ccurl_getinfo_string(const ccurl_library *library, void *handle, long info, const char **value);
 
 /// A header list for CCURLOPT_HTTPHEADER: `list` (NULL for a new one) with `line` appended, or

@@ -152,7 +152,12 @@ public final class EventLog: Sendable {
     /// the same call), so the file gets a moment to grow before it is called truncated.
     private static func refuseEmptyDataFile(in path: String) throws {
         let file = path + "/data.mdb"
-        func size() -> Int? { (try? FileManager.default.attributesOfItem(atPath: file)[.size]) as? Int }
+        // stat, not FileManager's attributesOfItem: that one also looks up the owner's user and
+        // group names, which `callgrind` of `cachelog load` counted as 5 % of the process.
+        func size() -> Int? {
+            var info = stat()
+            return stat(file, &info) == 0 ? Int(info.st_size) : nil
+        }
         let deadline = Date().addingTimeInterval(2)
         while size() == 0 {
             guard Date() < deadline else {
@@ -179,7 +184,7 @@ public final class EventLog: Sendable {
         return try events.map { try EventCodec.prepare($0, maxKeySize: environment.maxKeySize, level: compressionLevel) }
     }
 
-    /// Appends `events` as one atomic batch, as ``append(_:)-(_)`` does, unless the live entry of
+    /// Appends `events` as one atomic batch, as ``append(_:)-([Event])`` does, unless the live entry of
     /// `key` was cached later than `timestamp`: a save never replaces a newer cache.
     ///
     /// The check runs inside the write transaction that would commit the batch, after every batch
@@ -190,13 +195,13 @@ public final class EventLog: Sendable {
     ///
     /// - Returns: ``AppendOutcome/appended(_:)`` with the seqs the batch got, or
     ///   ``AppendOutcome/superseded(by:)`` with the newer live entry.
-    /// - Throws: what ``append(_:)-(_)`` throws, and ``CacheLogError/emptyKey`` or
+    /// - Throws: what ``append(_:)-([Event])`` throws, and ``CacheLogError/emptyKey`` or
     ///   ``CacheLogError/keyTooLong(length:maximum:)`` for `key`.
     public func append(_ events: [Event], unlessNewerThan timestamp: Date, liveAt key: String) async throws -> AppendOutcome {
-        let prepared = try prepare(events)
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         guard keyBytes.count <= maxKeySize else { throw CacheLogError.keyTooLong(length: keyBytes.count, maximum: maxKeySize) }
+        let prepared = try prepare(events)
         do {
             return .appended(try await writer.append(prepared, condition: AppendCondition(key: keyBytes, notAfter: timestamp.storedSeconds)))
         } catch let superseded as SupersededBatch {
@@ -204,7 +209,7 @@ public final class EventLog: Sendable {
         }
     }
 
-    /// Appends one event. See ``append(_:)-(_)``.
+    /// Appends one event. See ``append(_:)-([Event])``.
     @discardableResult
     public func append(_ event: Event) async throws -> UInt64 {
         try await append([event]).lowerBound

@@ -37,6 +37,18 @@ enum DataFileLength {
         return Int(file.st_size)
     }
 
+    /// The longest file this process may write (RLIMIT_FSIZE), when it is limited.
+    static var processFileSizeLimit: UInt64? {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_FSIZE.rawValue)
+        #else
+        let resource = RLIMIT_FSIZE
+        #endif
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return UInt64(limit.rlim_cur)
+    }
+
     /// An open that failed on a data file too short for LMDB's two meta pages: an existing file
     /// cut short (a new one is created under LMDB's exclusive lock before anyone else opens it).
     static func tooShortForMetaPages(_ path: String) -> Bool {

@@ -26,7 +26,10 @@ final class Environment: @unchecked Sendable {
     let unlocked: Bool
     let maxKeySize: Int
     let tables: Tables
+    /// Commits are not flushed (``EventLog/Durability/unsynced``).
+    let noSync: Bool
     private let resizeLock = ReadWriteLock()
+    private let headroom = DataFileHeadroom()
     private let logger: Logger
 
     /// Format of the database as a whole, stamped in `meta` at creation.
@@ -87,6 +90,7 @@ final class Environment: @unchecked Sendable {
         self.path = path
         self.readOnly = readOnly
         self.unlocked = unlocked
+        self.noSync = noSync
         self.logger = logger
         self.tables = tables
         maxKeySize = Int(mdb_env_get_maxkeysize(env))
@@ -175,6 +179,10 @@ final class Environment: @unchecked Sendable {
                 // LMDB reports a short write (the disk had room for part of the pages) as EIO.
                 // On a file system left with no room that is a full disk, as ENOSPC is.
                 throw CacheLogError.storageFull(operation: operation, code: code)
+            } catch CacheLogError.lmdb(let operation, let code) where code == .ioError && fileSizeLimitReached {
+                // The same short write at the process's file-size limit: the pages past it got
+                // EFBIG, which is what the commit ran into.
+                throw CacheLogError.storageFull(operation: operation, code: StorageErrorCode(rawValue: EFBIG))
             }
         }
     }
@@ -189,6 +197,12 @@ final class Environment: @unchecked Sendable {
         return UInt64(blocks) * UInt64(info.f_frsize) < 1 << 20
     }
 
+    /// The data file is as long as this process may make a file (RLIMIT_FSIZE).
+    private var fileSizeLimitReached: Bool {
+        guard let limit = DataFileLength.processFileSizeLimit, let size = DataFileLength.dataFileSize(path) else { return false }
+        return UInt64(size) >= limit
+    }
+
     private func writeOnce<T>(_ body: (Transaction) throws -> T) throws -> T {
         let txn = try begin(readOnly: false)
         defer { resizeLock.unlock() }
@@ -199,6 +213,8 @@ final class Environment: @unchecked Sendable {
             mdb_txn_abort(txn)
             throw error
         }
+        // Only a flushed commit pays for a file that grows (see DataFileHeadroom).
+        if !noSync { headroom.ensure(raw) }
         try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")
         return result
     }

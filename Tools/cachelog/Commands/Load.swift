@@ -14,7 +14,9 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             otherwise one line on stderr and exit code 3.
 
             Without --max-age, a cache is judged by the max age it was saved under (as state and \
-            validate judge it), and the contract's default is what a new save records.
+            validate judge it), and the contract's default is what a new save records. An age counts \
+            from the cache's timestamp, or from when its save was recorded if that is earlier; a cache \
+            stamped later than --now (saved by a clock that was ahead) is never fresh.
 
             cache-first: a cache younger than --max-age is printed with no request at all; an empty, \
             expired or unreadable cache goes to the remote (with its retries), whose items are \

@@ -5,6 +5,7 @@ import Foundation
 
 struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(
+        commandName: "report",
         abstract: "Draw the history as one HTML page: each key's fresh, stale and missing time.",
         discussion: HelpLayout.keepingIndentation("""
             One self-contained HTML file (CSS, SVG drawing and data inline; no network; opens \
@@ -83,8 +84,19 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     func run() async throws {
         try await reading { log in
             let now = try global.clock()()
-            let keys = try selectedKeys(log)
-            let window = try resolveWindow(log, keys: keys, now: now)
+            let keys: [String]
+            let window: DateInterval
+            do {
+                keys = try HistoryReport.keys(in: log, named: key, prefix: keyPrefix)
+                window = try HistoryReport.window(
+                    of: keys, in: log, from: from?.position(now: now), to: to?.position(now: now, inclusiveDay: true), now: now)
+            } catch let error as HistoryReport.SelectionError {
+                switch error {
+                case .unknownKey: throw CLIFailure("\(error); 'cachelog stats' lists every key")
+                case .emptyWindow: throw CLIFailure("\(error); give --from before --to (or --now)", code: Exit.usage)
+                case .noEvent: throw CLIFailure("\(error)")
+                }
+            }
             var report = try HistoryReport(log: log, keys: keys, window: window, maxAge: maxAge?.value, generatedAt: now) { done, all in
                 if done % 100 == 0 { Terminal.progress("reported \(done) of \(all) keys…") }
             }
@@ -106,42 +118,5 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         var parts = key.map { "--key \(EventPrinter.escaped($0))" }
         if let keyPrefix { parts.append("--key-prefix \(EventPrinter.escaped(keyPrefix))") }
         return parts.isEmpty ? "all keys" : parts.joined(separator: " ")
-    }
-
-    /// The keys to draw, in byte order, as the log keys them (NFC and NFD spellings are two keys).
-    private func selectedKeys(_ log: EventLog) throws -> [String] {
-        for name in key where try log.events(EventQuery(key: name, limit: 1)).isEmpty {
-            throw CLIFailure("no key '\(EventPrinter.escaped(name))' in the log; 'cachelog stats' lists every key")
-        }
-        if key.isEmpty && keyPrefix == nil { return try log.keys() }
-        let prefixed = try keyPrefix.map { try log.keys(withPrefix: $0) } ?? []
-        var seen = Set<[UInt8]>()
-        return (key + prefixed).map { Array($0.utf8) }.filter { seen.insert($0).inserted }
-            .sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    private func resolveWindow(_ log: EventLog, keys: [String], now: Date) throws -> DateInterval {
-        let start = try from.map { try date(of: $0.position(now: now), in: log, last: false) }
-            ?? HistoryReport.start(of: keys, in: log) ?? now
-        let end = try to.map { try date(of: $0.position(now: now, inclusiveDay: true), in: log, last: true) } ?? now
-        guard start.timeIntervalSince1970.isFinite, end.timeIntervalSince1970.isFinite, start <= end else {
-            throw CLIFailure("the window is empty: it starts at \(DateParsing.string(start)) and ends at \(DateParsing.string(end)); give --from before --to (or --now)", code: Exit.usage)
-        }
-        return DateInterval(start: start, end: end)
-    }
-
-    /// A position as a date: a seq is the recorded time of the first event at or after it (for
-    /// --from) or the last at or before it (for --to).
-    private func date(of position: LogPosition, in log: EventLog, last: Bool) throws -> Date {
-        let seq: UInt64
-        switch position {
-        case .date(let date): return date
-        case .seq(let value): seq = value
-        }
-        let query = last ? EventQuery(to: .seq(seq), reverse: true, limit: 1) : EventQuery(from: .seq(seq), limit: 1)
-        for item in try log.events(query) {
-            if case .event(let event) = item { return event.recordedAt }
-        }
-        throw CLIFailure("no event \(last ? "at or before" : "at or after") seq \(seq) to place the window's \(last ? "end" : "start") at")
     }
 }

@@ -12,7 +12,8 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             The state of the cache (the projection of the log): for each key, its live put (seq, cache timestamp, payload \
             size) and the policy it was saved under: its max age (7d for a put saved before puts \
             recorded a policy), when it expires and whether it is fresh at --now (or at the date \
-            given to --as-of), and its contract. JSON entries carry key, timestamp, seq, bytes, \
+            given to --as-of: an age counts from the cache's timestamp, or from when its save was \
+            recorded if that is earlier, and a cache stamped later than that moment is not fresh), and its contract. JSON entries carry key, timestamp, seq, bytes, \
             maxAge (seconds), expires, fresh and contract (null when none), and with --payload, payload: what the cache held (its JSON as stored, else base64). --as-of rebuilds it as it was right after a seq (one past the end of the log is an \
             error, exit 1), or after the last event recorded by a date. With --key, only that key's own records are read (through the key index), \
             however long the log. A stored timestamp that is not a finite number (a damaged or \

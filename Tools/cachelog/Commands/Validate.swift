@@ -11,8 +11,11 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             that load recorded; 7d and no contract for caches saved before puts recorded a policy), \
             or by --max-age for every key when it is given. A cache that old or older is expired \
             (an expire event removes it); a cache that cannot be read back, or whose payload no \
-            longer decodes under its contract, is deleted with reason retrieval-error; a fresh \
-            cache is left alone.
+            longer decodes under a contract of the tool's own (one that load recorded; an app's \
+            contract of the same name is judged by age alone), is deleted with reason \
+            retrieval-error; a fresh cache is left alone. An age counts from the cache's timestamp, \
+            or from when its save was recorded if that is earlier; a cache stamped later than --now \
+            (saved by a clock that was ahead) is not fresh, and is expired.
 
             --now judges ages at another moment, and the expires it writes are real: they are \
             recorded at that moment, and since recorded time never goes backward in the log, a \

@@ -5,7 +5,7 @@ import CacheLogKit
 /// with its app's defaults.
 typealias Contract = BuiltInContract
 
-extension BuiltInContract: ExpressibleByArgument {
+extension BuiltInContract: CaseArgument {
     /// The defaults table `load --help` and the README show.
     ///
     /// Every run builds it (ArgumentParser reads each command's configuration at start), so it
@@ -27,4 +27,4 @@ extension BuiltInContract: ExpressibleByArgument {
     }()
 }
 
-extension CacheStrategy: ExpressibleByArgument {}
+extension CacheStrategy: CaseArgument {}

@@ -7,12 +7,24 @@ import Foundation
 /// It leaves alone a line shorter than the width, so we wrap indented lines first, continuing
 /// each piece four columns deeper than the line began.
 enum HelpLayout {
-    /// `text` with each indented line wider than the help's width wrapped at spaces.
+    /// `text` with each indented line wider than the help's width wrapped at spaces; `text` as it
+    /// is in a run that shows no help (``showsHelp``).
     static func keepingIndentation(_ text: String, width: Int = helpWidth) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard showsHelp else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
             .map { wrapped(String($0), width: width) }
             .joined(separator: "\n")
     }
+
+    /// Whether this run may show a command's discussion: asked for help (`-h`, `--help`, `help`,
+    /// or the manual page's `--experimental-dump-help`), or given no argument at all (the root
+    /// command then prints its help). Any other run only parses: the discussions ArgumentParser
+    /// reads at every start are never shown, so they are not laid out (`callgrind` of
+    /// `cachelog state`: 9 % of its instructions went into laying out the long examples).
+    static let showsHelp: Bool = {
+        let arguments = CommandLine.arguments.dropFirst()
+        return arguments.isEmpty || arguments.contains { ["-h", "--help", "help", "--experimental-dump-help"].contains($0) }
+    }()
 
     /// The width help is wrapped to: `COLUMNS`, else stdout's terminal, else 80; never under 40.
     static let helpWidth: Int = {

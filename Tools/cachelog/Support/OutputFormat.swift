@@ -4,7 +4,7 @@ import ArgumentParser
 /// option, as --db is): `text`, `json` (one document) or `jsonl` (one JSON object per line).
 /// A command that prints one document takes text and json; replay, which prints a stream of
 /// events, takes text and jsonl. The other value is a one-line usage error saying which to use.
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+enum OutputFormat: String, CaseArgument, Sendable {
     case text, json, jsonl
 
     /// As a document command prints it, or `nil` for jsonl.

@@ -1,3 +1,4 @@
+import FeedCache
 import ArgumentParser
 import CacheLog
 import Foundation
@@ -32,7 +33,7 @@ struct PositionArgument: ExpressibleByArgument, Sendable {
         }
         if let first = unsigned.first, first.isASCII, first.isNumber, !unsigned.allSatisfy(\.isNumber) {
             // Looks like a duration: say what is wrong with it in the duration's own words.
-            return PositionArgument(value: .ago(try MaxAgeArgument.duration(unsigned).timeInterval))
+            return PositionArgument(value: .ago(try MaxAge.duration(unsigned).timeInterval))
         }
         throw ValidationError("'\(argument)' is not a position: give \(forms)")
     }

@@ -5,8 +5,7 @@ import Foundation
 enum Terminal {
     static let stderrIsTerminal = isatty(2) == 1
     static let stdoutIsTerminal = isatty(1) == 1
-    static let colorAllowed = (ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true)
-        && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    static let colorAllowed = (Environment.value("NO_COLOR").map(\.isEmpty) ?? true) && Environment.value("TERM") != "dumb"
     /// `\r\e[2K` rewrites a progress line in place: escape sequences like colour.
     static let progressAllowed = stderrIsTerminal && colorAllowed
 

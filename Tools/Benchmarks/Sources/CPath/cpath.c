@@ -2,6 +2,8 @@
 
 #include <lmdb.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 #include <time.h>
 #include <zlib.h>
@@ -10,13 +12,18 @@ struct cpath {
     MDB_env *env;
     MDB_dbi events, state, checkpoints, meta, keys;
     int indexed; // maintain the key index (format 2), as CacheLog does
+    int synced; // commits are flushed: keep zeros written ahead of the pages in use, as CacheLog does
     unsigned char *record; // scratch: one framed record
     size_t record_cap;
     unsigned char *body; // scratch: one compressed body
     size_t body_cap;
+    z_stream deflater; // kept and reset per body, as CacheLog keeps its deflate streams
+    int deflater_ready;
 };
 
 enum { HEADER = 38, CRC = 4, STATE_ROW = 28 };
+/// The engine's default zlib level.
+enum { CPATH_LEVEL = 1 };
 
 static void put_u16(unsigned char *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
 static void put_u32(unsigned char *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = v >> (24 - 8 * i); }
@@ -51,6 +58,7 @@ cpath *cpath_open(const char *dir, int nosync, size_t mapsize, int index) {
         goto fail_env;
     }
     db->indexed = index;
+    db->synced = !nosync;
     if (index && mdb_dbi_open(txn, "keys", MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED, &db->keys)) {
         mdb_txn_abort(txn);
         goto fail_env;
@@ -78,6 +86,7 @@ fail:
 void cpath_close(cpath *db) {
     if (!db) return;
     mdb_env_close(db->env);
+    if (db->deflater_ready) deflateEnd(&db->deflater);
     free(db->record);
     free(db->body);
     free(db);
@@ -126,9 +135,20 @@ static int append_record(cpath *db, MDB_txn *txn, uint64_t seq, unsigned char ki
 
 static int put_in(cpath *db, MDB_txn *txn, uint64_t seq, const char *key, size_t key_len, const void *payload,
                   size_t payload_len, double timestamp, double recorded_at) {
-    uLongf body_len = compressBound(payload_len);
+    if (!db->deflater_ready) {
+        if (deflateInit(&db->deflater, CPATH_LEVEL) != Z_OK) return -1;
+        db->deflater_ready = 1;
+    } else if (deflateReset(&db->deflater) != Z_OK) {
+        return -1;
+    }
+    uLong body_len = deflateBound(&db->deflater, payload_len);
     if (reserve(&db->body, &db->body_cap, body_len)) return -1;
-    if (compress2(db->body, &body_len, payload, payload_len, 6) != Z_OK) return -1;
+    db->deflater.next_in = (Bytef *)payload;
+    db->deflater.avail_in = (uInt)payload_len;
+    db->deflater.next_out = db->body;
+    db->deflater.avail_out = (uInt)body_len;
+    if (deflate(&db->deflater, Z_FINISH) != Z_STREAM_END) return -1;
+    body_len = db->deflater.total_out;
     int rc = append_record(db, txn, seq, 1, 1, 0, recorded_at, timestamp, key, key_len, (uint32_t)payload_len,
                            db->body, body_len);
     if (rc) return rc;
@@ -141,6 +161,28 @@ static int put_in(cpath *db, MDB_txn *txn, uint64_t seq, const char *key, size_t
     return mdb_put(txn, db->state, &k, &v, 0);
 }
 
+/// The data file extended with zeros past the pages in use, a sixteenth of them at a time (256 KB
+/// to 8 MB), as CacheLog's DataFileHeadroom does: a commit then overwrites written blocks, and
+/// its fdatasync does not commit the file system's journal (its commits are all small ones, which
+/// are the ones CacheLog writes ahead of). Call inside a write transaction.
+static void keep_headroom(cpath *db) {
+    static const unsigned char zeros[64 << 10];
+    MDB_envinfo info;
+    MDB_stat stat_;
+    int fd;
+    struct stat file;
+    if (mdb_env_info(db->env, &info) || mdb_env_stat(db->env, &stat_) || mdb_env_get_fd(db->env, &fd) || fstat(fd, &file)) return;
+    long used = (long)(info.me_last_pgno + 1) * stat_.ms_psize, size = (long)file.st_size;
+    long step = used / 16 < (256 << 10) ? (256 << 10) : used / 16 > (8 << 20) ? (8 << 20) : used / 16;
+    if (size < used || size - used >= step / 2) return;
+    for (long offset = size; offset < used + step;) {
+        long chunk = used + step - offset < (long)sizeof zeros ? used + step - offset : (long)sizeof zeros;
+        ssize_t written = pwrite(fd, zeros, (size_t)chunk, offset);
+        if (written <= 0) return;
+        offset += written;
+    }
+}
+
 static int finish(cpath *db, MDB_txn *txn, uint64_t seq, double recorded_at) {
     uint64_t bits;
     memcpy(&bits, &recorded_at, 8);
@@ -148,6 +190,7 @@ static int finish(cpath *db, MDB_txn *txn, uint64_t seq, double recorded_at) {
         mdb_txn_abort(txn);
         return -1;
     }
+    if (db->synced) keep_headroom(db);
     return mdb_txn_commit(txn);
 }
 

@@ -16,8 +16,9 @@ void cpath_close(cpath *db);
 int cpath_sync(cpath *db);
 
 /// A save: in one write transaction, a `delete(replaced)` record and a `put` record (payload
-/// compressed with compress2 level 6, framed, CRC-32), both with MDB_APPEND, the state row and
-/// the lastSeq/lastRecordedAt counters; then commit (synced unless nosync).
+/// compressed at level 1 with a kept deflate stream, framed, CRC-32), both with MDB_APPEND, the
+/// state row and the lastSeq/lastRecordedAt counters; then commit (synced unless nosync; synced
+/// commits keep zeros written ahead of the pages in use, as CacheLog's do).
 int cpath_save(cpath *db, const char *key, size_t key_len, const void *payload, size_t payload_len,
                double timestamp, double recorded_at);
 /// One `put` in its own write transaction (bulk append: one commit per event).
