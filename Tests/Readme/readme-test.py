@@ -19,7 +19,7 @@ an HTML comment that a rendered README does not show:
 A block with a language and no marker fails the test, so a new block cannot go untested.
 
 Sessions. The blocks of one session run in README order in one bash process, so `export`,
-`cd` and `kill %1` carry over from block to block. An `sh` block's commands must each exit 0
+`cd` and `kill $!` carry over from block to block. An `sh` block's commands must each exit 0
 (the README shows no output for them, and none is compared). A `text` block is a transcript:
 each `$ COMMAND` line (a line ending in `\\` continues it) is run, and what it prints on stdout
 and stderr together, as a terminal shows it, must equal the lines under it up to the next `$`
@@ -30,8 +30,9 @@ and stderr together, as a terminal shows it, must equal the lines under it up to
   - with `/tmp/` in its commands made a new temporary directory (and that directory made `/tmp/`
     again in what they print), HOME and TMPDIR inside it, LANG=C.UTF-8, and no COLUMNS,
     CACHELOG_*, NO_COLOR or XDG_* from the caller;
-  - waiting, after a command that ends in `&` and names a port (`http.server 8000 … &`), until
-    the port accepts connections (a person types slower than a script);
+  - waiting, after a command that ends in `&` and names a port (`http.server 8000 … &`, or
+    `("127.0.0.1", 8443)`), until the port accepts connections (a person types slower than a
+    script);
   - within SESSION_SECONDS, after which it is killed with everything it started.
 Before comparison, in what the commands print: SwiftPM's progress lines are dropped (they
 depend on what is already built), and on both sides 5-digit loopback ports (a server of the
@@ -82,7 +83,8 @@ MARKER = re.compile(r"^\s*<!--\s*readme-test:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)```(\w*)\s*$")
 STATUS = re.compile(r"\n\x1e(\d+) (\d+)\n")
 PROGRESS = re.compile(r"^(\[\d+/\d+\] .*|Building for (debugging|production)\.\.\.|Build (of product '.*' )?complete! \(.*\)|Planning build|Fetching .*|Fetched .*|Computing version .*|Computed .*|Creating working copy .*|Working copy .*)$")
-BACKGROUND_PORT = re.compile(r"http\.server\s+(\d+)\b.*&\s*$")
+# A server started in the background: `python3 -m http.server 8000 … &`, or a script that binds ("127.0.0.1", 8443).
+BACKGROUND_PORT = re.compile(r"(?:http\.server\s+|\"127\.0\.0\.1\",\s*)(\d+)\b.*&\s*$", re.S)
 # Values that differ from run to run, made the same on both sides before comparison.
 VOLATILE = [
     (re.compile(r"127\.0\.0\.1:\d{5}\b"), "127.0.0.1:PORT"),
