@@ -1,5 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `validate --dry-run` answers "what would expire on Friday?" without writing anything.
 @Suite("cachelog validate --dry-run", .timeLimit(.minutes(2)))
@@ -29,5 +33,51 @@ struct ValidateDryRunTests {
         #expect(try later.jsonArray().map { $0.string("outcome") } == ["fresh", "fresh"])
         let replay = try await sandbox.cachelog("replay", "--format", "jsonl")
         #expect(try replay.jsonLines().count == 4, "\(replay)")
+    }
+
+    /// "Even on a database it may not write": the README's promise, for a reader whose files are
+    /// read-only to it (another user's database, or its own made read-only). LMDB would write
+    /// `lock.mdb` even to read; the tool reads without it, and answers as the owner's tool does.
+    @Test
+    func dryRunAndState_onADatabaseThisUserMayNotWrite_answerAsForItsOwner_andWriteNothing() async throws {
+        let sandbox = try Sandbox()
+        for (key, contract) in [("films", "films"), ("genres", "genres")] {
+            let loaded = try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/\(contract).json"), "--key", key, "--contract", contract)
+            try #require(loaded.status == ExitCode.ok, "\(loaded)")
+        }
+        let later = "2026-12-09T09:00:00Z"
+        let ownersDryRun = try await sandbox.cachelog("--now", later, "validate", "--dry-run")
+        let ownersState = try await sandbox.cachelog("--now", later, "state")
+        let files = [sandbox.db + "/data.mdb", sandbox.db + "/lock.mdb"]
+        for file in files { try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file) }
+        let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+
+        let dryRun = try await asReader(sandbox, "--now", later, "validate", "--dry-run")
+        #expect(dryRun.status == ExitCode.ok && dryRun.stderr.isEmpty, "\(dryRun)")
+        #expect(dryRun.stdout == ownersDryRun.stdout && dryRun.stdoutLines.count == 2, "\(dryRun)")
+        let state = try await asReader(sandbox, "--now", later, "state")
+        #expect(state.status == ExitCode.ok && state.stdout == ownersState.stdout, "\(state)")
+
+        // A real validation has to write: one line says it cannot, and nothing is written.
+        let validate = try await asReader(sandbox, "--now", later, "validate")
+        #expect(validate.status == ExitCode.failure && validate.stderrLines == ["cachelog: \(sandbox.db) is not writable"], "\(validate)")
+        #expect(try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before, "a reader changed the database's files")
+
+        // Without read access to the data, it says that, not "not writable".
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: files[0])
+        let unreadable = try await asReader(sandbox, "state")
+        #expect(unreadable.status == ExitCode.failure, "\(unreadable)")
+        #expect(unreadable.stderrLines == ["cachelog: \(sandbox.db)/data.mdb is not readable by this user; reading needs read access to it"], "\(unreadable)")
+    }
+
+    /// Runs `cachelog --db DB arguments` as a user whom file modes bind: root, whom none do, runs
+    /// it without the capabilities that override them (util-linux's setpriv).
+    private func asReader(_ sandbox: Sandbox, _ arguments: String...) async throws -> CLIResult {
+        guard getuid() == 0 else { return try await sandbox.run(["--db", sandbox.db] + arguments) }
+        let result = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--bounding-set=-dac_override,-dac_read_search", sandbox.executable.path, "--db", sandbox.db] + arguments,
+            environment: sandbox.environment())
+        return CLIResult(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
     }
 }

@@ -14,6 +14,11 @@ public final class EventLog: Sendable {
     /// How an instance opens and writes its database.
     public struct Options: Sendable {
         /// Open for reading only: never creates, never writes; appends throw ``CacheLogError/readOnly``.
+        /// It needs read access to `data.mdb` only. When `lock.mdb` cannot be written (another
+        /// user's database), the log is read without LMDB's lock, whose reader table tells
+        /// writers which pages are in use: a read during which another process committed twice
+        /// throws ``CacheLogError/overlappedWrites(path:)`` rather than answer from pages that
+        /// may have been reused, and reading again usually succeeds.
         public var readOnly: Bool
         /// Create the database (and its directory) when there is none. When false, a missing
         /// database is ``CacheLogError/noDatabase(path:)``, as it always is for `readOnly`.

@@ -11,10 +11,19 @@ import Logging
 /// - `mdb_env_set_mapsize` may only be called when this process has no transaction open. Every
 ///   transaction holds `resizeLock` shared; growing or adopting the map size holds it exclusive.
 /// - Never open the same environment twice in one process (lmdb.h, "Caveats"): `OpenPaths`.
+/// - A read-only open that may not write `lock.mdb` opens without it (`MDB_NOLOCK`); see
+///   ``unlocked``, and ``read(_:)`` for the check that makes its reads safe.
 final class Environment: @unchecked Sendable {
     let raw: OpaquePointer
     let path: String
     let readOnly: Bool
+    /// Opened with `MDB_NOLOCK`: read-only, by a process that may read `data.mdb` but not write
+    /// `lock.mdb` (another user's database, a lock file made read-only). LMDB's readers register
+    /// in the lock file's reader table, which tells writers which pages are still being read;
+    /// without it, lmdb.h leaves it to the caller to "ensure that no readers are using old
+    /// transactions while a writer is active". This process cannot stop another's writer, so
+    /// each read checks afterwards that no writer could have reused its pages (``read(_:)``).
+    let unlocked: Bool
     let maxKeySize: Int
     let tables: Tables
     /// Commits are not flushed (``EventLog/Durability/unsynced``).
@@ -31,21 +40,20 @@ final class Environment: @unchecked Sendable {
     static let keyIndexFormat: UInt32 = 2
     static let magic = Array("cachelog".utf8)
 
-    init(path: String, readOnly: Bool, noSync: Bool, mapSize: Int, logger: Logger) throws {
-        var created: OpaquePointer?
-        try lmdbCheck(mdb_env_create(&created), "mdb_env_create")
-        guard let env = created else { throw CacheLogError.lmdb(operation: "mdb_env_create", code: .outOfMemory) }
-        // Until every property is set, a throw must close the environment here (deinit will not run).
-        var opened = false
-        defer { if !opened { mdb_env_close(env) } }
-
-        try lmdbCheck(mdb_env_set_maxdbs(env, 8), "mdb_env_set_maxdbs")
-        try lmdbCheck(mdb_env_set_mapsize(env, mapSize), "mdb_env_set_mapsize")
+    /// `withoutLock` opens a read-only environment ``unlocked`` at once, as one that may not
+    /// write `lock.mdb` opens: the tests' way there, since no file mode keeps root from writing.
+    init(path: String, readOnly: Bool, noSync: Bool, mapSize: Int, logger: Logger, withoutLock: Bool = false) throws {
         var flags = UInt32(MDB_NOTLS)
         if readOnly { flags |= UInt32(MDB_RDONLY) }
         if noSync { flags |= UInt32(MDB_NOSYNC) }
-        // The files it creates are the owner's only: a cache may hold personal data or tokens.
-        let code = mdb_env_open(env, path, flags, 0o600)
+        var unlocked = withoutLock && readOnly
+        var (opening, code) = try Self.open(path, flags: unlocked ? flags | UInt32(MDB_NOLOCK) : flags, mapSize: mapSize)
+        // MDB_RDONLY still writes lock.mdb (lmdb.h, mdb_env_open): a reader that may read the data
+        // but not the lock file opens without locks instead, which MDB_NOLOCK allows read-only.
+        if code == EACCES && readOnly && !unlocked && access(path + "/data.mdb", R_OK) == 0 {
+            (opening, code) = try Self.open(path, flags: flags | UInt32(MDB_NOLOCK), mapSize: mapSize)
+            unlocked = true
+        }
         switch code {
         case MDB_SUCCESS: break
         case _ where DataFileLength.tooShortForMetaPages(path):
@@ -54,11 +62,17 @@ final class Environment: @unchecked Sendable {
             throw CacheLogError.notADatabase(path: path, detail: String(cString: mdb_strerror(code)))
         case ENOENT where readOnly:
             throw CacheLogError.noDatabase(path: path)
+        case EACCES where readOnly:
+            throw CacheLogError.notReadable(path: path)
         case EACCES, EROFS:
             throw CacheLogError.notWritable(path: path)
         default:
             throw CacheLogError.lmdb("mdb_env_open", code)
         }
+        guard let env = opening else { throw CacheLogError.lmdb(operation: "mdb_env_open", code: .outOfMemory) }
+        // Until every property is set, a throw must close the environment here (deinit will not run).
+        var opened = false
+        defer { if !opened { mdb_env_close(env) } }
 
         // Before any transaction touches a page (a page past the end of the file is a SIGBUS).
         try DataFileLength.check(env, path: path)
@@ -68,10 +82,14 @@ final class Environment: @unchecked Sendable {
         try lmdbCheck(mdb_reader_check(env, &dead), "mdb_reader_check")
         if dead > 0 { logger.info("cleared stale reader slots", metadata: ["count": "\(dead)"]) }
 
+        // Opening the tables reads too: checked as ``read(_:)`` checks its reads.
+        let before = Self.lastCommit(env)
         let tables = try Tables.open(in: env, path: path, readOnly: readOnly)
+        if unlocked && Self.lastCommit(env) > before + 1 { throw CacheLogError.overlappedWrites(path: path) }
         raw = env
         self.path = path
         self.readOnly = readOnly
+        self.unlocked = unlocked
         self.noSync = noSync
         self.logger = logger
         self.tables = tables
@@ -84,16 +102,63 @@ final class Environment: @unchecked Sendable {
         OpenPaths.release(path)
     }
 
+    /// Creates an environment and opens it with `flags`: the environment and `MDB_SUCCESS`, or
+    /// nil and the code `mdb_env_open` failed with (the environment closed, as lmdb.h asks).
+    private static func open(_ path: String, flags: UInt32, mapSize: Int) throws -> (OpaquePointer?, Int32) {
+        var created: OpaquePointer?
+        try lmdbCheck(mdb_env_create(&created), "mdb_env_create")
+        guard let env = created else { throw CacheLogError.lmdb(operation: "mdb_env_create", code: .outOfMemory) }
+        do {
+            try lmdbCheck(mdb_env_set_maxdbs(env, 8), "mdb_env_set_maxdbs")
+            try lmdbCheck(mdb_env_set_mapsize(env, mapSize), "mdb_env_set_mapsize")
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        // The files it creates are the owner's only: a cache may hold personal data or tokens.
+        let code = mdb_env_open(env, path, flags, 0o600)
+        guard code == MDB_SUCCESS else {
+            mdb_env_close(env)
+            return (nil, code)
+        }
+        return (env, code)
+    }
+
     /// Runs `body` in a short read transaction. Everything `body` returns must be copied out of
     /// the map: the transaction ends when it returns.
+    ///
+    /// Opened ``unlocked``, no writer knows of this read, so its pages are checked afterwards. A
+    /// writer reuses only pages freed by transactions at least two before its own (lmdb.c,
+    /// `mdb_find_oldest` with no reader table), and the pages of snapshot S are freed by S+1 at
+    /// the earliest: only transaction S+3 may overwrite them, and it begins after S+2 committed.
+    /// So a read of S that ends with the newest commit at most S+1 read nothing overwritten;
+    /// otherwise it throws ``CacheLogError/overlappedWrites(path:)`` instead of its result, which
+    /// may rest on pages rewritten under it (whatever `body` gathered is discarded with it).
     @available(*, noasync)
     func read<T>(_ body: (Transaction) throws -> T) throws -> T {
         let txn = try begin(readOnly: true)
-        defer {
-            mdb_txn_abort(txn)
-            resizeLock.unlock()
+        let snapshot = mdb_txn_id(txn)
+        let result = Result { try body(Transaction(raw: txn)) }
+        mdb_txn_abort(txn)
+        resizeLock.unlock()
+        // The unlock above and the lock in `lastCommit` order every read of the body before this one.
+        if unlocked && lastCommit > snapshot + 1 {
+            throw CacheLogError.overlappedWrites(path: path)
         }
-        return try body(Transaction(raw: txn))
+        return try result.get()
+    }
+
+    /// The newest committed transaction, read from the meta pages.
+    private var lastCommit: Int {
+        resizeLock.lockShared()
+        defer { resizeLock.unlock() }
+        return Self.lastCommit(raw)
+    }
+
+    private static func lastCommit(_ env: OpaquePointer) -> Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        return info.me_last_txnid
     }
 
     /// Runs `body` in a write transaction and commits it. Call only from the writer's queue.

@@ -9,6 +9,12 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case notADirectory(path: String)
     /// The directory cannot be written (permissions, read-only file system).
     case notWritable(path: String)
+    /// A read-only open may not read the data file (another user's database, mode 0600).
+    case notReadable(path: String)
+    /// A read-only open that may not write the lock file reads without it, so writers cannot
+    /// see it; another process committed twice during one of its reads, which may have reused
+    /// the pages it read. Nothing of that read is returned: reading again usually succeeds.
+    case overlappedWrites(path: String)
     /// A read-only open found no database at the path.
     case noDatabase(path: String)
     /// The path holds something that is not a CacheLog database.
@@ -58,6 +64,10 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path) is a file, not a database directory"
         case .notWritable(let path):
             return "\(path) is not writable"
+        case .notReadable(let path):
+            return "\(path)/data.mdb is not readable by this user; reading needs read access to it"
+        case .overlappedWrites(let path):
+            return "\(path) was written by another process during a read made without its lock file (not writable here), so nothing of that read was used; try again"
         case .noDatabase(let path):
             return "no CacheLog database at \(path)"
         case .notADatabase(let path, let detail):

@@ -1,0 +1,559 @@
+#!/usr/bin/env python3
+"""Runs README.md as a newcomer would, and fails on any difference from what it shows.
+
+Every fenced block with a language (sh, text, swift) has a marker on the line before its fence,
+an HTML comment that a rendered README does not show:
+
+    <!-- readme-test: session NAME -->          runs in the shell of session NAME
+    <!-- readme-test: session NAME; one command -->
+                                                only its first `$` line is a command: the rest
+                                                is that command's output, `$` lines included
+                                                (the demo prints the commands it runs)
+    <!-- readme-test: swift NAME -->            a whole program (main.swift): compiles on its
+                                                own, as the app NAME, and runs; a `text` block
+    <!-- readme-test: output -->                right after it marked so is what it must print
+    <!-- readme-test: swift NAME; compile only -->
+                                                compiles, not run
+    <!-- readme-test: shown only: REASON -->    not run, for the reason given
+
+A block with a language and no marker fails the test, so a new block cannot go untested.
+
+Sessions. The blocks of one session run in README order in one bash process, so `export`,
+`cd` and `kill $!` carry over from block to block. An `sh` block's commands must each exit 0
+(the README shows no output for them, and none is compared). A `text` block is a transcript:
+each `$ COMMAND` line (a line ending in `\\` continues it) is run, and what it prints on stdout
+and stderr together, as a terminal shows it, must equal the lines under it up to the next `$`
+(blank lines at the end do not count). A session runs
+  - in the repository's root, in a network namespace of its own with only loopback up
+    (`unshare --net`, or `unshare -rn` when not root), so that the README's port 8000 is free
+    and nothing else on the machine answers on, or takes, a loopback port;
+  - with `/tmp/` in its commands made a new temporary directory (and that directory made `/tmp/`
+    again in what they print), HOME and TMPDIR inside it, LANG=C.UTF-8, and no COLUMNS,
+    CACHELOG_*, NO_COLOR or XDG_* from the caller;
+  - waiting, after a command that ends in `&` and names a port (`http.server 8000 … &`, or
+    `("127.0.0.1", 8443)`), until the port accepts connections (a person types slower than a
+    script);
+  - within SESSION_SECONDS, after which it is killed with everything it started.
+Before comparison, in what the commands print: SwiftPM's progress lines are dropped (they
+depend on what is already built), and on both sides 5-digit loopback ports (a server of the
+tool's own, on an ephemeral port) become PORT and the demo's database names cachelog-demo-X.
+Add a rule to VOLATILE for a value that changes from run to run (a real-clock time, say).
+
+Snippets. Each swift block becomes the main.swift of its own executable target (`readme-NAME`,
+or `readme-LLINE` without a name) in one package outside this one that depends on it by path, as
+an app's package would (the public API only, every library product; `#sourceLocation` makes
+compiler errors name README lines). The package lives in .build-readme and is kept, so a second
+run compiles only what changed; it resolves its dependencies as this package does, from the
+local copies (offline). It is built while the sessions run. Each snippet then runs (unless
+`compile only`) in a network namespace where `python3 -m http.server 8000 --bind 127.0.0.1
+--directory Documentation/examples/feeds` serves, with a temporary directory of its own as
+TMPDIR (and as `/tmp/` in its text); it must exit 0 within SNIPPET_SECONDS and print its
+`output` block, when it has one.
+
+    /usr/bin/python3 Tests/Readme/readme-test.py              # every block; Tools/test runs this
+    /usr/bin/python3 Tests/Readme/readme-test.py --only tool  # one session (or `swift`)
+    README_TEST_PRINT=1 …    also prints each transcript as it ran, ready to paste into README.md
+    README_TEST_UPDATE=1 …   writes what ran into README.md's transcripts and output blocks
+                             (review with `git diff`; a line that differs only in a volatile
+                             value keeps the README's)
+
+The last line is `readme-test: N passed, M failed` (blocks); the exit status is 0 only when M is 0.
+"""
+
+import argparse
+import difflib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+README = os.path.join(ROOT, "README.md")
+SNIPPETS = os.path.join(ROOT, ".build-readme")
+EXAMPLES = "Documentation/examples/feeds"
+SESSION_SECONDS = 900  # a session that installs builds in release mode when nothing is built yet
+SNIPPET_SECONDS = 60
+PORT_WAIT_SECONDS = 10
+
+MARKER = re.compile(r"^\s*<!--\s*readme-test:\s*(.*?)\s*-->\s*$")
+FENCE = re.compile(r"^(\s*)```(\w*)\s*$")
+STATUS = re.compile(r"\n\x1e(\d+) (\d+)\n")
+PROGRESS = re.compile(r"^(\[\d+/\d+\] .*|Building for (debugging|production)\.\.\.|Build (of product '.*' )?complete! \(.*\)|Planning build|Fetching .*|Fetched .*|Computing version .*|Computed .*|Creating working copy .*|Working copy .*)$")
+# A server started in the background: `python3 -m http.server 8000 … &`, or a script that binds ("127.0.0.1", 8443).
+BACKGROUND_PORT = re.compile(r"(?:http\.server\s+|\"127\.0\.0\.1\",\s*)(\d+)\b.*&\s*$", re.S)
+# Values that differ from run to run, made the same on both sides before comparison.
+VOLATILE = [
+    (re.compile(r"127\.0\.0\.1:\d{5}\b"), "127.0.0.1:PORT"),
+    (re.compile(r"cachelog-demo-[0-9A-F]{8}\b"), "cachelog-demo-X"),
+]
+
+
+class Block:
+    """One fenced block of the README and its marker."""
+
+    def __init__(self, line, indent, language, lines, marker):
+        self.line = line  # the fence's line number (1-based)
+        self.indent = indent
+        self.language = language
+        self.lines = lines  # the content, without the indentation
+        self.marker = marker  # the marker's text, or None
+        self.session = None
+        self.name = None
+        self.options = set()
+        self.kind = None  # "session", "swift", "output", "shown"
+        self.error = None
+        words = [part.strip() for part in (marker or "").split(";")]
+        head = words[0]
+        if marker is None:
+            self.error = "no <!-- readme-test: … --> marker before this block"
+        elif head.startswith("session "):
+            self.kind, self.session = "session", head[len("session "):].strip()
+            self.options = set(words[1:])
+            if language not in ("sh", "text"):
+                self.error = "a session block is `sh` or `text`"
+            elif self.options - {"one command"}:
+                self.error = f"a session block takes only the option `one command`, not {sorted(self.options)}"
+        elif head == "swift" or head.startswith("swift "):
+            self.kind, self.options = "swift", set(words[1:])
+            self.name = head[len("swift"):].strip() or f"L{line}"
+            if language != "swift":
+                self.error = "a swift marker on a block that is not swift"
+            elif self.options - {"compile only"}:
+                self.error = f"a swift block takes only the option `compile only`, not {sorted(self.options)}"
+            elif not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", self.name):
+                self.error = f"a snippet's name is letters, digits, - and _: {self.name!r}"
+        elif head == "output":
+            self.kind = "output"
+        elif head.startswith("shown only:") and head[len("shown only:"):].strip():
+            self.kind = "shown"
+        else:
+            self.error = f"marker not understood: {marker}"
+
+    def where(self):
+        return f"README.md:{self.line}"
+
+
+def parse_readme(text):
+    lines = text.split("\n")
+    blocks = []
+    index = 0
+    while index < len(lines):
+        match = FENCE.match(lines[index])
+        if not match:
+            index += 1
+            continue
+        indent, language = match.group(1), match.group(2)
+        end = index + 1
+        while end < len(lines) and lines[end].strip() != "```":
+            end += 1
+        content = [line[len(indent):] if line.startswith(indent) else line.lstrip() for line in lines[index + 1:end]]
+        if language:
+            previous = index - 1
+            while previous >= 0 and not lines[previous].strip():
+                previous -= 1
+            marker = MARKER.match(lines[previous]) if previous >= 0 else None
+            blocks.append(Block(index + 1, indent, language, content, marker.group(1) if marker else None))
+        index = end + 1
+    return blocks
+
+
+class Command:
+    """One command of a session, with what the README shows it printing (None for `sh` blocks)."""
+
+    def __init__(self, block, line, text, expected):
+        self.block, self.line, self.text, self.expected = block, line, text, expected
+        self.output = None
+        self.status = None
+
+
+def commands_of(block):
+    """The commands of a session block: `$` lines of a transcript, every line of an `sh` block."""
+    commands = []
+    continuing = False
+    for offset, line in enumerate(block.lines):
+        number = block.line + 1 + offset
+        if block.language == "sh":
+            if continuing:
+                commands[-1].text += "\n" + line
+            elif line.strip() and not line.lstrip().startswith("#"):
+                commands.append(Command(block, number, line, None))
+            else:
+                continue
+            continuing = line.endswith("\\")
+            continue
+        starts = line.startswith("$ ") and not continuing and not ("one command" in block.options and commands)
+        if starts:
+            commands.append(Command(block, number, line[2:], []))
+        elif continuing:
+            commands[-1].text += "\n" + line
+        elif commands:
+            commands[-1].expected.append(line)
+        elif line.strip():
+            raise ValueError(f"{block.where()}: a transcript starts with a `$ ` line, not {line!r}")
+        continuing = (starts or continuing) and line.endswith("\\")
+    return commands
+
+
+def trimmed(lines):
+    lines = list(lines)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
+
+
+def volatile(text):
+    for pattern, replacement in VOLATILE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+# iproute2's ip, which a user's PATH may not reach (it lives in sbin).
+IP = shutil.which("ip", path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin") or "ip"
+
+
+def namespace_prefix():
+    """The command that runs a child in a network namespace of its own, or None where none can be made."""
+    for prefix in (["unshare", "--net"], ["unshare", "-rn"]):
+        try:
+            probe = subprocess.run(prefix + ["--", IP, "link", "set", "lo", "up"], capture_output=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if probe.returncode == 0:
+            return prefix
+    return None
+
+
+def session_environment(scratch):
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("CACHELOG_", "XDG_", "LC_")) and key not in (
+               "COLUMNS", "LINES", "NO_COLOR", "MANWIDTH", "PAGER", "MANPAGER",
+               "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")}
+    home = os.path.join(scratch, "home")
+    os.makedirs(home, exist_ok=True)
+    env.update(HOME=home, TMPDIR=scratch, LANG="C.UTF-8", LC_ALL="C.UTF-8", TERM="dumb")
+    return env
+
+
+def in_namespace(prefix, script_args):
+    """argv that runs `bash script_args…` in a namespace of its own with loopback up, when there is one."""
+    if not prefix:
+        return ["bash"] + script_args
+    return prefix + ["--", "bash", "-c", f'{IP} link set lo up && exec bash "$@"', "bash"] + script_args
+
+
+def run_group(argv, cwd, env, seconds):
+    """Runs argv in a process group of its own, stdout and stderr together, at most `seconds`;
+    then ends whatever it left running (its servers). Returns (status, output, timed out)."""
+    with tempfile.TemporaryFile() as out:
+        child = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+        timed_out = False
+        try:
+            child.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            child.wait()
+        out.seek(0)
+        return child.returncode, out.read().decode("utf-8", errors="replace"), timed_out
+
+
+def run_session(name, commands, prefix):
+    """Runs the commands in one bash, filling in each one's output and status."""
+    scratch = tempfile.mkdtemp(prefix=f"readme-{name}-")
+    try:
+        script = ["set +e"]
+        for number, command in enumerate(commands):
+            script.append(command.text.replace("/tmp/", scratch + "/"))
+            script.append(f"__readme_status=$?; printf '\\n\\036%d %d\\n' {number} \"$__readme_status\"")
+            port = BACKGROUND_PORT.search(command.text)
+            if port:
+                script.append(
+                    f"for __readme_try in $(seq {PORT_WAIT_SECONDS * 20}); do "
+                    f"(exec 3<>/dev/tcp/127.0.0.1/{port.group(1)}) 2>/dev/null && break; sleep 0.05; done")
+        path = os.path.join(scratch, "session.sh")
+        with open(path, "w") as handle:
+            handle.write("\n".join(script) + "\n")
+        _, text, timed_out = run_group(in_namespace(prefix, [path]), ROOT, session_environment(scratch), SESSION_SECONDS)
+        start = 0
+        for match in STATUS.finditer(text):
+            command = commands[int(match.group(1))]
+            command.output = text[start:match.start()].replace(scratch + "/", "/tmp/").replace(scratch, "/tmp")
+            command.status = int(match.group(2))
+            start = match.end()
+        if timed_out:
+            return f"session {name} did not finish within {SESSION_SECONDS} s; killed. Its last output:\n" + text[start:][-2000:]
+        return None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def actual_lines(command):
+    lines = (command.output or "").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line for line in lines if not PROGRESS.match(line)]
+
+
+def check_session_block(block, commands):
+    """The problems of one session block, as text (empty when it ran as written)."""
+    problems = []
+    for command in commands:
+        shown = command.text.split("\n")[0]
+        if command.status is None:
+            problems.append(f"{block.where()}: `{shown}` did not run (the session ended before it)")
+        elif command.expected is None:
+            if command.status != 0:
+                problems.append(f"README.md:{command.line}: `{shown}` exited {command.status}\n" + indent_text(command.output))
+        else:
+            expected = [volatile(line) for line in trimmed(command.expected)]
+            actual = [volatile(line) for line in trimmed(actual_lines(command))]
+            if expected != actual:
+                diff = difflib.unified_diff(expected, actual, "README.md (as written)", "what it printed", lineterm="", n=2)
+                problems.append(f"README.md:{command.line}: `{shown}` printed something else (exit {command.status}):\n"
+                                + "\n".join(diff))
+    return "\n".join(problems)
+
+
+def indent_text(text):
+    return "\n".join("    " + line for line in (text or "").rstrip("\n").split("\n"))
+
+
+def as_ran(expected, actual):
+    """What a command printed, in README form: where a line differs from the README's only in its
+    volatile values, the README's line stays (so that an update does not churn them)."""
+    shown = [volatile(line) for line in expected]
+    matcher = difflib.SequenceMatcher(None, shown, [volatile(line) for line in actual], autojunk=False)
+    lines = []
+    for operation, low, high, start, end in matcher.get_opcodes():
+        lines.extend(expected[low:high] if operation == "equal" else actual[start:end])
+    return lines
+
+
+def transcript(block, commands):
+    """The block as it ran: each command and what it printed, in README form."""
+    lines = []
+    for index, command in enumerate(commands):
+        lines.extend(("$ " + command.text).split("\n"))
+        lines.extend(as_ran(trimmed(command.expected), trimmed(actual_lines(command))))
+        # A blank line after a command's output stays where the README had one.
+        if index + 1 < len(commands) and command.expected and not command.expected[-1].strip():
+            lines.append("")
+    return lines
+
+
+class SnippetBuild:
+    """The outside package of the swift blocks, built in the background."""
+
+    def __init__(self, blocks):
+        self.blocks = blocks
+        self.process = None
+        self.log = None
+        self.scratch = tempfile.mkdtemp(prefix="readme-snippets-")
+
+    def target(self, block):
+        # Prefixed, so that no snippet's name can clash with a target of the package it depends on.
+        return f"readme-{block.name}"
+
+    def directory(self, block):
+        """The snippet's own `/tmp/`, where it runs."""
+        return os.path.join(self.scratch, self.target(block))
+
+    def start(self):
+        products = re.findall(r'\.library\(name: "([^"]+)"', open(os.path.join(ROOT, "Package.swift")).read())
+        dependencies = "".join(f'                .product(name: "{product}", package: "{os.path.basename(ROOT)}"),\n' for product in products)
+        targets = "".join(
+            f'        .executableTarget(name: "{self.target(block)}", dependencies: [\n{dependencies}        ]),\n'
+            for block in self.blocks)
+        os.makedirs(os.path.join(SNIPPETS, "Sources"), exist_ok=True)
+        with open(os.path.join(SNIPPETS, "Package.swift"), "w") as handle:
+            handle.write(
+                "// swift-tools-version: 6.0\n"
+                "// Written by Tests/Readme/readme-test.py: each README snippet as an app of its own.\n"
+                "import PackageDescription\n\n"
+                'let package = Package(\n    name: "readme-snippets",\n    platforms: [.macOS(.v14)],\n'
+                f'    dependencies: [.package(path: "{ROOT}")],\n    targets: [\n{targets}    ],\n'
+                "    swiftLanguageModes: [.v6]\n)\n")
+        wanted = {self.target(block) for block in self.blocks}
+        for name in os.listdir(os.path.join(SNIPPETS, "Sources")):
+            if name not in wanted:
+                shutil.rmtree(os.path.join(SNIPPETS, "Sources", name))
+        for block in self.blocks:
+            directory = os.path.join(SNIPPETS, "Sources", self.target(block))
+            os.makedirs(directory, exist_ok=True)
+            source = "\n".join(block.lines).replace("/tmp/", self.directory(block) + "/")
+            text = f'#sourceLocation(file: "{README}", line: {block.line + 1})\n{source}\n'
+            main = os.path.join(directory, "main.swift")
+            if not os.path.exists(main) or open(main).read() != text:
+                with open(main, "w") as handle:
+                    handle.write(text)
+        resolved = os.path.join(ROOT, "Package.resolved")
+        if os.path.exists(resolved) and not os.path.exists(os.path.join(SNIPPETS, "Package.resolved")):
+            shutil.copy(resolved, os.path.join(SNIPPETS, "Package.resolved"))
+        self.log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(["swift", "build", "--package-path", SNIPPETS], stdin=subprocess.DEVNULL,
+                                        stdout=self.log, stderr=subprocess.STDOUT)
+
+    def finish(self):
+        self.process.wait()
+        self.log.seek(0)
+        output = self.log.read().decode("utf-8", errors="replace")
+        return self.process.returncode, output
+
+    def errors_for(self, block, output):
+        """The compiler's lines about this block (its README lines)."""
+        last = block.line + len(block.lines)
+        mine = [line for line in output.split("\n")
+                if (m := re.match(re.escape(README) + r":(\d+):", line)) and block.line < int(m.group(1)) <= last]
+        return list(dict.fromkeys(line.replace(README, "README.md") for line in mine))  # each once, in order
+
+    def run(self, block, prefix):
+        binary = os.path.join(SNIPPETS, ".build", "debug", self.target(block))
+        scratch = self.directory(block)
+        os.makedirs(scratch, exist_ok=True)
+        env = session_environment(scratch)
+        serve = (f"python3 -m http.server 8000 --bind 127.0.0.1 --directory {ROOT}/{EXAMPLES} >/dev/null 2>&1 & "
+                 f"for i in $(seq {PORT_WAIT_SECONDS * 20}); do (exec 3<>/dev/tcp/127.0.0.1/8000) 2>/dev/null && break; sleep 0.05; done; "
+                 f'exec "$0"')
+        argv = (prefix + ["--", "bash", "-c", f"{IP} link set lo up && " + serve, binary]) if prefix else ["bash", "-c", serve, binary]
+        status, output, timed_out = run_group(argv, scratch, env, SNIPPET_SECONDS)
+        if timed_out:
+            return None, f"did not finish within {SNIPPET_SECONDS} s"
+        return status, output.replace(scratch + "/", "/tmp/")
+
+
+def update_readme(text, replacements):
+    """README text with the given blocks' contents replaced (block line → new content lines)."""
+    lines = text.split("\n")
+    for block, content in sorted(replacements, key=lambda item: -item[0].line):
+        start = block.line  # the index of the first content line
+        end = start + len(block.lines)
+        lines[start:end] = [(block.indent + line) if line else "" for line in content]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", help="one session, or `swift` for the snippets")
+    arguments = parser.parse_args()
+    printing = os.environ.get("README_TEST_PRINT") == "1"
+    updating = os.environ.get("README_TEST_UPDATE") == "1"
+    started = time.monotonic()
+
+    text = open(README).read()
+    blocks = parse_readme(text)
+    passed, failed = 0, 0
+    replacements = []
+
+    def report(block, problem, label):
+        nonlocal passed, failed
+        if problem:
+            failed += 1
+            print(f"FAIL {block.where()} {label}\n{problem}\n", flush=True)
+        else:
+            passed += 1
+            print(f"ok   {block.where()} {label}", flush=True)
+
+    names = [block.name for block in blocks if block.kind == "swift"]
+    for block in blocks:
+        if block.kind == "swift" and names.count(block.name) > 1:
+            block.error = f"another snippet is named {block.name!r} too"
+    for previous, block in zip([None] + blocks, blocks):
+        if block.kind == "output" and not (previous and previous.kind == "swift" and "compile only" not in previous.options):
+            block.error = "an output block follows the swift block that prints it"
+        if block.error:
+            report(block, block.error, block.language)
+    good = [block for block in blocks if not block.error]
+    snippets = [block for block in good if block.kind == "swift"] if arguments.only in (None, "swift") else []
+    sessions = {}
+    for block in good:
+        if block.kind == "session" and arguments.only in (None, block.session):
+            sessions.setdefault(block.session, []).append(block)
+    shown = [block for block in good if block.kind == "shown"]
+    if arguments.only is None:
+        for block in shown:
+            print(f"--   {block.where()} {block.language}, shown only: {block.marker.split(':', 1)[1].strip()}")
+    if arguments.only and not sessions and not snippets:
+        parser.error(f"no session named {arguments.only!r} (and not `swift`)")
+
+    build = None
+    if snippets:
+        build = SnippetBuild(snippets)
+        build.start()
+
+    prefix = namespace_prefix()
+    if prefix is None and sessions:
+        print("readme-test: note: no network namespace can be made here; the sessions use this machine's loopback, "
+              "where port 8000 must be free", flush=True)
+
+    for name, session_blocks in sessions.items():
+        commands = {}
+        try:
+            for block in session_blocks:
+                commands[block.line] = commands_of(block)
+        except ValueError as error:
+            report(session_blocks[0], str(error), f"session {name}")
+            continue
+        every = [command for block in session_blocks for command in commands[block.line]]
+        clock = time.monotonic()
+        trouble = run_session(name, every, prefix)
+        print(f"     session {name}: {len(every)} commands in {time.monotonic() - clock:.1f} s", flush=True)
+        for block in session_blocks:
+            problem = check_session_block(block, commands[block.line])
+            if trouble and problem:
+                problem = trouble + "\n" + problem
+            report(block, problem, f"{block.language}, session {name}")
+            if block.language == "text":
+                ran = transcript(block, commands[block.line])
+                if printing:
+                    print(f"---- {block.where()} as it ran:\n" + "\n".join(ran) + "\n----")
+                if updating:
+                    replacements.append((block, ran))
+
+    if build:
+        clock = time.monotonic()
+        status, output = build.finish()
+        print(f"     swift snippets: built ({len(snippets)} targets) in {time.monotonic() - clock:.1f} s more", flush=True)
+        for block in snippets:
+            errors = build.errors_for(block, output)
+            problem = None
+            if errors:
+                problem = "does not compile on its own:\n" + "\n".join(errors)
+            elif status != 0:
+                problem = "the snippets' package did not build:\n" + "\n".join(
+                    line for line in output.split("\n") if "error" in line or "warning: " in line)
+            elif "compile only" not in block.options:
+                code, printed = build.run(block, prefix)
+                position = blocks.index(block)
+                following = blocks[position + 1] if position + 1 < len(blocks) else None
+                if code != 0:
+                    problem = f"exited {code}:\n" + indent_text(printed)
+                elif following is not None and following.kind == "output":
+                    expected, actual = trimmed(following.lines), trimmed(printed.split("\n"))
+                    if expected != actual:
+                        problem = "printed something else:\n" + "\n".join(
+                            difflib.unified_diff(expected, actual, "README.md (as written)", "what it printed", lineterm="", n=2))
+                    if updating:
+                        replacements.append((following, actual))
+            report(block, problem, f"swift {block.name}" + ("; compile only" if "compile only" in block.options else ""))
+        shutil.rmtree(build.scratch, ignore_errors=True)
+
+    if updating and replacements:
+        with open(README, "w") as handle:
+            handle.write(update_readme(text, replacements))
+        print(f"readme-test: wrote {len(replacements)} blocks into README.md as they ran (review with git diff)")
+    print(f"readme-test: {time.monotonic() - started:.0f} s")
+    print(f"readme-test: {passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
