@@ -17,7 +17,9 @@ struct FormatVersionTests {
         let clock = TestClock()
         let saved = [Item(id: 1, text: "one"), Item(id: 2, text: "two")]
         do {
-            let log = try EventLog(path: db)
+            // One clock for the log and the loader: a save stamped later than its recording
+            // would be judged from the recording.
+            let log = try EventLog(path: db, options: .init(clock: clock.function))
             try await feedLoader(log, clock: clock.function).save(saved)
             // A future CacheLog stamped the database with format 3.
             try RawLMDB.write(log) { txn, dbs in
@@ -35,7 +37,7 @@ struct FormatVersionTests {
         try await waitUntilClosed(db)
 
         // Readable through the store, read-only.
-        let log = try EventLog(path: db, options: .init(readOnly: true))
+        let log = try EventLog(path: db, options: .init(readOnly: true, clock: clock.function))
         let loader = feedLoader(log, clock: clock.function)
         #expect(try await loader.load() == saved)
         #expect(try await loader.loadFeed().items == saved)
