@@ -23,8 +23,10 @@ struct ConcurrencyTests {
     func concurrency_100TasksOf100MixedOperations_appendEverySaveExactlyOnce_contiguously() async throws {
         let dir = try TemporaryDirectory()
         // A small map, so that it grows while tasks read and write.
-        let log = try EventLog(path: dir.path(), options: .init(initialMapSize: 256 << 10))
         let now = Date(timeIntervalSince1970: 1_800_000_000)
+        // The log records on the loaders' clock: a save stamped later than its recording would be
+        // judged from the recording.
+        let log = try EventLog(path: dir.path(), options: .init(initialMapSize: 256 << 10, clock: { now }))
         let later = now + 8 * 86_400 // every cache saved "now" is expired then
 
         let counts = try await withThrowingTaskGroup(of: [Operation: Int].self) { group in
