@@ -191,7 +191,8 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
 
     /// Saves the merged list `items` (as old as the oldest of `pages`) and the objects that
     /// `fetched`, the items of the page just fetched, name, in one append, unless the cached list
-    /// is newer. Returns the object keys skipped.
+    /// is newer; an object whose live cache is newer (loaded on its own meanwhile) is left as it
+    /// is. Returns the object keys skipped because the database cannot hold them.
     private func save(_ items: [Item], next: PageCursor?, pages: [Date], objectsOf fetched: [Item]) async throws -> [String] {
         let log = try client.opener.writable()
         let timestamp = pages.min() ?? client.clock()
@@ -204,6 +205,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
                 policy: RecordedPolicy(maxAge: maxAge ?? contract.defaults.maxAge, contract: contract.name), metadata: metadata),
         ]
         var skipped: [String] = []
+        var objectTimes: [String: Date] = [:]
         if let objects = contract.objects {
             for item in fetched {
                 guard let url = objects.url(item) else { continue }
@@ -213,13 +215,15 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
                     skipped.append(objectKey)
                     continue
                 }
+                let fetchedAt = pages.last ?? timestamp
+                objectTimes[objectKey] = fetchedAt
                 events.append(.delete(key: objectKey, reason: .replaced))
                 events.append(CacheLogFeedStore.put(
-                    key: objectKey, feed: try objects.contract.coder.encode([item]), timestamp: pages.last ?? timestamp,
+                    key: objectKey, feed: try objects.contract.coder.encode([item]), timestamp: fetchedAt,
                     policy: RecordedPolicy(maxAge: objects.contract.defaults.maxAge, contract: objects.contract.name)))
             }
         }
-        if case .superseded(let live) = try await log.append(events, unlessNewerThan: timestamp, liveAt: key) {
+        if case .superseded(let live) = try await log.append(events, unlessNewerThan: timestamp, liveAt: key, leavingNewer: objectTimes) {
             throw NewerCacheError(timestamp: live.timestamp)
         }
         return skipped

@@ -95,6 +95,20 @@ struct EdgeTests {
     }
 
     @Test
+    func aCacheFromARunWhoseClockWasAhead_doesNotBlockTheNextSave() async throws {
+        let sandbox = try Sandbox()
+        #expect(try await sandbox.cachelog("--now", "2090-01-01T00:00:00Z", "load", sandbox.url("/genres.json"), "--key", "genres", "--contract", "genres").status == ExitCode.ok)
+
+        let load = try await sandbox.cachelog(
+            "--now", Day.dec1, "load", sandbox.url("/genres.json"), "--key", "genres", "--contract", "genres", "--strategy", "remote-first",
+            "--format", "json")
+
+        #expect(load.status == ExitCode.ok, "\(load)")
+        #expect(try load.json()["cached"] as? Bool == true)
+        #expect(try load.json().string("timestamp") == Day.dec1)
+    }
+
+    @Test
     func aLoadThatSavesNothing_createsNoDatabase() async throws {
         let sandbox = try Sandbox()
         let dead = try DeadPort()

@@ -196,6 +196,29 @@ struct SearchResourceTests {
         #expect(error?.description.hasSuffix("cache expired (cached 2026-12-01T10:00:00Z, 30d old, max age 30d)") == true, "\(String(describing: error))")
     }
 
+    @Test func aSearchStartedEarlier_leavesAPersonLoadedSinceAsItIs() async throws {
+        let world = try ClientWorld()
+        let person = world.baseURL.absoluteString + "/people/1.json"
+        let page = Bodies.people(["Luke Skywalker"], next: nil, base: world.baseURL)
+        world.server.setHandler { request in
+            request.path == "/people-sky.json"
+                ? HTTPResponse(status: 200, body: Data(page.utf8), delay: .milliseconds(500))
+                : .json(#"{"name":"Luke Skywalker (newer)","url":"\#(person)"}"#)
+        }
+        let client = try world.client()
+
+        // The search begins (its page is slow); the person is loaded on its own a minute later
+        // and saved first; then the search's page arrives and is saved.
+        async let search = client.search("sky", at: world.template("/people-{query}.json"), contract: .people).load()
+        try await Task.sleep(for: .milliseconds(100))
+        world.clock.advance(60)
+        _ = try await client.object(at: URL(string: person)!, contract: .person).load()
+        let searched = try await search
+
+        #expect(searched.isCached)
+        #expect(try client.log().retrieve("object:" + person)?.payload.contains(Data("newer".utf8)) == true)
+    }
+
     @Test func searches_isTheHistory_theLastSearchFirst() async throws {
         let world = try peopleWorld()
         world.serve([

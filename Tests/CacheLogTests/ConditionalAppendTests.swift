@@ -1,3 +1,4 @@
+import CLMDB
 import Dispatch
 import Foundation
 import Seeding
@@ -7,7 +8,8 @@ import Testing
 
 @Suite("A save never replaces a newer cache")
 struct ConditionalAppendTests {
-    let cachedAt = Date(timeIntervalSince1970: 1_800_000_000)
+    // In the past of the log's clock: a live entry stamped later than that clock never supersedes.
+    let cachedAt = Date(timeIntervalSince1970: 1_700_000_000)
 
     func save(_ key: String, _ text: String, at timestamp: Date) -> [Event] {
         [.delete(key: key, reason: .replaced), .put(key: key, payload: payload(text), timestamp: timestamp, maxAge: 600, metadata: ["contract": "films"])]
@@ -127,8 +129,8 @@ struct ConditionalAppendTests {
         let log = try makeLog(dir)
         let count = 140
         var generator = SeededGenerator(seed: 22)
-        let theirs = (0..<count).map { 1_800_000_000 + 2 * Double($0) }.shuffled(using: &generator)
-        let ours = (0..<count).map { 1_800_000_001 + 2 * Double($0) }.shuffled(using: &generator)
+        let theirs = (0..<count).map { 1_700_000_000 + 2 * Double($0) }.shuffled(using: &generator)
+        let ours = (0..<count).map { 1_700_000_001 + 2 * Double($0) }.shuffled(using: &generator)
         let writer = try ChildProcess(
             try builtProduct("cachelog-writer"),
             [db, "\(count)", "--batch", "--cached-at", theirs.map { String(format: "%.0f", $0) }.joined(separator: ",")])
@@ -173,5 +175,74 @@ struct ConditionalAppendTests {
         // Every save either landed (two events) or was refused (none).
         #expect(recorded.count == 2 * (2 * count - superseded - theirsSuperseded))
         #expect(try log.verify().isClean)
+    }
+}
+
+/// What a conditional append does not believe, and what it leaves out of a batch.
+@Suite("Conditional appends: untrusted stamps and keys left out")
+struct ConditionalAppendTrustTests {
+    let start = Date(timeIntervalSince1970: 1_700_000_000)
+
+    private func save(_ key: String, _ text: String, at timestamp: Date) -> [Event] {
+        [.delete(key: key, reason: .replaced), .put(key: key, payload: Data(text.utf8), timestamp: timestamp)]
+    }
+
+    @Test func aLiveEntryStampedLaterThanTheLogsClock_neverSupersedesASave() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock(start)
+        let log = try makeLog(dir, clock: clock)
+        // A run whose clock was ten years ahead saved, and recorded, the cache.
+        clock.set(start + 10 * 365 * 86_400)
+        try await log.append(save("films", "[ahead]", at: clock.date))
+        clock.set(start)
+
+        let outcome = try await log.append(save("films", "[now]", at: start), unlessNewerThan: start, liveAt: "films")
+
+        #expect(outcome == .appended(3...4))
+        #expect(try log.retrieve("films")?.payload == Data("[now]".utf8))
+    }
+
+    @Test func aLiveEntryStampedLaterThanItWasRecorded_isJudgedFromItsRecording() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir, clock: TestClock(start))
+        try await log.append(save("films", "[stamped ahead]", at: start + 86_400))
+
+        // Recorded at `start`: newer than a save an hour before, not than one an hour after.
+        #expect(try await log.append(save("films", "[older]", at: start - 3600), unlessNewerThan: start - 3600, liveAt: "films")
+            == .superseded(by: try #require(try log.entry("films"))))
+        #expect(try await log.append(save("films", "[later]", at: start + 3600), unlessNewerThan: start + 3600, liveAt: "films") == .appended(3...4))
+    }
+
+    @Test func aBatchWithOtherKeys_leavesOutTheEventsOfThoseWhoseLiveEntryIsNewer() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir, clock: TestClock(start))
+        try await log.append(save("object:1", "{\"newer\":true}", at: start))
+
+        let older = start - 60
+        let batch = save("search:q", "[page]", at: older) + save("object:1", "{}", at: older) + save("object:2", "{}", at: older)
+        let outcome = try await log.append(
+            batch, unlessNewerThan: older, liveAt: "search:q", leavingNewer: ["object:1": older, "object:2": older])
+
+        #expect(outcome == .appended(3...6, leftOut: ["object:1"]))
+        #expect(try log.retrieve("object:1")?.payload == Data("{\"newer\":true}".utf8))
+        #expect(try log.retrieve("object:2")?.payload == Data("{}".utf8))
+        #expect(try log.retrieve("search:q")?.payload == Data("[page]".utf8))
+    }
+
+    @Test func entry_ofARowThatNamesAnotherKeysPut_comesFromTheLog() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir, clock: TestClock(start))
+        try await log.append(.put(key: "films", payload: Data("[1]".utf8), timestamp: start, maxAge: 604_800, metadata: ["contract": "films"]))
+        try await log.append(.put(key: "genres", payload: Data("[2]".utf8), timestamp: start, maxAge: 60, metadata: ["contract": "genres"]))
+        // A flipped bit moves the films row's seq from 1 to 2, the genres put.
+        try RawLMDB.write(log) { txn, dbs in
+            var row = try #require(RawLMDB.get(txn, dbs.state, Array("films".utf8)))
+            row[7] ^= 3
+            #expect(RawLMDB.put(txn, dbs.state, Array("films".utf8), row) == MDB_SUCCESS)
+        }
+
+        let entry = try #require(try log.entry("films"))
+
+        #expect(entry.seq == 1 && entry.maxAge == 604_800 && entry.metadata["contract"] == "films")
     }
 }

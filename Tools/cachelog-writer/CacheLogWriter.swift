@@ -94,7 +94,7 @@ struct CacheLogWriter: AsyncParsableCommand {
                 line = "\(range.lowerBound) \(range.upperBound)"
             } else {
                 switch try await log.append(events, unlessNewerThan: timestamp, liveAt: key) {
-                case .appended(let range): line = "\(range.lowerBound) \(range.upperBound)"
+                case .appended(let range, _): line = "\(range.lowerBound) \(range.upperBound)"
                 case .superseded(let live): line = "superseded \(live.seq)"
                 }
             }

@@ -174,7 +174,7 @@ public final class EventLog: Sendable {
     /// the batch, sharing its commit (and its sync) with whatever else arrived meanwhile.
     @discardableResult
     public func append(_ events: [Event]) async throws -> ClosedRange<UInt64> {
-        try await writer.append(try prepare(events))
+        try await writer.append(try prepare(events)).range
     }
 
     /// Validates and compresses a batch on the calling task, before it queues for the writer.
@@ -191,19 +191,35 @@ public final class EventLog: Sendable {
     /// committed before it (another process's, or one earlier in the same group commit), so no
     /// save can land between the check and the append. A superseded batch writes nothing and
     /// takes no seqs; the batches sharing its commit are appended as usual. A live entry cached
-    /// at exactly `timestamp`, or no live entry, lets the batch append.
+    /// at exactly `timestamp`, or no live entry, lets the batch append. A live entry whose stamp
+    /// cannot be trusted never supersedes: it is judged from when it was recorded if its stamp is
+    /// later, and one later than this log's clock (saved by a clock that was ahead) never wins.
     ///
-    /// - Returns: ``AppendOutcome/appended(_:)`` with the seqs the batch got, or
+    /// `others` are keys saved in the same batch (a search's objects), each with its own
+    /// timestamp: the events of one whose live entry is newer are left out, and the rest of the
+    /// batch is appended; ``AppendOutcome/appended(_:leftOut:)`` names the keys left out.
+    ///
+    /// - Returns: ``AppendOutcome/appended(_:leftOut:)`` with the seqs the batch got, or
     ///   ``AppendOutcome/superseded(by:)`` with the newer live entry.
-    /// - Throws: what ``append(_:)-([Event])`` throws, and ``CacheLogError/emptyKey`` or
-    ///   ``CacheLogError/keyTooLong(length:maximum:)`` for `key`.
-    public func append(_ events: [Event], unlessNewerThan timestamp: Date, liveAt key: String) async throws -> AppendOutcome {
+    /// - Throws: what ``append(_:)-([Event])`` throws, ``CacheLogError/emptyKey`` or
+    ///   ``CacheLogError/keyTooLong(length:maximum:)`` for `key`, and
+    ///   ``CacheLogError/emptyBatch`` when `others` are given and no event is about `key`.
+    public func append(
+        _ events: [Event], unlessNewerThan timestamp: Date, liveAt key: String, leavingNewer others: [String: Date] = [:]
+    ) async throws -> AppendOutcome {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         guard keyBytes.count <= maxKeySize else { throw CacheLogError.keyTooLong(length: keyBytes.count, maximum: maxKeySize) }
+        // With others, the batch must keep events of its own key whatever their conditions leave out.
+        guard others.isEmpty || events.contains(where: { $0.key.utf8.elementsEqual(keyBytes) }) else { throw CacheLogError.emptyBatch }
         let prepared = try prepare(events)
+        var conditions = [AppendCondition(key: keyBytes, notAfter: timestamp.storedSeconds)]
+        for (other, stamp) in others where !other.utf8.elementsEqual(keyBytes) {
+            conditions.append(AppendCondition(key: Array(other.utf8), notAfter: stamp.storedSeconds, wholeBatch: false))
+        }
         do {
-            return .appended(try await writer.append(prepared, condition: AppendCondition(key: keyBytes, notAfter: timestamp.storedSeconds)))
+            let appended = try await writer.append(prepared, conditions: conditions)
+            return .appended(appended.range, leftOut: appended.leftOut.map { String(decoding: $0, as: UTF8.self) })
         } catch let superseded as SupersededBatch {
             return .superseded(by: superseded.live)
         }
@@ -251,11 +267,18 @@ public final class EventLog: Sendable {
     }
 
     /// The live entry of `key` (its put's seq, timestamp and size) without reading the payload.
+    ///
+    /// A state row that names a record other than this key's put (a damaged row) is not believed:
+    /// the answer then comes from the log, as ``retrieve(_:)``'s does, so that a reader never
+    /// judges the key by another record's policy or contract.
     public func entry(_ key: String) throws -> LogState.Entry? {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         return try environment.read { txn in
-            try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows).map { try tables.withRecordedPolicy($0, txn) }
+            guard let row = try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
+            if let checked = try tables.checkedAgainstItsPut(row, key: keyBytes, txn) { return checked }
+            logDamagedRows([key])
+            return try tables.foldedEntry(txn, key: keyBytes).map { try tables.withRecordedPolicy($0, txn) }
         }
     }
 

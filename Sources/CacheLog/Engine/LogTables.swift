@@ -87,31 +87,44 @@ struct LogTables {
 
     // MARK: append
 
-    /// One batch for ``append(_:batches:now:)``: its events, and the condition it is appended under.
-    typealias Batch = (events: [EventCodec.Prepared], condition: AppendCondition?)
+    /// One batch for ``append(_:batches:now:)``: its events, and the conditions it is appended under.
+    typealias Batch = (events: [EventCodec.Prepared], conditions: [AppendCondition])
 
     /// Appends the batches in order, each event with the next seq, and folds them into the
     /// state. Returns each batch's seq range, or the live entry that superseded it: a batch whose
     /// condition fails (judged after the batches before it) writes nothing and takes no seqs.
     /// Safe to run again after an abort (map growth): it starts from what the transaction reads.
-    func append(_ txn: Transaction, batches: [Batch], now: Date) throws -> [Result<ClosedRange<UInt64>, SupersededBatch>] {
+    func append(_ txn: Transaction, batches: [Batch], now: Date) throws -> [Result<AppendedBatch, SupersededBatch>] {
         var seq = try lastSeq(txn)
         // Recorded time never goes backward, so that "as of a date" can binary-search the log.
         let recordedAt = max(now.storedSeconds, try lastRecordedAt(txn))
         // A checkpoint seq past the last seq is damage: the next checkpoint is due at once.
         var checkpointSeq = min(try u64(txn, MetaKey.checkpointSeq), seq)
-        var ranges: [Result<ClosedRange<UInt64>, SupersededBatch>] = []
+        var ranges: [Result<AppendedBatch, SupersededBatch>] = []
         ranges.reserveCapacity(batches.count)
         // Payloads removed earlier in this transaction, so a save (delete + put) of an unchanged
         // feed still finds the version it replaces.
         var removed: [[UInt8]: UInt64] = [:]
-        for (batch, condition) in batches {
-            if let condition, let live = try newerLiveEntry(txn, than: condition) {
+        batches: for (batch, conditions) in batches {
+            var leftOut: [[UInt8]] = []
+            for condition in conditions {
+                guard let live = try newerLiveEntry(txn, than: condition, now: now.storedSeconds) else { continue }
+                guard condition.wholeBatch else {
+                    leftOut.append(condition.key)
+                    continue
+                }
                 ranges.append(.failure(SupersededBatch(live: live)))
+                continue batches
+            }
+            let events = leftOut.isEmpty ? batch : batch.filter { event in !leftOut.contains { $0.elementsEqual(event.key) } }
+            // EventLog sends a batch whose key-scoped conditions leave its own key's events in,
+            // so this holds; were it not to, there would be no seqs to report.
+            guard !events.isEmpty else {
+                ranges.append(.failure(SupersededBatch(live: LogState.Entry(key: "", seq: 0, timestamp: .distantPast, bytes: 0))))
                 continue
             }
             let first = seq + 1
-            for event in batch {
+            for event in events {
                 seq += 1
                 var payloadSeq = seq
                 var reference: UInt64?
@@ -132,7 +145,7 @@ struct LogTables {
                 try applyToState(txn, event, seq: seq, payloadSeq: payloadSeq)
                 try index(txn, key: event.key, seq: seq)
             }
-            ranges.append(.success(first...seq))
+            ranges.append(.success(AppendedBatch(range: first...seq, leftOut: leftOut)))
             if try checkpointDue(txn, seq: seq, last: checkpointSeq) {
                 // Rows that do not decode are left out: a damaged row must not block every append.
                 try writeCheckpoint(txn, seq: seq, rows: try storedRows(txn).rows)
@@ -145,12 +158,17 @@ struct LogTables {
         return ranges
     }
 
-    /// The live entry of the condition's key when it was cached later than the condition allows.
-    /// The `state` table holds this transaction's own appends, so a batch earlier in the same
-    /// group counts. An entry that cannot be read counts as none, as it does for a plain append.
-    private func newerLiveEntry(_ txn: Transaction, than condition: AppendCondition) throws -> LogState.Entry? {
-        guard let live = liveEntryIfReadable(txn, key: condition.key), live.timestamp.storedSeconds > condition.notAfter else { return nil }
-        return try withRecordedPolicy(live, txn)
+    /// The live entry of the condition's key when it was cached later than the condition allows
+    /// and no later than `now` (see ``AppendCondition``). The `state` table holds this
+    /// transaction's own appends, so a batch earlier in the same group counts. An entry that
+    /// cannot be read counts as none, as it does for a plain append.
+    private func newerLiveEntry(_ txn: Transaction, than condition: AppendCondition, now: Double) throws -> LogState.Entry? {
+        guard let row = liveEntryIfReadable(txn, key: condition.key) else { return nil }
+        let live = try withRecordedPolicy(row, txn)
+        let stamp = live.timestamp.storedSeconds
+        let trusted = min(stamp, live.recordedAt?.storedSeconds ?? stamp)
+        guard trusted.isFinite, trusted > condition.notAfter, trusted <= now else { return nil }
+        return live
     }
 
     /// The seq of an earlier put of the same key whose payload is byte-identical to `event`'s:
@@ -285,6 +303,18 @@ struct LogTables {
         entry.recordedAt = Date(storedSeconds: header.recordedAt)
         entry.metadata = (try? EventCodec.metadata(header, in: record, seq: entry.seq)) ?? [:]
         return entry
+    }
+
+    /// `entry` with its put's policy (as ``withRecordedPolicy(_:_:)``) when the record at its seq
+    /// is that put: a put of `key` with the row's timestamp. `nil` when the row names another
+    /// record (a damaged row: a flipped bit in its seq), which a reader must not judge the key by.
+    func checkedAgainstItsPut(_ entry: LogState.Entry, key: [UInt8], _ txn: Transaction) throws -> LogState.Entry? {
+        guard let record = try txn.get(table.events, SeqKey.bytes(entry.seq)),
+              let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false),
+              header.kind == .put, EventCodec.keyBytes(header, in: record).elementsEqual(key),
+              header.timestamp.bitPattern == entry.timestamp.storedSeconds.bitPattern
+        else { return nil }
+        return try withRecordedPolicy(entry, txn)
     }
 
     /// The key's live entry for the append path, where an entry that cannot be read counts as

@@ -10,7 +10,7 @@ import Locking
 /// here begins and commits inside one work item of the serial queue and never meets an `await`.
 final class Writer: @unchecked Sendable {
     private enum Job {
-        case append(LogTables.Batch, CheckedContinuation<ClosedRange<UInt64>, any Error>)
+        case append(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)
         case exclusive(() -> Void)
     }
 
@@ -32,11 +32,12 @@ final class Writer: @unchecked Sendable {
         self.clock = clock
     }
 
-    /// Appends `batch` in the next group commit. With a `condition` that fails in that
-    /// transaction, nothing is written and the append throws ``SupersededBatch``.
-    func append(_ batch: [EventCodec.Prepared], condition: AppendCondition? = nil) async throws -> ClosedRange<UInt64> {
+    /// Appends `batch` in the next group commit. With a whole-batch condition that fails in that
+    /// transaction, nothing is written and the append throws ``SupersededBatch``; a key-scoped one
+    /// that fails leaves that key's events out.
+    func append(_ batch: [EventCodec.Prepared], conditions: [AppendCondition] = []) async throws -> AppendedBatch {
         try await withCheckedThrowingContinuation { continuation in
-            enqueue(.append((batch, condition), continuation))
+            enqueue(.append((batch, conditions), continuation))
         }
     }
 
@@ -71,7 +72,7 @@ final class Writer: @unchecked Sendable {
     }
 
     private func run(_ jobs: [Job]) {
-        var group: [(LogTables.Batch, CheckedContinuation<ClosedRange<UInt64>, any Error>)] = []
+        var group: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)] = []
         func flush() {
             if !group.isEmpty { commit(group) }
             group.removeAll(keepingCapacity: true)
@@ -89,7 +90,7 @@ final class Writer: @unchecked Sendable {
         flush()
     }
 
-    private func commit(_ group: [(LogTables.Batch, CheckedContinuation<ClosedRange<UInt64>, any Error>)]) {
+    private func commit(_ group: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)]) {
         let batches = group.map(\.0)
         let now = clock()
         do {
