@@ -26,7 +26,15 @@ struct Tables: Sendable {
     /// is not a CacheLog database or is of a newer format when opened for writing.
     static func open(in env: OpaquePointer, path: String, readOnly: Bool) throws -> Tables {
         var txn: OpaquePointer?
-        try lmdbCheck(mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn), "mdb_txn_begin")
+        var code = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        // Another process grew the map between this open and its first transaction: adopt its
+        // size (no transaction of this environment is open yet) and begin again (lmdb.h,
+        // MDB_MAP_RESIZED).
+        for _ in 0..<8 where code == MDB_MAP_RESIZED {
+            try lmdbCheck(mdb_env_set_mapsize(env, 0), "mdb_env_set_mapsize")
+            code = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        }
+        try lmdbCheck(code, "mdb_txn_begin")
         guard let txn else { throw CacheLogError.lmdb("mdb_txn_begin", EINVAL) }
         var committed = false
         defer { if !committed { mdb_txn_abort(txn) } }
