@@ -18,6 +18,9 @@ extension CacheClient {
     ///   is created).
     public func validate(key: String? = nil, maxAge: MaxAge? = nil, dryRun: Bool = false) async throws -> [ValidationOutcome] {
         guard let log = try opener.existing() else { return [] }
+        // A database this user cannot write was opened to read (its caches still serve); a
+        // validation that would write says so once, rather than failing each key.
+        if log.isReadOnly && !dryRun && !opener.readOnlyByChoice { throw CacheLogError.notWritable(path: log.path) }
         let keys = try key.map { [$0] } ?? log.state().entries.map(\.key)
         var outcomes: [ValidationOutcome] = []
         for key in keys {

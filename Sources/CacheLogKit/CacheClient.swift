@@ -86,7 +86,7 @@ public final class CacheClient: Sendable {
     /// The log, opened (and created, when there is none yet) for reading its history, replaying
     /// it or writing events of the app's own.
     public func log() throws -> EventLog {
-        try opener.writable()
+        try opener.writable(for: [])
     }
 
     /// The log when the database exists; `nil` when nothing was saved yet (nothing is created).

@@ -18,11 +18,11 @@ struct ClientFeedStore: FeedStore {
     }
 
     func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
-        try await store(opener.writable()).insert(feed, timestamp: timestamp, policy: policy, validators: validators)
+        try await store(opener.writable(for: [key])).insert(feed, timestamp: timestamp, policy: policy, validators: validators)
     }
 
     func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
-        try await store(opener.writable()).replace(with: feed, timestamp: timestamp, policy: policy, validators: validators)
+        try await store(opener.writable(for: [key])).replace(with: feed, timestamp: timestamp, policy: policy, validators: validators)
     }
 
     func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws {

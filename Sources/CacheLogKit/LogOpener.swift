@@ -11,6 +11,9 @@ final class LogOpener: Sendable {
     let path: String?
     private let options: EventLog.Options
 
+    /// Whether the client asked to read only (rather than the database being unwritable).
+    var readOnlyByChoice: Bool { options.readOnly }
+
     /// A log already open.
     init(log: EventLog) {
         opened = Locked(log)
@@ -23,12 +26,21 @@ final class LogOpener: Sendable {
     init(path: String, options: EventLog.Options) throws {
         self.path = path
         self.options = options
+        opened = Locked(try Self.openExisting(path, options))
+    }
+
+    /// The database at `path` if there is one; read-only when this user or its file system
+    /// cannot write it, so that the cache still serves (saves then fail as read-only).
+    private static func openExisting(_ path: String, _ options: EventLog.Options) throws -> EventLog? {
         var reading = options
         reading.createIfMissing = false
         do {
-            opened = Locked(try EventLog(path: path, options: reading))
+            return try EventLog(path: path, options: reading)
         } catch CacheLogError.noDatabase {
-            opened = Locked(nil)
+            return nil
+        } catch CacheLogError.notWritable where !options.readOnly {
+            reading.readOnly = true
+            return try EventLog(path: path, options: reading)
         }
     }
 
@@ -37,22 +49,21 @@ final class LogOpener: Sendable {
         try opened.withLock { log in
             if let log { return log }
             guard let path else { return nil }
-            var reading = options
-            reading.createIfMissing = false
-            do {
-                log = try EventLog(path: path, options: reading)
-            } catch CacheLogError.noDatabase {
-                return nil
-            }
+            log = try Self.openExisting(path, options)
             return log
         }
     }
 
-    /// The log, created when there is none yet (unless the client is read-only).
-    func writable() throws -> EventLog {
+    /// The log to save `keys` in, created when there is none yet (unless the client is
+    /// read-only). A key no database can hold is refused before anything is created: a first
+    /// save that could never land leaves the disk as it was.
+    func writable(for keys: [String]) throws -> EventLog {
         try opened.withLock { log in
             if let log { return log }
             guard let path else { throw CacheLogError.noDatabase(path: "") }
+            if let long = keys.first(where: { $0.utf8.count > EventLog.keySizeLimit }) {
+                throw CacheLogError.keyTooLong(length: long.utf8.count, maximum: EventLog.keySizeLimit)
+            }
             let created = try EventLog(path: path, options: options)
             log = created
             return created

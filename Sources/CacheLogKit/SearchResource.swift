@@ -130,7 +130,10 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
                 fetched.withLock { $0 = page }
                 return page.items
             }).loadFeed()
-            guard let arrived = fetched.withLock({ $0 }) else { throw CancellationError() }
+            guard var arrived = fetched.withLock({ $0 }) else { throw CancellationError() }
+            // A page that names itself (or the page it came from) as the next one would append its
+            // items again at every "more": it is the last.
+            if case .url(let url) = arrived.next, case .url(let current) = next, url == current { arrived.next = nil }
             page = arrived
         } catch let error where !(error is CancellationError) {
             throw NoMoreResultsError(key: key, cause: error, remoteFailed: true, judgedAt: start)
@@ -194,7 +197,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
     /// is newer; an object whose live cache is newer (loaded on its own meanwhile) is left as it
     /// is. Returns the object keys skipped because the database cannot hold them.
     private func save(_ items: [Item], next: PageCursor?, pages: [Date], objectsOf fetched: [Item]) async throws -> [String] {
-        let log = try client.opener.writable()
+        let log = try client.opener.writable(for: [key])
         let timestamp = pages.min() ?? client.clock()
         var metadata = [SearchRecord.queryName: query, SearchRecord.templateName: template, SearchRecord.pagesName: SearchRecord.pagesText(pages)]
         metadata[SearchRecord.nextName] = next?.recorded

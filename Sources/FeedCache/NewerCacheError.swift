@@ -16,8 +16,8 @@ public struct NewerCacheError: Error, Sendable, Equatable, CustomStringConvertib
         self.timestamp = timestamp
     }
 
-    /// Says why nothing was saved.
+    /// Says why nothing was saved, as a clause (it follows "not cached: " in the tool's messages).
     public var description: String {
-        "A newer cache, saved at \(TimestampText.string(timestamp)), was kept: an older feed never replaces it."
+        "a newer cache, saved at \(TimestampText.string(timestamp)), was kept: an older feed never replaces it"
     }
 }

@@ -327,3 +327,15 @@ extension Dictionary where Key == String, Value == Any {
     func int(_ name: String) -> Int? { (self[name] as? NSNumber)?.intValue }
     func double(_ name: String) -> Double? { (self[name] as? NSNumber)?.doubleValue }
 }
+
+extension Sandbox {
+    /// Runs `cachelog --db DB arguments` as a user whom file modes bind: root, whom none do, runs
+    /// it without the capabilities that override them (util-linux's setpriv).
+    func runAsReader(_ arguments: String...) async throws -> CLIResult {
+        guard getuid() == 0 else { return try await run(["--db", db] + arguments) }
+        let result = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--bounding-set=-dac_override,-dac_read_search", executable.path, "--db", db] + arguments, environment: environment())
+        return CLIResult(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
+    }
+}

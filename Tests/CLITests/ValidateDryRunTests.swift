@@ -52,32 +52,21 @@ struct ValidateDryRunTests {
         for file in files { try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file) }
         let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
 
-        let dryRun = try await asReader(sandbox, "--now", later, "validate", "--dry-run")
+        let dryRun = try await sandbox.runAsReader("--now", later, "validate", "--dry-run")
         #expect(dryRun.status == ExitCode.ok && dryRun.stderr.isEmpty, "\(dryRun)")
         #expect(dryRun.stdout == ownersDryRun.stdout && dryRun.stdoutLines.count == 2, "\(dryRun)")
-        let state = try await asReader(sandbox, "--now", later, "state")
+        let state = try await sandbox.runAsReader("--now", later, "state")
         #expect(state.status == ExitCode.ok && state.stdout == ownersState.stdout, "\(state)")
 
         // A real validation has to write: one line says it cannot, and nothing is written.
-        let validate = try await asReader(sandbox, "--now", later, "validate")
+        let validate = try await sandbox.runAsReader("--now", later, "validate")
         #expect(validate.status == ExitCode.failure && validate.stderrLines == ["cachelog: \(sandbox.db) is not writable"], "\(validate)")
         #expect(try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before, "a reader changed the database's files")
 
         // Without read access to the data, it says that, not "not writable".
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: files[0])
-        let unreadable = try await asReader(sandbox, "state")
+        let unreadable = try await sandbox.runAsReader("state")
         #expect(unreadable.status == ExitCode.failure, "\(unreadable)")
         #expect(unreadable.stderrLines == ["cachelog: \(sandbox.db)/data.mdb is not readable by this user; reading needs read access to it"], "\(unreadable)")
-    }
-
-    /// Runs `cachelog --db DB arguments` as a user whom file modes bind: root, whom none do, runs
-    /// it without the capabilities that override them (util-linux's setpriv).
-    private func asReader(_ sandbox: Sandbox, _ arguments: String...) async throws -> CLIResult {
-        guard getuid() == 0 else { return try await sandbox.run(["--db", sandbox.db] + arguments) }
-        let result = try await ChildProcess.run(
-            URL(fileURLWithPath: "/usr/bin/setpriv"),
-            ["--bounding-set=-dac_override,-dac_read_search", sandbox.executable.path, "--db", sandbox.db] + arguments,
-            environment: sandbox.environment())
-        return CLIResult(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
     }
 }

@@ -348,4 +348,12 @@ public final class EventLog: Sendable {
 
     /// The longest key, in UTF-8 bytes, that this database accepts.
     public var maxKeySize: Int { environment.maxKeySize }
+
+    /// Whether this instance only reads (``Options/readOnly``): appends throw
+    /// ``CacheLogError/readOnly``.
+    public var isReadOnly: Bool { environment.readOnly }
+
+    /// The longest key, in UTF-8 bytes, that any database accepts, known before one is opened:
+    /// what lets a first save that could never land leave the disk as it was.
+    public static var keySizeLimit: Int { Environment.keySizeLimit }
 }

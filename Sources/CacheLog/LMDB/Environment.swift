@@ -97,6 +97,15 @@ final class Environment: @unchecked Sendable {
         opened = true
     }
 
+    /// The longest key liblmdb accepts: a constant of the library it was built with
+    /// (`MDB_MAXKEYSIZE`), the same for every environment, read from a throwaway one.
+    static let keySizeLimit: Int = {
+        var env: OpaquePointer?
+        guard mdb_env_create(&env) == MDB_SUCCESS, let env else { return 511 }
+        defer { mdb_env_close(env) }
+        return Int(mdb_env_get_maxkeysize(env))
+    }()
+
     deinit {
         mdb_env_close(raw)
         OpenPaths.release(path)

@@ -40,10 +40,10 @@ struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             let audit = try CacheAudit(log: log, maxAge: maxAge?.value).timelines(of: key, now: now)
             let out = StandardOutput()
             try out.show(AuditReport(maxAge: maxAge?.value.timeInterval, audit: audit), as: format) {
-                if audit.keys.isEmpty { out.line("no events\(key.map { " for \($0)" } ?? "")") }
+                if audit.keys.isEmpty { out.line("no events\(key.map { " for \(EventPrinter.escaped($0))" } ?? "")") }
                 for (index, audited) in audit.keys.enumerated() {
                     if index > 0 { out.line() }
-                    out.line(Terminal.color(audited.key, "1"))
+                    out.line(Terminal.color(EventPrinter.escaped(audited.key), "1"))
                     for entry in audited.timeline {
                         let seq = entry.seq.map { "seq \($0)" } ?? ""
                         out.line("  \(EventPrinter.pad(DateParsing.column(entry.at), 20))  \(EventPrinter.pad(entry.kind.rawValue, 8))  \(EventPrinter.pad(seq, 8))  \(entry.text)")

@@ -36,8 +36,10 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Argument(help: ArgumentHelp("The image's URL (http or https).", valueName: "url"))
     var url: String
 
-    @Option(help: ArgumentHelp("Write the bytes to this file.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write the bytes to this file; - for stdout.", valueName: "file"))
     var out: String?
+
+    private var toStdout: Bool { out == nil || out == "-" }
 
     @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("How long the cached copy serves: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: the max age it was saved under; 7d for a new save)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
@@ -50,10 +52,10 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     func validate() throws {
         try checkDocumentFormat()
         try URL.checkFetchable(url, shown: url, example: "https://example.com/image.jpg")
-        if out == nil, format == .text, Terminal.stdoutIsTerminal {
+        if toStdout, format == .text, Terminal.stdoutIsTerminal {
             throw ValidationError("refusing to write image bytes to a terminal; add --out FILE, a pipe, or --format json")
         }
-        if let out { try OutFile.check(out) }
+        if let out, out != "-" { try OutFile.check(out, notIn: global.databasePath()) }
     }
 
     func run() async throws {
@@ -65,13 +67,13 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             let image = resource
             let loaded = try await Interruption.run { try await image.load() }
             let data = loaded.items.first ?? Data()
-            if let out { try OutFile.write(data, to: out) }
+            if let out, out != "-" { try OutFile.write(data, to: out) }
             let report = ImageReport(
                 source: loaded.source == .remote ? .remote : .cache, url: url, key: loaded.key, bytes: data.count,
                 cached: loaded.isCached, timestamp: loaded.timestamp, age: loaded.age(at: client.clock()).rounded())
             let stdout = StandardOutput()
             try stdout.show(report, as: format) {
-                if out == nil { stdout.append(data) }
+                if toStdout { stdout.append(data) }
             }
             stdout.flush()
             switch loaded.cacheSave {

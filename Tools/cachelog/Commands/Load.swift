@@ -97,7 +97,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Option(help: ArgumentHelp("remote-first or cache-first. (default: the contract's)", valueName: "strategy"))
     var strategy: CacheStrategy?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Retries when the remote sends invalid data (connection errors are not retried). (default: the contract's)", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Retries when the remote sends invalid data, 0 to 10, waiting 0.5 s, 1 s, 2 s … within --timeout (connection errors are not retried). (default: the contract's)", valueName: "n"))
     var retries: Int?
 
     @OptionGroup var network: NetworkOptions

@@ -75,7 +75,7 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         if chosenFormat != .text {
             throw ValidationError("report writes an HTML page, not \(chosenFormat.rawValue); drop --format, or use 'cachelog audit --format json' for the timeline as JSON")
         }
-        if let out, out != "-" { try OutFile.check(out) }
+        if let out, out != "-" { try OutFile.check(out, notIn: global.databasePath()) }
         if toStdout, Terminal.stdoutIsTerminal {
             throw ValidationError("refusing to write an HTML page to a terminal; add --out report.html, or a pipe")
         }

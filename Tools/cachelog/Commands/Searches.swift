@@ -49,7 +49,7 @@ struct Searches: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 for search in searches {
                     let when = EventPrinter.pad(search.timestamp.map(DateParsing.column) ?? "?", 20)
                     let state = search.fresh ? "fresh" : "stale or gone"
-                    out.line("\(when)  \(EventPrinter.pad(search.contract, 7))  \(EventPrinter.pad(String(search.items), 4, right: true)) item\(search.items == 1 ? " " : "s")  \(EventPrinter.pad(state, 13))  \(search.query.isEmpty ? "(empty query)" : search.query)")
+                    out.line("\(when)  \(EventPrinter.pad(EventPrinter.escaped(search.contract), 7))  \(EventPrinter.pad(String(search.items), 4, right: true)) item\(search.items == 1 ? " " : "s")  \(EventPrinter.pad(state, 13))  \(search.query.isEmpty ? "(empty query)" : EventPrinter.escaped(search.query))")
                 }
             }
             out.flush()

@@ -69,7 +69,7 @@ struct LoadReport: Encodable {
     /// A header line and a line per item, naming it by its title, name or scripture when it has one.
     /// The header says "cached" only for items that are in the cache.
     var text: [String] {
-        let count = "\(key): \(counted(items.count, "item"))"
+        let count = "\(EventPrinter.escaped(key)): \(counted(items.count, "item"))"
         let remote = revalidated ? "remote (not modified)" : "remote"
         var lines: [String] = switch (source, cached) {
         case (.cache, _): ["\(count) from cache, cached \(DateParsing.string(timestamp)) (age \(DurationText.string(age)))"]
@@ -84,7 +84,7 @@ struct LoadReport: Encodable {
         for item in items {
             if let fields = (try? JSONSerialization.jsonObject(with: Data(item.utf8), options: [.fragmentsAllowed])) as? [String: Any],
                let label = ["title", "name", "scripture", "description"].lazy.compactMap({ fields[$0] as? String }).first {
-                lines.append("  \(label)")
+                lines.append("  \(EventPrinter.escaped(label))")
             } else {
                 lines.append("  " + item)
             }

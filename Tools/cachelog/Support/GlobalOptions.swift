@@ -36,7 +36,9 @@ struct GlobalOptions: ParsableArguments {
         if let db, !db.isEmpty { return Self.expandingHome(db) ?? db }
         if let path = Environment.value("CACHELOG_DB"), !path.isEmpty { return Self.expandingHome(path) ?? path }
         if let cache = Environment.value("XDG_CACHE_HOME"), !cache.isEmpty { return cache + "/cachelog" }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/cachelog").path
+        // $HOME, as ~ is read, and as the XDG spec reads the default: the password database's home
+        // only when $HOME is unset.
+        return (Self.expandingHome("~") ?? "~") + "/.cache/cachelog"
     }
 
     /// `path` with a leading `~` or `~/` read from `$HOME`, as a shell would have done had the

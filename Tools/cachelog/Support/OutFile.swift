@@ -13,18 +13,24 @@ import Darwin
 /// else (a FIFO, a device, `/dev/stdout`, `/dev/fd/N`, a shell's `>(…)`) is written through, in
 /// order: renaming over it would replace the node itself (as root, `/dev/null`) and feed nothing.
 ///
-/// A descriptor is written to only when ``check(_:)`` saw it while the command line was parsed,
+/// A descriptor is written to only when ``check(_:notIn:)`` saw it while the command line was parsed,
 /// before the tool opened anything of its own: it is then one the caller gave (`>(…)`, `3>file`).
 /// Later the database's files and the remote's sockets are descriptors too, some of them not
 /// close-on-exec: `--out /dev/fd/8` could otherwise write image bytes into `data.mdb`.
 enum OutFile {
-    /// The descriptors ``check(_:)`` found `--out` to name; set while parsing, before any task runs.
+    /// The descriptors ``check(_:notIn:)`` found `--out` to name; set while parsing, before any task runs.
     nonisolated(unsafe) private static var givenDescriptors: [String: Int32] = [:]
 
-    /// For `validate()`: refuses an empty path and a directory (a usage error), and notes the
+    /// For `validate()`: refuses an empty path, a directory and a file of the database in
+    /// `database` (a usage error: writing over `data.mdb` would lose every cache), and notes the
     /// descriptor the path names, if it names one.
-    static func check(_ path: String) throws {
-        switch path.isEmpty ? nil : destination(path) {
+    static func check(_ path: String, notIn database: String) throws {
+        let target = path.isEmpty ? nil : destination(path)
+        if case .file(let file, _)? = target, let directory = resolvedPath(database),
+           ["data.mdb", "lock.mdb"].contains(where: { resolvedPath(directory + "/" + $0) == resolvedPath(file) ?? file }) {
+            throw ValidationError("--out names a file of the database at \(database); write the output elsewhere")
+        }
+        switch target {
         case nil, .refused(EISDIR)?: throw ValidationError("--out must name a file, not '\(path)'")
         // What the runtime opened before parsing is close-on-exec; what a caller gives is not.
         case .descriptor(let descriptor)? where fcntl(descriptor, F_GETFD) & FD_CLOEXEC == 0: givenDescriptors[path] = descriptor
@@ -140,4 +146,11 @@ enum OutFile {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
+}
+
+/// `path` with every link and `..` resolved, or `nil` when it does not exist.
+private func resolvedPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
 }

@@ -9,8 +9,22 @@ enum Terminal {
     /// `\r\e[2K` rewrites a progress line in place: escape sequences like colour.
     static let progressAllowed = stderrIsTerminal && colorAllowed
 
+    /// One line: a message quotes keys, queries and servers' words, whose control characters
+    /// (a newline, an escape sequence) are written as escapes (`\n`, `\u{1b}`), so that one
+    /// failure stays one line and cannot move the terminal's cursor.
     static func message(_ text: String) {
-        writeStderr(text + "\n")
+        var line = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": line += "\\n"
+            case "\r": line += "\\r"
+            case "\t": line += "\\t"
+            case _ where scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value):
+                line += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: line.unicodeScalars.append(scalar)
+            }
+        }
+        writeStderr(line + "\n")
     }
 
     /// Writes to stderr and lets a failure pass. FileHandle's `write` traps on an error, so a
