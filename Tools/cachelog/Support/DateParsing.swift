@@ -1,6 +1,10 @@
 import FeedCache
 import FeedCacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Dates as the options take them, strictly: RFC 3339 with `Z` or an offset
 /// (`2026-12-01T10:00:00Z`, `2026-12-01T10:00:00.250+01:00`), or a bare day (`2026-12-01`,
