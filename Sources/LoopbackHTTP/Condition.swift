@@ -52,9 +52,11 @@ final class Condition: @unchecked Sendable {
     func wait(until deadline: Date) -> Bool {
         // pthread_cond_timedwait takes a time of CLOCK_REALTIME, the clock Date reads.
         let seconds = max(0, deadline.timeIntervalSince1970)
+        let whole = seconds.rounded(.down)
         var time = timespec()
-        time.tv_sec = .init(seconds.rounded(.down))
-        time.tv_nsec = .init((seconds - seconds.rounded(.down)) * 1e9)
+        time.tv_sec = .init(whole)
+        // Below a second, even where the fraction rounds up: a billion nanoseconds is EINVAL.
+        time.tv_nsec = .init(min(999_999_999, (seconds - whole) * 1e9))
         return pthread_cond_timedwait(condition, mutex, &time) != ETIMEDOUT
     }
 }
