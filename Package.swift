@@ -46,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "FeedCache",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["Locking", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "FeedAPI",

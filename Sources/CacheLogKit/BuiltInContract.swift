@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The contracts this package ships, by name: what a tool that takes a contract by name (the
 /// `cachelog` tool's `--contract`) dispatches on, and what a validation that knows nothing of an

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // The five apps' contracts, and `json`. Each records its name marked as the package's own
 // (`ContractName(builtIn:)`), which no app can do.

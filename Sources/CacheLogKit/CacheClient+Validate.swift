@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension CacheClient {
     /// The validate-cache use case over `key`, or over every live key: the cron job.

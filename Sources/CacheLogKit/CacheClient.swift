@@ -1,5 +1,9 @@
 import CoreMetrics
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 /// The one object an app opens on a cache database: it holds the clock, the HTTP client, the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a resource's load delivered: the items, where they came from, when they were cached,
 /// and whether they are in the cache now.

@@ -1,5 +1,9 @@
 import CoreMetrics
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the client counts, through swift-metrics: the app chooses the backend (Prometheus,
 /// OpenTelemetry, …) by bootstrapping `MetricsSystem`, or hands one to the client; with none,

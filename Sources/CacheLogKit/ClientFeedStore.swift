@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `CacheLogFeedStore` of one key of the client's log, for a log that may not exist yet:
 /// reads and removals find an empty cache, and the first save creates the database.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A cached payload that is not the JSON array `FeedPayloadCoder/exactJSON` writes.
 public struct NotAJSONArrayError: Error, Sendable, CustomStringConvertible {

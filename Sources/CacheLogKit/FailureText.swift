@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One line for each way the package fails, shared by the errors' descriptions: what the tool
 /// prints after `cachelog:` is what an app's log says.

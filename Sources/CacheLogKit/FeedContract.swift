@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a feed's body must be, and how its items are cached: the contract a resource loads
 /// under (TanStack Query's query function and its cache shape, in one value).

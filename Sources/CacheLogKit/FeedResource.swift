@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A feed: a key, a URL and a contract, loaded through the client's cache by a strategy.
 ///

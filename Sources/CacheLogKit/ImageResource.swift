@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Image data at a URL, cached under `image:URL` (the film and image feed apps' image data use
 /// case): while the cached copy is fresh it is delivered with no request at all; otherwise the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Thrown by a resource's load when neither the remote nor the cache delivered: it keeps both
 /// causes and says them in one sentence.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One past search, read from its last save: the search history of the people and verse apps.
 public struct PastSearch: Sendable, Equatable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a search's pages must be, how their items are cached, and where the next page is: the
 /// contract a ``SearchResource`` loads under (TanStack Query's infinite query, with its

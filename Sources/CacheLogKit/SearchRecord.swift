@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a search's put records beside its items, so that any later process can load more: the
 /// query, the URL template, where the next page is, and when each page was fetched.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Locking
 import Logging
 
@@ -53,8 +57,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
     /// `template` with `{query}` (percent-encoded: all but letters, digits and `-._~`) and
     /// `{page}` filled in.
     public static func expand(_ template: String, query: String, page: Int) -> String {
-        template.replacingOccurrences(of: "{page}", with: String(page))
-            .replacingOccurrences(of: "{query}", with: query.addingPercentEncoding(withAllowedCharacters: unreservedInURLs) ?? "")
+        template.replacing("{page}", with: String(page)).replacing("{query}", with: percentEncoded(query))
     }
 
     /// Loads the first page by the strategy: the remote's page replaces the cached list, or the
@@ -233,8 +236,22 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
     }
 }
 
-/// What a query keeps as it is in a URL (RFC 3986's unreserved characters).
-private let unreservedInURLs = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+/// `query` as a URL carries it: each UTF-8 byte but RFC 3986's unreserved characters (letters,
+/// digits, `-._~`) written `%XX`, as Foundation's `addingPercentEncoding` writes it.
+private func percentEncoded(_ query: String) -> String {
+    var encoded = ""
+    for byte in query.utf8 {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            encoded.unicodeScalars.append(Unicode.Scalar(byte))
+        default:
+            let hex = String(byte, radix: 16, uppercase: true)
+            encoded += byte < 0x10 ? "%0" + hex : "%" + hex
+        }
+    }
+    return encoded
+}
 
 /// A search's cache as a strategy composes it: loads the cached list (a `LocalFeedLoader`) and
 /// saves a list through the search's own save, which records the cursor and the pages and

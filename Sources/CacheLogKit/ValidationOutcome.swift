@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What validation did (or, in a dry run, would do) to one key.
 public struct ValidationOutcome: Sendable, Equatable {

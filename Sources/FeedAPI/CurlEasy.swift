@@ -1,6 +1,17 @@
 internal import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Locking
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // The one Swift file that speaks libcurl (through the CCurl shim): the rest of FeedAPI sees
 // `CurlLibrary` and `CurlRequest`, never a C name.
@@ -184,19 +195,19 @@ final class CurlRequest: @unchecked Sendable {
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = line[..<colon].trimmingWhitespace(andNewlines: false)
+        let value = line[line.index(after: colon)...].trimmingWhitespace(andNewlines: true)
         guard !name.isEmpty else { return }
         // A field sent twice is one list, as HTTP defines it.
-        if let key = fields.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }), let earlier = fields[key] {
+        if let key = fields.keys.first(where: { $0.lowercased() == name.lowercased() }), let earlier = fields[key] {
             fields[key] = earlier + ", " + value
         } else {
             fields[name] = value
         }
     }
 
-    /// The URLError code that names what libcurl's `code` means (as URLSession would report it).
-    private static func urlErrorCode(_ code: Int) -> URLError.Code {
+    /// The code that names what libcurl's `code` means (as URLSession would report it).
+    private static func urlErrorCode(_ code: Int) -> HTTPClientError.TransportCode {
         switch code {
         case CCURLE_UNSUPPORTED_PROTOCOL: .unsupportedURL
         case CCURLE_URL_MALFORMAT: .badURL
@@ -237,4 +248,23 @@ private func receiveHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ 
 
 private func checkCancelled(_ context: UnsafeMutableRawPointer?, _: Int64, _: Int64, _: Int64, _: Int64) -> Int32 {
     curlRequest(context)?.isCancelled == false ? 0 : 1
+}
+
+extension Substring {
+    /// Without the whitespace at its ends, as Foundation's `CharacterSet.whitespaces` counts it
+    /// (Unicode's space separators, the tab and the zero-width space), scalar by scalar; with
+    /// `andNewlines`, as `.whitespacesAndNewlines` does (also line and paragraph separators,
+    /// U+000A to U+000D and U+0085).
+    fileprivate func trimmingWhitespace(andNewlines: Bool) -> String {
+        let isWhitespace = { (scalar: Unicode.Scalar) -> Bool in
+            switch scalar.properties.generalCategory {
+            case .spaceSeparator: true
+            case .lineSeparator, .paragraphSeparator: andNewlines
+            default: scalar == "\t" || scalar == "\u{200B}" || andNewlines && ((0x0A...0x0D).contains(scalar.value) || scalar == "\u{85}")
+            }
+        }
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isWhitespace($0) }), let last = scalars.lastIndex(where: { !isWhitespace($0) }) else { return "" }
+        return String(Substring(scalars[first...last]))
+    }
 }

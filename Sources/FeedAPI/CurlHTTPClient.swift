@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import Locking
 
 /// An ``HTTPClient`` on libcurl, which it loads (`dlopen`) when the first request needs it: a
@@ -81,8 +86,9 @@ public final class CurlHTTPClient: HTTPClient {
             try await withCheckedThrowingContinuation { continuation in
                 guard call.begin(continuation) else { return }
                 // libcurl's easy interface blocks: each transfer has a thread of its own, outside
-                // Swift's cooperative pool, which a blocked thread would starve.
-                Thread.detachNewThread {
+                // Swift's cooperative pool, which a blocked thread would starve (a queue of its
+                // own: Dispatch gives such a queue a new thread when the others are blocked).
+                DispatchQueue(label: "FeedAPI.curl").async {
                     call.finish(request.perform())
                 }
             }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One image of the image feed. Its coding keys follow the remote contract
 /// (`{"id", "description", "location", "image"}`).

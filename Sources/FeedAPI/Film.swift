@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One film of the (Studio Ghibli) film feed: `{"id", "title", "description", "image", "url"}`.
 public struct Film: Codable, Sendable, Equatable, Hashable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One podcast genre: `{"id": Int, "name": String}`.
 public struct Genre: Codable, Sendable, Equatable, Hashable {

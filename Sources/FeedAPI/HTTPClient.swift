@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Performs HTTP GET requests. The seam between the remote loaders and the network.
 ///
@@ -33,7 +37,7 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
     /// receiving); the transfer was cancelled and the bytes received so far were discarded.
     case bodyTooLarge(limit: Int)
     /// The request failed in transport: no server, connection lost, timeout, TLS failure...
-    case transport(code: URLError.Code, message: String)
+    case transport(code: TransportCode, message: String)
     /// The response was not an HTTP response.
     case nonHTTPResponse
     /// The client cannot make requests on this machine (a library it loads is missing); the

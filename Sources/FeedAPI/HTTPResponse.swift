@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What an ``HTTPClient`` received besides the body: the URL that answered (after redirects), the
 /// status code and the header fields.
@@ -31,6 +35,7 @@ public struct HTTPResponse: Sendable, Equatable {
     /// case-insensitive); nil when the server did not send it.
     public func value(forHTTPHeaderField name: String) -> String? {
         if let value = headerFields[name] { return value }
-        return headerFields.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        let wanted = name.lowercased()
+        return headerFields.first { $0.key.lowercased() == wanted }?.value
     }
 }

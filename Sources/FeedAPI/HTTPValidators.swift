@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a server gave to ask it later whether a resource changed: its `ETag` and `Last-Modified`
 /// header values, kept verbatim (a weak `W/"…"` ETag too: comparing them is the server's job).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The rule every JSON contract shares: HTTP 200 and a body that decodes as `Body`. A body that
 /// does not is refused with the place it breaks the contract, in words. An app's own mapper can

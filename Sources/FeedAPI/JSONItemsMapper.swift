@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `json` contract's mapper: a 200 whose body is JSON. The items keep the server's bytes
 /// (see ``JSONValue``).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One JSON value exactly as the server wrote it, without the whitespace between its tokens: the
 /// item type of the `json` contract, which caches whatever JSON the URL serves.

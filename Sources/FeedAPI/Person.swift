@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One person of the (Star Wars) people search. Only `name` is required; the other fields are
 /// kept when present, verbatim (the API sends numbers as strings and uses `"unknown"`).

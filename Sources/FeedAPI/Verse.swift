@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One verse search result: `{"scripture": String, "distance": Double, "text": String}`.
 public struct Verse: Codable, Sendable, Equatable, Hashable {

@@ -194,7 +194,7 @@ private final class Transfer: @unchecked Sendable {
             if let error {
                 let urlError = error as? URLError
                 return .failure(HTTPClientError.transport(
-                    code: urlError?.code ?? .unknown,
+                    code: urlError.map { .init(rawValue: $0.code.rawValue) } ?? .unknown,
                     message: urlError?.localizedDescription ?? String(describing: error)
                 ))
             }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An ``ImageDataLoader`` made from a closure: the seam for loaders defined elsewhere (a remote one).
 public struct AnyImageDataLoader: ImageDataLoader {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decides whether a cache is still fresh: the one rule of the cache, as a pure function.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Thrown by ``LocalFeedLoader/loadFeed()`` when the cache holds nothing usable.
 public enum CacheUnavailableError: Error, Sendable, Hashable, CustomStringConvertible {

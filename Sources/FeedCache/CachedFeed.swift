@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A feed as a ``FeedStore`` keeps it: the encoded payload and the moment it was saved.
 ///

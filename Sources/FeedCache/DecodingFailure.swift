@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A `DecodingError` said in words about a feed: which field, of which item, and what was wrong
 /// with it (`item 1 has no "id"`, `"id" of item 0 is not a string`, `the payload is not valid

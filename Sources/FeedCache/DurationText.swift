@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Renders a duration in seconds the way the options take it back: `8d`, `12h`, `15m`, `90s`,
 /// or a combination such as `7d 2h`.
@@ -14,7 +18,7 @@ public enum DurationText {
         let whole = seconds.rounded(.towardZero)
         guard abs(whole) < 1e15 else {
             let days = (whole / 86_400).rounded(.towardZero)
-            return abs(days) < 1e15 ? String(format: "%.0fd", days) : TimestampText.number(whole) + "s"
+            return abs(days) < 1e15 ? "\(Int(days))d" : TimestampText.number(whole) + "s"
         }
         var rest = Int(whole)
         if rest == 0 { return "0s" }

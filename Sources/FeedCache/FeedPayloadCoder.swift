@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How ``LocalFeedLoader`` turns items into the payload a ``FeedStore`` keeps, and back.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Something that keeps image data for later: what ``ImageDataLoaderCacheDecorator`` saves into.
 public protocol ImageDataCaching: Sendable {

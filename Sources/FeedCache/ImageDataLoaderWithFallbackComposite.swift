@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Loads image data from a primary loader and, when it fails, from a fallback
 /// (typically: the local cache, then the remote end).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where a ``LocalImageDataLoader`` keeps image data, one entry per URL.
 ///

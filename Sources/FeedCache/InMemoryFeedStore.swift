@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A ``FeedStore`` that keeps the cache in memory and remembers every operation it received.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An ``ImageDataStore`` that keeps image data in memory, for tests and previews.
 public actor InMemoryImageDataStore: ImageDataStore {

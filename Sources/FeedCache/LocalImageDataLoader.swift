@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The image data cache use cases over an ``ImageDataStore``: save and load, keyed by URL.
 public struct LocalImageDataLoader: ImageDataLoader, ImageDataCaching {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension MaxAge {
     /// 100 years. Nothing is cached that long, and a bound keeps every date computed from a max
@@ -57,9 +61,9 @@ extension MaxAge {
             guard value.timeInterval <= maximum.timeInterval else { throw .tooLong }
             return value
         }
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = trimmingBlanks(text)
         let number = String(trimmed.prefix { $0.isASCII && ($0.isNumber || $0 == ".") })
-        let rest = trimmed.dropFirst(number.count).trimmingCharacters(in: .whitespaces).lowercased()
+        let rest = trimmingBlanks(trimmed.dropFirst(number.count)).lowercased()
         guard !number.isEmpty, let amount = Double(number), amount.isFinite else { throw .notADuration }
         let units: [(names: [String], letter: String, seconds: Double)] = [
             (["s", "sec", "secs", "second", "seconds"], "s", 1),
@@ -80,4 +84,15 @@ extension MaxAge {
         }
         throw .spelledOut(suggestion: number + unit.letter)
     }
+}
+
+/// `text` without the whitespace at its ends, as Foundation's `CharacterSet.whitespaces` counts
+/// it (Unicode's space separators, the tab and the zero-width space), scalar by scalar.
+private func trimmingBlanks(_ text: some StringProtocol) -> String {
+    let isBlank = { (scalar: Unicode.Scalar) in
+        scalar == "\t" || scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator
+    }
+    let scalars = Substring(text).unicodeScalars
+    guard let first = scalars.firstIndex(where: { !isBlank($0) }), let last = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
+    return String(Substring(scalars[first...last]))
 }

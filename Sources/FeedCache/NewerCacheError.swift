@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Thrown by a ``FeedStore`` that refuses to replace a cache with an older one: the live cache
 /// was saved at `timestamp`, later than the save that was refused.

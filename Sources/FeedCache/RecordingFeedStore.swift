@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A ``FeedStore`` decorator that records every write asked of it and, unless it is a dry run,
 /// passes the write on. Reads always go to the decoratee.

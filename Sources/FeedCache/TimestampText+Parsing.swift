@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension TimestampText {
     /// The moment `text` writes, strictly: RFC 3339 with `Z` or an offset

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How the package writes a moment in text: `2026-12-01T10:00:00Z` (RFC 3339, UTC), with
 /// milliseconds only when the moment has them. Errors, validation outcomes and the tool's

@@ -1,6 +1,10 @@
 import CacheLog
 import FeedCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A `FeedStore` that keeps one cache as one key of an `EventLog`: every write is an event in
 /// the log, and the cache is the key's live value in the projection.

@@ -1,6 +1,10 @@
 import CacheLog
 import FeedCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An `ImageDataStore` on a `CacheLog`: the data of each image URL is the live value of the
 /// key `image:<url>`. Replacing an image appends `delete(replaced)` + `put` in one batch.

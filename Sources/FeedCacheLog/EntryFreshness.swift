@@ -1,6 +1,10 @@
 import CacheLog
 import FeedCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A live entry of the log judged at a moment, as a reader that does not know the app judges it:
 /// by the policy its put recorded (`RecordedPolicy/init(of:)-(LogState.Entry)`) or by one max

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A request as received by ``LoopbackHTTPServer``.
 public struct HTTPRequest: Sendable, Equatable {
@@ -40,7 +44,7 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// The value of the first header called `name` (compared case-insensitively), or `nil`.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 }
 

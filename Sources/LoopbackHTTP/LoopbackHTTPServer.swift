@@ -1,4 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+
+import Dispatch
 
 #if canImport(Glibc)
 import Glibc
@@ -147,7 +153,7 @@ private final class ServerCore: @unchecked Sendable {
         var wakeWriteFD: Int32 = -1
     }
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var state: State
     /// Every server thread is a member while it runs, so `stop()` can wait for all of them.
     private let threads = DispatchGroup()
@@ -191,13 +197,11 @@ private final class ServerCore: @unchecked Sendable {
             state.port = listener.port
             state.wakeWriteFD = wake.write
         }
-        threads.enter()
-        let thread = Thread { [self] in
+        // A queue of its own runs on a thread of its own (Dispatch adds threads for such queues
+        // when the ones it has are blocked), as each connection's delay and reads need.
+        DispatchQueue(label: "LoopbackHTTP.accept").async(group: threads) { [self] in
             acceptLoop(listenFD: listener.fd, wakeReadFD: wake.read)
-            threads.leave()
         }
-        thread.name = "LoopbackHTTP.accept"
-        thread.start()
         // The literal is always valid, but URL(string:) is optional; fall back rather than crash.
         return URL(string: "http://127.0.0.1:\(listener.port)") ?? URL(fileURLWithPath: "/")
     }
@@ -276,13 +280,9 @@ private final class ServerCore: @unchecked Sendable {
                 return
             }
             Socket.configureConnection(clientFD, receiveTimeoutSeconds: Self.receiveTimeoutSeconds)
-            threads.enter()
-            let thread = Thread { [self] in
+            DispatchQueue(label: "LoopbackHTTP.connection").async(group: threads) { [self] in
                 serve(clientFD)
-                threads.leave()
             }
-            thread.name = "LoopbackHTTP.connection"
-            thread.start()
         }
     }
 
@@ -330,7 +330,7 @@ private final class ServerCore: @unchecked Sendable {
         var headEnd: Range<Data.Index>?
         while headEnd == nil {
             guard buffer.count <= Self.maxHeaderBytes, Socket.receive(fd, into: &buffer) else { return nil }
-            headEnd = buffer.range(of: separator)
+            headEnd = buffer.firstRange(of: separator)
         }
         guard let headEnd,
               let head = String(data: buffer[buffer.startIndex..<headEnd.lowerBound], encoding: .utf8)
@@ -341,8 +341,8 @@ private final class ServerCore: @unchecked Sendable {
         guard requestLine.count >= 2 else { return nil }
         let headers = lines.dropFirst().compactMap { line -> HTTPHeader? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let name = trimmingWhitespace(line[..<colon])
+            let value = trimmingWhitespace(line[line.index(after: colon)...])
             return HTTPHeader(name, value)
         }
         let lengthText = headers.first { $0.name.lowercased() == "content-length" }?.value
@@ -359,6 +359,12 @@ private final class ServerCore: @unchecked Sendable {
             headers: headers,
             body: Data(body.prefix(bodyLength))  // a fresh Data, so indices start at 0
         )
+    }
+
+    /// A header's name or value without the spaces and tabs around it (HTTP's optional whitespace).
+    private func trimmingWhitespace(_ text: Substring) -> String {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        return String(text.drop(while: isBlank).reversed().drop(while: isBlank).reversed())
     }
 }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads what `ByteWriter` wrote, with bounds checks: a short buffer is a `nil`, never a trap.
 struct ByteReader {

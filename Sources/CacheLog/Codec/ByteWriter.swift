@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Appends big-endian integers and IEEE 754 doubles: every number on disk is big-endian, so that
 /// keys sort by value in LMDB and readers in other languages need only `struct.unpack('>…')`.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A snapshot of the state after one seq, so that "state as of" folds only the tail after it.
 ///

@@ -1,5 +1,9 @@
 internal import CZlib
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Locking
 
 /// Deflate streams kept for reuse, a few per level. `compress2` sets up and tears down about

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Frames events as stored records. The layout (all numbers big-endian) is documented for readers
 /// in other languages in `CacheLog.docc/Format.md`; change one, change both.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Sequence numbers as LMDB keys: 8 bytes big-endian, so byte order is numeric order and
 /// an append (``PutOptions/append``) can check that every new key sorts last.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The value of a `state` row: u64 seq of the live put, f64 cache timestamp, u32 payload bytes,
 /// u64 seq of the record holding the payload bytes.

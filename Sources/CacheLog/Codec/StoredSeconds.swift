@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Date {
     /// Dates are stored as seconds since 1970 in a double: exact round trip of any `Date`.

@@ -1,5 +1,9 @@
 internal import CZlib
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// zlib-format (RFC 1950) compression and CRC-32, straight from the system zlib.
 enum Zlib {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension EventLog {
     /// Removes the history before `position` (a seq, or the first event recorded at or after a

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension EventLog {
     /// Records read per read transaction: read transactions stay short (a long one pins pages

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension EventLog {
     /// Every key the log holds a record of (live or not), in byte order, optionally only those

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension EventLog {
     /// Drops the stored state and checkpoints and rebuilds them from the log alone, reading

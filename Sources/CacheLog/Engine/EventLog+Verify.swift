@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension EventLog {
     /// Checks every record (framing, checksum, inflate, kind, seq order, recorded-time order),

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 
 /// A durable, append-only log of cache events in LMDB, with the current state (the projection of
@@ -87,9 +98,8 @@ public final class EventLog: Sendable {
     /// missing above it) 0700, the database files 0600; a directory that exists keeps its mode.
     public init(path: String, options: Options = Options()) throws {
         let fileManager = FileManager.default
-        var isDirectory: ObjCBool = false
-        if fileManager.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw CacheLogError.notADirectory(path: path) }
+        if let isDirectory = isDirectory(atPath: path) {
+            guard isDirectory else { throw CacheLogError.notADirectory(path: path) }
             let contents = (try? fileManager.contentsOfDirectory(atPath: path)) ?? []
             if !contents.contains("data.mdb") {
                 if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The key index (``Tables/keyIndex``): each key's seqs, so that one key's history costs what
 /// that key has, not what the log has. Derived from the log like the state: appends keep it,

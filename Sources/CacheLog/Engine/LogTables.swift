@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The operations on the tables inside one transaction. Every write here runs inside the
 /// writer's transaction, so the append, the state and the counters commit together or not at all.

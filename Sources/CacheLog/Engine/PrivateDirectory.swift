@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,9 +24,9 @@ enum PrivateDirectory {
             current = parent(of: current)
         }
         for directory in missing.reversed() where mkdir(directory, 0o700) != 0 {
-            var isDirectory: ObjCBool = false
-            guard errno == EEXIST, FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: directory])
+            guard errno == EEXIST, isDirectory(atPath: directory) == true else {
+                // "NSFilePath" is NSFilePathErrorKey, which FoundationEssentials does not name.
+                throw CocoaError(.fileWriteNoPermission, userInfo: ["NSFilePath": directory])
             }
         }
     }

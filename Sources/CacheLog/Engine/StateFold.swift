@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The fold of the log: key → live entry. `put` makes the key live; `delete` removes it; `expire`
 /// removes it when the live value is the one cached at the expire's timestamp.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The checks behind ``EventLog/verify()``, in the order it runs them over one read transaction.
 /// Each check adds what it finds to `problems` and leaves what later checks need (the fold of

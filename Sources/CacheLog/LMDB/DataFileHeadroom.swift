@@ -1,5 +1,16 @@
 internal import CLMDB
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Keeps zeros written ahead of the pages LMDB appends to the data file, on Linux.
 ///

@@ -1,5 +1,16 @@
 internal import CLMDB
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// LMDB maps the data file and reads pages through the map: a page past the end of a truncated
 /// file is a SIGBUS, not an error code. These checks compare the file with what LMDB's meta says

@@ -1,5 +1,16 @@
 internal import CLMDB
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// LMDB's messages for its return codes (`mdb_strerror` also knows errno values such as ENOSPC).
 enum LMDBMessages {

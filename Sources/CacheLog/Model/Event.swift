@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An operation to append to the log. The engine stores events about opaque keys and payloads;
 /// it knows nothing about what a payload means.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A point in the log: a sequence number, or a wall-clock date matched against `recordedAt`.
 public enum LogPosition: Sendable, Hashable {

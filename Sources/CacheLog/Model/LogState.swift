@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The state at one point of the log: every live key, sorted by key.
 public struct LogState: Sendable, Equatable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Counts and sizes of a log, as ``EventLog/stats()`` reports them.
 public struct LogStats: Sendable, Equatable {

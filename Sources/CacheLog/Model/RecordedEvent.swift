@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An event as read back from the log.
 public struct RecordedEvent: Sendable, Equatable {

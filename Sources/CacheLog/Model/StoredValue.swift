@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The live value of a key, as ``EventLog/retrieve(_:)`` returns it.
 public struct StoredValue: Sendable, Equatable {

@@ -1,6 +1,10 @@
 import CacheLog
 import FeedCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Turns one key's history into the story of its cache: each version written, when it went stale
 /// under its policy, when and why it was replaced, expired or deleted, and the gaps with no cache.

@@ -1,6 +1,10 @@
 import CacheLog
 import FeedCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// "Why was it stale?", answered from a log: each key's ``AuditTimeline``, ready for an app's own
 /// diagnostics.

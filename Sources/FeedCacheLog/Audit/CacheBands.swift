@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A key's cache over a window of time as contiguous bands, each fresh, stale, missing or
 /// "none yet", read off the key's audit timeline (``AuditTimeline``): the report draws the same

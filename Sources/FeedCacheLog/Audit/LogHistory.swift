@@ -1,5 +1,9 @@
 import CacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The histories of one key or of every key of a log (each a ``KeyHistory``), read in one pass,
 /// and the records that could not be read.

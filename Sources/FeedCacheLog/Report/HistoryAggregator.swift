@@ -1,5 +1,9 @@
 import CacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Boils one key's history down to what the report (``HistoryReport``) draws and tabulates. The summary
 /// (event counts, time stale and missing) is exact; what the page draws is bounded by `columns`

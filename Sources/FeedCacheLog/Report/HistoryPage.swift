@@ -1,5 +1,9 @@
 import FeedCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The report's page (``HistoryReport/html()``): one HTML file with its CSS, its script and its
 /// data inline, so it opens from `file://` with no network. The summary table is written here, so

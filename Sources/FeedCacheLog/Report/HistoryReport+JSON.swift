@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension HistoryReport {
     /// The data the page embeds and draws from, as JSON on one line. The window is there twice:

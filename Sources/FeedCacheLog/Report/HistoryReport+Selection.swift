@@ -1,6 +1,10 @@
 import CacheLog
 import FeedCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension HistoryReport {
     /// Why a report's keys or window cannot be chosen as asked.

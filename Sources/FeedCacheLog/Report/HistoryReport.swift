@@ -1,6 +1,10 @@
 import CacheLog
 import FeedCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The history of some keys over a window of time, as one self-contained HTML page (``html()``):
 /// per key, bands of fresh, stale and missing time judged as ``CacheAudit`` judges them, a mark

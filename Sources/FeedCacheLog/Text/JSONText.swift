@@ -1,5 +1,9 @@
 import FeedCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How JSON's scalars are written, shared by the report page's data and the `cachelog` tool's
 /// JSON (its encoder and replay's byte-level fast path), so that all write the same bytes for the

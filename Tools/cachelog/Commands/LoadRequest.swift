@@ -1,5 +1,9 @@
 import CacheLogKit
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `load`'s options as the library's resource: a feed, an object, a search's first page or its
 /// next one, whichever the contract and `--query`/`--more` say. It composes and renders; the

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 struct Stats: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(
@@ -27,7 +31,7 @@ struct Stats: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                 out.line("recorded    \(stats.firstRecordedAt.map(DateParsing.string) ?? "-") … \(stats.lastRecordedAt.map(DateParsing.string) ?? "-")")
                 out.line("live keys   \(stats.liveKeys)")
                 // "Stored" is one thing everywhere, as replay says it: a whole record's bytes.
-                out.line("payloads    \(stats.payloadBytes) bytes, compressed to \(stats.storedPayloadBytes) (\(stats.compressionRatio.map { String(format: "%.2fx", $0) } ?? "-"))")
+                out.line("payloads    \(stats.payloadBytes) bytes, compressed to \(stats.storedPayloadBytes) (\(stats.compressionRatio.map { DecimalText.string($0, places: 2) + "x" } ?? "-"))")
                 out.line("stored      \(stats.storedBytes) bytes in records (headers, keys, compressed payloads, checksums)")
                 out.line("map         \(stats.mapUsed) of \(stats.mapSize) bytes used")
                 if stats.corruptRecords > 0 { out.line("corrupt     \(stats.corruptRecords) records (run cachelog verify)") }

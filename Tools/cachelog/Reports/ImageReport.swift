@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `image --format json`: where the bytes came from, how many, and whether they are cached.
 struct ImageReport: Encodable {

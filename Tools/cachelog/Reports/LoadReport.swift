@@ -1,5 +1,9 @@
 import CacheLogKit
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a load delivered: the items as JSON, where they came from, when they were cached, and
 /// whether they are in the cache now. `load --format json` prints
@@ -82,13 +86,31 @@ struct LoadReport: Encodable {
         case nil: break
         }
         for item in items {
-            if let fields = (try? JSONSerialization.jsonObject(with: Data(item.utf8), options: [.fragmentsAllowed])) as? [String: Any],
-               let label = ["title", "name", "scripture", "description"].lazy.compactMap({ fields[$0] as? String }).first {
+            if let label = (try? JSONDecoder().decode(ItemLabel.self, from: Data(item.utf8)))?.text {
                 lines.append("  \(EventPrinter.escaped(label))")
             } else {
                 lines.append("  " + item)
             }
         }
         return lines
+    }
+}
+
+/// What a person knows an item by: the first of its fields `title`, `name`, `scripture` and
+/// `description` that is a string; `nil` when it has none or is no JSON object.
+private struct ItemLabel: Decodable {
+    struct Field: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    let text: String?
+
+    init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: Field.self)
+        text = ["title", "name", "scripture", "description"].lazy
+            .compactMap { try? fields.decodeIfPresent(String.self, forKey: Field(stringValue: $0)) }.first
     }
 }

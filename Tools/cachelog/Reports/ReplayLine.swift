@@ -1,6 +1,10 @@
 import CacheLog
 import FeedCacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One line of `replay --format jsonl`: an event, or a record that failed its checks.
 ///

@@ -1,7 +1,11 @@
 import CacheLog
 import FeedCache
 import FeedCacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `state --format json`: the live entries as of a point, each judged by the policy it was saved
 /// under at `now`.

@@ -1,5 +1,9 @@
 import CacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `stats --format json`: event counts in all and per key, sizes, compression and the map.
 struct StatsReport: Encodable {

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CacheLogKit
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An error the CLI reports as one line on stderr, then exits with `code`.
 struct CLIFailure: Error {

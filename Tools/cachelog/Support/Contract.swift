@@ -6,13 +6,16 @@ import CacheLogKit
 typealias Contract = BuiltInContract
 
 extension BuiltInContract: CaseArgument {
-    /// The defaults table `load --help` and the README show.
+    /// The defaults table `load --help` and the README show; empty in a run that shows no help.
     ///
-    /// Every run builds it (ArgumentParser reads each command's configuration at start), so it
-    /// is built from plain strings: `perf record` of `cachelog state` showed 2 % of the process
-    /// in Foundation's `padding(toLength:)` (through NSString), and 2 % in instantiating the
-    /// generic types of a dictionary literal and `joined`.
+    /// ArgumentParser reads each command's configuration at every start, `load`'s too, and the
+    /// table reads every contract's defaults, whose search contracts are generic types the
+    /// runtime checks (`callgrind` of `cachelog state`: four scans of every conformance record,
+    /// 3 % of its instructions). It is built from plain strings: `perf record` showed 2 % of the
+    /// process in Foundation's `padding(toLength:)` (through NSString), and 2 % in instantiating
+    /// the generic types of a dictionary literal and `joined`.
     static let defaultsTable: String = {
+        guard HelpLayout.showsHelp else { return "" }
         func padded(_ text: String, to width: Int) -> String {
             text + String(repeating: " ", count: max(0, width - text.count))
         }

@@ -1,6 +1,10 @@
 import FeedCache
 import FeedCacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Dates as the options take them and the tables show them: the library's text for a moment
 /// (``TimestampText``), read strictly and written to the second in text tables.

@@ -1,7 +1,11 @@
 import FeedCache
 import CacheLog
 import FeedCacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Renders events as a table a person can scan, or as JSON lines for jq.
 struct EventPrinter {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The exit codes, as `--help` and the README document them.
 enum Exit {
     static let ok: Int32 = 0
@@ -6,4 +14,10 @@ enum Exit {
     static let noUsableData: Int32 = 3
     /// Bad command line (ArgumentParser's validation errors use the same code).
     static let usage: Int32 = 64
+
+    /// Ends the process with `code` (C's `exit`, which flushes its streams): inside a command,
+    /// `exit` names ArgumentParser's `exit(withError:)`.
+    static func now(_ code: Int32) -> Never {
+        exit(code)
+    }
 }

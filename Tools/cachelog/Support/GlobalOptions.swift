@@ -1,6 +1,17 @@
 import ArgumentParser
 import CacheLogKit
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 
 /// Options every command but demo takes, declared by the root command (``CacheLogCommand``):

@@ -1,6 +1,17 @@
 import ArgumentParser
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// SIGINT and SIGTERM as cancellation: `run` cancels its work when one arrives, and a cancelled
 /// run ends with exit status 128 + the signal (130, 143), as a shell reports a command the signal

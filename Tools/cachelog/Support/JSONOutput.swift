@@ -1,5 +1,9 @@
 import FeedCacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The one JSON writer of the CLI's reports: compact, on one line, an object's keys in the order
 /// `encode(to:)` writes them (or sorted, for feed items), dates as `DateParsing.string`, numbers,

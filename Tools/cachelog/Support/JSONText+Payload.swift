@@ -1,6 +1,10 @@
 import FeedAPI
 import FeedCacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension JSONText {
     /// A payload as JSON: when it is JSON, its own bytes without the whitespace between tokens

@@ -1,7 +1,11 @@
 import ArgumentParser
 import CacheLog
 import FeedAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How `load` and `image` reach the remote (`--timeout`, `--cacert`, `--max-body`), and the
 /// client they make of it.
@@ -32,9 +36,7 @@ struct NetworkOptions: ParsableArguments {
             throw ValidationError("--max-body must be between \(Self.maxBodyRange.lowerBound) and \(Self.maxBodyRange.upperBound) bytes")
         }
         if let cacert {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: cacert, isDirectory: &isDirectory), !isDirectory.boolValue,
-                  FileManager.default.isReadableFile(atPath: cacert) else {
+            guard isDirectory(atPath: cacert) == false, FileManager.default.isReadableFile(atPath: cacert) else {
                 throw ValidationError("--cacert must name a readable file of PEM certificates, not '\(cacert)'")
             }
         }

@@ -1,7 +1,11 @@
 import FeedCache
 import ArgumentParser
 import CacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A `--from`, `--to`, `--as-of` or `--before` value: a sequence number, a date, or a duration
 /// before `--now` (`7d` and `-7d` alike: seven days ago). A relative value is resolved against

@@ -1,6 +1,10 @@
 import FeedAPI
 import FeedCacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// JSON text that goes into the output as it is: a feed item or a payload already in its final
 /// form (see ``JSONScanner``). Only ``JSONOutput`` can write it.

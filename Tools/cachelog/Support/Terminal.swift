@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Messages for people go to stderr; colour and progress lines only on a terminal, and never
 /// with NO_COLOR or TERM=dumb (a terminal that cannot move the cursor or clear a line).

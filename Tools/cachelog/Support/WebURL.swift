@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension URL {
     /// Whether the scheme is http or https: what `load` and `image` fetch, and what a next page or
