@@ -104,9 +104,9 @@ public final class CacheClient: Sendable {
     }
 
     /// The one object at `url` (the people search's object cache: a person), cached under
-    /// `object:URL` (``ObjectCaching/key(_:)``), cache first unless told otherwise.
+    /// `object:URL` (``CacheKey/object(_:)``), cache first unless told otherwise.
     public func object<Item>(at url: URL, contract: FeedContract<Item>) -> FeedResource<Item> {
-        FeedResource(client: self, key: ObjectCaching<Person>.key(url), url: url, contract: contract)
+        FeedResource(client: self, key: CacheKey.object(url), url: url, contract: contract)
     }
 
     /// The search for `query` through the URL `template` (`{query}` is filled in
@@ -114,7 +114,7 @@ public final class CacheClient: Sendable {
     /// `search:CONTRACT:QUERY`.
     public func search<Item>(_ query: String, at template: String, contract: SearchContract<Item>, key: String? = nil) -> SearchResource<Item> {
         SearchResource(
-            client: self, key: key ?? SearchResource<Item>.defaultKey(contract: contract.name, query: query), query: query,
+            client: self, key: key ?? CacheKey.search(contract: contract.name, query: query), query: query,
             template: template, contract: contract)
     }
 

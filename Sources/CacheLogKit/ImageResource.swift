@@ -26,12 +26,10 @@ public struct ImageResource: Sendable {
     init(client: CacheClient, url: URL) {
         self.client = client
         self.url = url
-        key = Self.key(for: url)
+        key = CacheKey.image(url)
         strategy = FeedContract<Data>.imageData.defaults.strategy
     }
 
-    /// The cache key of the image at `url`.
-    public static func key(for url: URL) -> String { CacheLogImageDataStore.key(for: url) }
 
     /// Loads the image data: the cached copy while fresh, else the remote's, cached.
     ///

@@ -112,7 +112,4 @@ public struct ObjectCaching<Item: Codable & Sendable>: Sendable {
         self.contract = contract
         self.url = url
     }
-
-    /// The cache key of the object at `url`.
-    public static func key(_ url: URL) -> String { "object:" + url.absoluteString }
 }

@@ -49,17 +49,6 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
         backoff = .exponential()
     }
 
-    /// The default key of `query`'s cache under `contract`: `search:CONTRACT:QUERY`.
-    public static func defaultKey(contract: ContractName, query: String) -> String {
-        "search:\(contract.name):\(query)"
-    }
-
-    /// `template` with `{query}` (percent-encoded: all but letters, digits and `-._~`) and
-    /// `{page}` filled in.
-    public static func expand(_ template: String, query: String, page: Int) -> String {
-        template.replacing("{page}", with: String(page)).replacing("{query}", with: percentEncoded(query))
-    }
-
     /// Loads the first page by the strategy: the remote's page replaces the cached list, or the
     /// cached list serves while fresh.
     ///
@@ -171,7 +160,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
         switch cursor {
         case .number(let page):
             number = page
-            url = URL(string: Self.expand(template, query: query, page: page))
+            url = URL(string: SearchTemplate.expand(template, query: query, page: page))
         case .url(let next):
             number = 0
             url = next
@@ -215,7 +204,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
         if let objects = contract.objects {
             for item in fetched {
                 guard let url = objects.url(item) else { continue }
-                let objectKey = ObjectCaching<Item>.key(url)
+                let objectKey = CacheKey.object(url)
                 // A key the database cannot hold would fail the whole append: it is left out and named.
                 guard objectKey.utf8.count <= log.maxKeySize else {
                     skipped.append(objectKey)
@@ -234,23 +223,6 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
         }
         return skipped
     }
-}
-
-/// `query` as a URL carries it: each UTF-8 byte but RFC 3986's unreserved characters (letters,
-/// digits, `-._~`) written `%XX`, as Foundation's `addingPercentEncoding` writes it.
-private func percentEncoded(_ query: String) -> String {
-    var encoded = ""
-    for byte in query.utf8 {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-            encoded.unicodeScalars.append(Unicode.Scalar(byte))
-        default:
-            let hex = String(byte, radix: 16, uppercase: true)
-            encoded += byte < 0x10 ? "%0" + hex : "%" + hex
-        }
-    }
-    return encoded
 }
 
 /// A search's cache as a strategy composes it: loads the cached list (a `LocalFeedLoader`) and

@@ -112,14 +112,14 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     /// The cache key: given, or the default of a search or an object.
     var resolvedKey: String? {
         if let key { return key }
-        if let query { return SearchResource<Person>.defaultKey(contract: contract.name, query: query) }
+        if let query { return CacheKey.search(contract: contract.name, query: query) }
         if contract == .person { return "object:" + url }
         return nil
     }
 
     func validate() throws {
         try checkDocumentFormat()
-        let sample = SearchResource<Person>.expand(url, query: query ?? "", page: 1)
+        let sample = SearchTemplate.expand(url, query: query ?? "", page: 1)
         try URL.checkFetchable(sample, shown: url, example: "https://example.com/feed.json")
         if query != nil, !contract.isSearch { throw ValidationError("--query is for the search contracts, verses and people") }
         if more, query == nil { throw ValidationError("--more continues a search: give its --query") }
