@@ -1,10 +1,5 @@
 import ArgumentParser
 import FeedCacheLog
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 struct Audit: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(

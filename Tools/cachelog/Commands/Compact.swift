@@ -1,11 +1,6 @@
 import ArgumentParser
 import CacheLog
 import FeedCacheLog
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(

@@ -1,10 +1,5 @@
 import ArgumentParser
 import CacheLog
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 struct Replay: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     static let configuration = CommandConfiguration(

@@ -1,10 +1,5 @@
 import ArgumentParser
 import CacheLogKit
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(

@@ -1,11 +1,6 @@
 import ArgumentParser
 import CacheLog
 import FeedCacheLog
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 struct Verify: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     static let configuration = CommandConfiguration(

@@ -1,10 +1,5 @@
 import ArgumentParser
 import CacheLogKit
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// An error the CLI reports as one line on stderr, then exits with `code`.
 struct CLIFailure: Error {

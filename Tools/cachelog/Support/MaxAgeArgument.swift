@@ -1,10 +1,5 @@
 import ArgumentParser
 import FeedCache
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// A duration option's value (`--max-age`, `--keep`): the library's grammar (``MaxAge/parse(_:)``),
 /// one for every duration the tool takes; relative times (`--as-of 7d`) use it too, through
