@@ -69,7 +69,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
-        .target(name: "LoopbackHTTP"),
+        .target(name: "LoopbackHTTP", dependencies: ["Locking"]),
         .executableTarget(
             name: "cachelog",
             dependencies: [

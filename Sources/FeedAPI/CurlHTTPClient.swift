@@ -86,9 +86,9 @@ public final class CurlHTTPClient: HTTPClient {
             try await withCheckedThrowingContinuation { continuation in
                 guard call.begin(continuation) else { return }
                 // libcurl's easy interface blocks: each transfer has a thread of its own, outside
-                // Swift's cooperative pool, which a blocked thread would starve (a queue of its
-                // own: Dispatch gives such a queue a new thread when the others are blocked).
-                DispatchQueue(label: "FeedAPI.curl").async {
+                // Swift's cooperative pool and Dispatch's bounded workers, which blocked
+                // transfers would starve.
+                BlockingThread.start {
                     call.finish(request.perform())
                 }
             }

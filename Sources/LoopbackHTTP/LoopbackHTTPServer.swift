@@ -5,6 +5,7 @@ import Foundation
 #endif
 
 import Dispatch
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -197,10 +198,12 @@ private final class ServerCore: @unchecked Sendable {
             state.port = listener.port
             state.wakeWriteFD = wake.write
         }
-        // A queue of its own runs on a thread of its own (Dispatch adds threads for such queues
-        // when the ones it has are blocked), as each connection's delay and reads need.
-        DispatchQueue(label: "LoopbackHTTP.accept").async(group: threads) { [self] in
+        // A thread of its own, as each connection's delay and reads need: Dispatch's worker
+        // threads are bounded, and a test run's many servers blocked all of them once.
+        threads.enter()
+        BlockingThread.start { [self] in
             acceptLoop(listenFD: listener.fd, wakeReadFD: wake.read)
+            threads.leave()
         }
         // The literal is always valid, but URL(string:) is optional; fall back rather than crash.
         return URL(string: "http://127.0.0.1:\(listener.port)") ?? URL(fileURLWithPath: "/")
@@ -280,8 +283,10 @@ private final class ServerCore: @unchecked Sendable {
                 return
             }
             Socket.configureConnection(clientFD, receiveTimeoutSeconds: Self.receiveTimeoutSeconds)
-            DispatchQueue(label: "LoopbackHTTP.connection").async(group: threads) { [self] in
+            threads.enter()
+            BlockingThread.start { [self] in
                 serve(clientFD)
+                threads.leave()
             }
         }
     }
