@@ -47,7 +47,7 @@ public struct CacheLogFeedStore: FeedStore {
     }
 
     public func deleteCachedFeed(reason: FeedCache.DeletionReason) async throws {
-        guard try log.entry(key) != nil else { return }
+        guard try log.isLive(key) else { return }
         // The log's reasons are a superset: it also records the delete that starts a replace.
         switch reason {
         case .explicit: try await log.append(.delete(key: key, reason: .explicit))
@@ -146,7 +146,7 @@ public struct CacheLogFeedStore: FeedStore {
     }
 
     public func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws {
-        guard try log.entry(key) != nil else { return }
+        guard try log.isLive(key) else { return }
         try await log.append(.expire(key: key, timestamp: timestamp, maxAge: maxAge))
     }
 

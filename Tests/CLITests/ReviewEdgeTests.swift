@@ -109,6 +109,23 @@ struct ReviewEdgeTests {
     }
 
     @Test
+    func validate_ofAStateRowNamingNoRecord_deletesIt_andSaysSoTruly() async throws {
+        let sandbox = try Sandbox()
+        #expect(try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/genres.json"), "--key", "genres", "--contract", "genres").status == ExitCode.ok)
+        try await Planting(db: sandbox.db).python("""
+            txn.put(b"ghost:1", struct.pack(">QdIQ", 0xFFFFFFF0, 1776038400.0, 10, 0xFFFFFFF0), db=state)
+            """)
+
+        let validated = try await sandbox.cachelog("--now", Day.dec2, "validate", "--format", "json")
+        let replay = try await sandbox.cachelog("replay", "--key", "ghost:1", "--format", "jsonl")
+        let verify = try await sandbox.cachelog("verify")
+
+        #expect(try validated.jsonArray().map { $0.string("outcome") } == ["fresh", "deleted"], "\(validated)")
+        #expect(try replay.jsonLines().map { $0.string("reason") } == ["retrieval-error"], "the delete it reports is in the log: \(replay)")
+        #expect(verify.status == ExitCode.ok, "\(verify)")
+    }
+
+    @Test
     func validate_afterABitFlipMovesAStateRowToAnotherKeysPut_deletesNothing() async throws {
         let sandbox = try Sandbox()
         for (key, contract) in [("films", "films"), ("b", "json"), ("a", "genres")] {

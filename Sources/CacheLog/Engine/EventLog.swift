@@ -292,6 +292,14 @@ public final class EventLog: Sendable {
         }
     }
 
+    /// Whether the state holds a row for `key`: a live cache, or a row that damage left naming
+    /// none (``entry(_:)`` then answers from the log). A delete or an expire of the key clears it.
+    public func isLive(_ key: String) throws -> Bool {
+        let keyBytes = Array(key.utf8)
+        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
+        return try environment.read { txn in try txn.get(tables.state, keyBytes) != nil }
+    }
+
     /// The state now.
     ///
     /// Reads survive a damaged row of the stored state: the answer then comes from the log
