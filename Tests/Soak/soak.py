@@ -1584,9 +1584,9 @@ class Run:
         self.fail(all(have[name] == want[name] for name in have), "file-modes",
                   "modes %s, expected %s" % ({n or "db": oct(m) for n, m in have.items()}, {n or "db": oct(m) for n, m in want.items()}))
 
-    def step_validate(self, key=None, max_age_text=None, now=None):
+    def step_validate(self, key=None, max_age_text=None):
         snap = self.snap
-        now = self.now if now is None else now
+        now = self.now
         # One max age for every key, or (without --max-age) each key's recorded policy.
         if max_age_text is None and self.rng.random() < 0.7:
             max_age_text = self.max_age_text
@@ -1608,7 +1608,7 @@ class Run:
                 stamps[k] = entry_ts(entry)
                 # The trusted timestamp judges: a cache stamped in the future is expired too.
                 expected[k] = "fresh" if is_fresh(rec.ts, rec.recorded_at, now, judged_by[k]) else "expired"
-                if trusted_timestamp(rec.ts, rec.recorded_at) > (now if isinstance(now, (int, float)) else parse_iso(now)):
+                if trusted_timestamp(rec.ts, rec.recorded_at) > now:
                     self.met("validate of a future-stamped cache")
                 if k in self.absurd:
                     expected[k] = None
@@ -1625,7 +1625,7 @@ class Run:
             self.fail(after.last == snap.last, "dry-run-wrote", "validate --dry-run appended seqs %d..%d" % (snap.last + 1, after.last), dry)
         args = ["validate"] + given + ["--format", "json"] + (key_args(key.name) if key else [])
         o = self.run(self.cmd(*args, now=now))
-        self.check_clock_warning(o, snap, now if isinstance(now, (int, float)) else parse_iso(now))
+        self.check_clock_warning(o, snap, now)
         after = self.read()
         new = [after.events[s] for s in after.seqs if s > snap.last]
         if o.rc == 64 and max_age_text in (HUGE_DAYS, HUGE_SECONDS):
@@ -1657,7 +1657,7 @@ class Run:
                     short(k.decode("utf-8", "replace")), got, want, " (cached %s, judged at %s by %ds)" % (
                         iso(stamps[k]), iso(now), judged_by[k]) if k in stamps and in_range(stamps[k]) else ""), o):
                 continue
-            if k in stamps and in_range(stamps[k]) and isinstance(now, (int, float)):
+            if k in stamps and in_range(stamps[k]):
                 # The JSON's age is still now - timestamp (negative for a cache stamped in the future).
                 age = ages.get(k)
                 self.fail(isinstance(age, (int, float)) and abs(age - (now - stamps[k])) < 0.001, "validate-output",
