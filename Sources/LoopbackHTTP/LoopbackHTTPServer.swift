@@ -373,9 +373,27 @@ private final class ServerCore: @unchecked Sendable {
     }
 }
 
+/// A socket bound to a free port on 127.0.0.1, for the package's tests: bound and never listening,
+/// it holds an address that refuses every connection (the tests' dead remote).
+package enum LoopbackSocket {
+    /// A close-on-exec socket bound to a port the system picks on 127.0.0.1, and that port; the
+    /// caller owns the descriptor.
+    ///
+    /// - Throws: ``LoopbackHTTPServerError/socket(operation:errno:)`` when a socket call fails.
+    package static func bound() throws -> (fd: Int32, port: Int) { try Socket.bindOnLoopback() }
+}
+
 /// Thin wrappers over the BSD socket calls that differ between Glibc and Darwin.
 private enum Socket {
     static func listenOnLoopback() throws -> (fd: Int32, port: Int) {
+        let (fd, port) = try bindOnLoopback()
+        guard listen(fd, 64) == 0 else { throw failure("listen", closing: fd) }
+        return (fd, port)
+    }
+
+    /// Without SO_REUSEADDR or SO_REUSEPORT: either would let another socket that sets it bind
+    /// the port too, and a dead port would then answer.
+    static func bindOnLoopback() throws -> (fd: Int32, port: Int) {
         // Close-on-exec: child processes (the CLI tests spawn some) must not inherit the
         // socket, or the port would stay bound after stop().
         #if canImport(Glibc)
@@ -402,7 +420,6 @@ private enum Socket {
             }
         }
         guard bound == 0 else { throw failure("bind", closing: fd) }
-        guard listen(fd, 64) == 0 else { throw failure("listen", closing: fd) }
 
         var boundAddress = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
