@@ -9,13 +9,10 @@
 /// When the attempts run out, or an error is not retryable, the last error is rethrown unchanged.
 /// Between attempts it waits as its ``RetryBackoff`` says.
 public struct FeedLoaderRetryDecorator<Item: Sendable>: FeedLoader {
-    /// Waits for a duration; `Task.sleep` unless a test gives its own.
-    public typealias Sleep = @Sendable (Duration) async throws -> Void
-
     private let decoratee: any FeedLoader<Item>
     private let retries: Int
     private let backoff: RetryBackoff
-    private let sleep: Sleep
+    private let timing: Timing
     private let isRetryable: @Sendable (any Error) -> Bool
 
     /// Decorates `decoratee` so that a retryable failure is retried up to `retries` times.
@@ -24,24 +21,25 @@ public struct FeedLoaderRetryDecorator<Item: Sendable>: FeedLoader {
     ///   - retries: how many times to try again after the first failure; negative counts as 0.
     ///   - backoff: how long to wait before each retry (``RetryBackoff/immediate`` by default);
     ///     a retry whose wait would end past its budget is not made, and the last error stands.
-    ///   - sleep: how to wait; `Task.sleep(for:)` by default, so a cancelled task stops waiting.
+    ///   - clock: what waits and what measures the budget: the continuous clock by default, so a
+    ///     cancelled task stops waiting; a test gives one it moves itself.
     ///   - isRetryable: whether an error deserves another attempt.
     public init(
         decoratee: any FeedLoader<Item>,
         retries: Int,
         backoff: RetryBackoff = .immediate,
-        sleep: @escaping Sleep = { try await Task.sleep(for: $0) },
+        clock: any Clock<Duration> = ContinuousClock(),
         isRetryable: @escaping @Sendable (any Error) -> Bool
     ) {
         self.decoratee = decoratee
         self.retries = max(0, retries)
         self.backoff = backoff
-        self.sleep = sleep
+        timing = Timing(clock)
         self.isRetryable = isRetryable
     }
 
     public func loadFeed() async throws -> LoadedFeed<Item> {
-        let started = ContinuousClock.now
+        let elapsed = timing.startStopwatch()
         var retry = 0
         while true {
             do {
@@ -51,8 +49,24 @@ public struct FeedLoaderRetryDecorator<Item: Sendable>: FeedLoader {
                 try Task.checkCancellation()
                 retry += 1
                 let delay = backoff.delay(beforeRetry: retry)
-                if let budget = backoff.budget, ContinuousClock.now - started + delay > budget { throw error }
-                if delay > .zero { try await sleep(delay) }
+                if let budget = backoff.budget, elapsed() + delay > budget { throw error }
+                if delay > .zero { try await timing.sleep(delay) }
+            }
+        }
+    }
+
+    /// A clock's two uses here, with its instant type out of sight.
+    private struct Timing: Sendable {
+        /// Waits for a duration.
+        let sleep: @Sendable (Duration) async throws -> Void
+        /// Starts measuring; the closure it returns tells the time since.
+        let startStopwatch: @Sendable () -> @Sendable () -> Duration
+
+        init<C: Clock<Duration>>(_ clock: C) {
+            sleep = { try await clock.sleep(for: $0) }
+            startStopwatch = {
+                let start = clock.now
+                return { start.duration(to: clock.now) }
             }
         }
     }

@@ -134,10 +134,12 @@ struct ImageTests {
 
     @Test(arguments: [
         ["image", "ftp://example.com/a.jpg"], ["image", "https://example.com/a.jpg", "--out", ""], ["image"],
-        ["image", "https://example.com/a.jpg", "--out", "/tmp"],
+        ["image", "https://example.com/a.jpg", "--out", "DIRECTORY"],
     ])
     func image_badCommandLines_exitSixtyFour(arguments: [String]) async throws {
         let sandbox = try sandbox()
+        // A directory of the test's own (Tests/README.md).
+        let arguments = arguments.map { $0 == "DIRECTORY" ? sandbox.directory.path : $0 }
 
         let result = try await sandbox.run(["--db", sandbox.db] + arguments)
 

@@ -1,5 +1,6 @@
 @testable import CacheLog
 import Foundation
+import TestSupport
 import Testing
 @testable import cachelog
 #if canImport(Glibc)
@@ -14,7 +15,10 @@ struct JSONOutputTests {
 
     @Test func fastPathAndEncoder_agreeOnHostileKeys() throws {
         var random = SplitMix(seed: 7)
-        let sink = open("/dev/null", O_WRONLY)
+        // A file of the test's own takes what the printer flushes (Tests/README.md: no system device).
+        let directory = try TemporaryDirectory(prefix: "cachelog-json")
+        let sink = open(directory.path("sink"), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(sink >= 0)
         defer { close(sink) }
         for seq in 1...3_000 {
             let event = Self.event(seq: UInt64(seq), using: &random)

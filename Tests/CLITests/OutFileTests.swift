@@ -11,9 +11,11 @@ import Darwin
 /// `--out` (of `image` and `report`) as `curl -o` treats it: a regular file or a new path is
 /// replaced whole; a symbolic link is followed and the file it names replaced, the link left a
 /// link; anything else (a FIFO, a device, a descriptor) is written through; a failure is one line
-/// and exit 1. The system's own nodes (/dev/null, /dev/full, /dev/stdout) are reached through
-/// links in the test's directory, so that a build that renames over its --out replaces the link,
-/// never the node.
+/// and exit 1. Every node a test hands the tool is its own, in its temporary directory: devices
+/// are made with `mknod` (``DeviceNode``), and stdout is reached through `/proc/self/fd/1`, which
+/// nothing can replace. A link to the system's `/dev/null` would not keep it safe: the tool
+/// follows links, so a build that renamed over what `--out` names would replace the machine's
+/// device (Tests/README.md).
 @Suite("cachelog --out", .timeLimit(.minutes(3)))
 struct OutFileTests {
     private func sandbox() throws -> Sandbox {
@@ -76,40 +78,42 @@ struct OutFileTests {
         #expect(fileType(fifo) == S_IFIFO, "the FIFO was replaced")
     }
 
-    @Test
-    func out_aCharacterDevice_isWrittenThrough_andAFullOne_isOneLine_exitOne() async throws {
+    /// A device named directly or through a link is written through and stays a device; a full
+    /// one is one line and exit 1.
+    @Test(.enabled(if: DeviceNode.canMake, "a device node of the test's own takes mknod (CAP_MKNOD)"))
+    func out_aCharacterDevice_namedDirectlyOrThroughALink_isWrittenThrough_andAFullOne_isOneLine_exitOne() async throws {
         let sandbox = try sandbox()
-        let null = try link("null", to: "/dev/null", in: sandbox)
-        let full = try link("full", to: "/dev/full", in: sandbox)
+        let null = sandbox.path("null")
+        let full = sandbox.path("full")
+        try DeviceNode.null.make(at: null)
+        try DeviceNode.full.make(at: full)
+        let toNull = try link("to-null", to: null, in: sandbox)
+        // Relative, as `ln -s full to-full` makes it.
+        let toFull = try link("to-full", to: "full", in: sandbox)
 
-        let toNull = try await sandbox.cachelog("image", sandbox.url("/poster.jpg"), "--out", null)
-        let toFull = try await sandbox.cachelog("--now", Day.dec1, "report", "--out", full)
+        for path in [null, toNull] {
+            let result = try await sandbox.cachelog("image", sandbox.url("/poster.jpg"), "--out", path)
+            #expect(result.status == ExitCode.ok && result.stderr.isEmpty, "\(path): \(result)")
+        }
+        for path in [full, toFull] {
+            let result = try await sandbox.cachelog("--now", Day.dec1, "report", "--out", path)
+            #expect(result.status == ExitCode.failure, "\(path): \(result)")
+            #expect(result.stderrLines == ["cachelog: cannot write \(path): No space left on device"], "\(result)")
+        }
 
-        #expect(toNull.status == ExitCode.ok && toNull.stderr.isEmpty, "\(toNull)")
-        #expect(fileType("/dev/null") == S_IFCHR && fileType(null) == S_IFLNK)
-        #expect(toFull.status == ExitCode.failure, "\(toFull)")
-        #expect(toFull.stderrLines == ["cachelog: cannot write \(full): No space left on device"], "\(toFull)")
-        #expect(fileType(full) == S_IFLNK)
+        #expect(fileType(null) == S_IFCHR, "the null device node was replaced")
+        #expect(fileType(full) == S_IFCHR, "the full device node was replaced")
+        #expect(fileType(toNull) == S_IFLNK && fileType(toFull) == S_IFLNK)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).filter { $0.contains(".cachelog-") }.isEmpty,
+                "a temporary file was left beside a device")
     }
 
-    /// A device node itself, not a link to one: made with mknod, which takes root.
-    @Test(.enabled(if: geteuid() == 0, "mknod needs root"))
-    func out_aDeviceNodeNamedDirectly_staysADeviceNode() async throws {
-        let sandbox = try sandbox()
-        let node = sandbox.path("null")
-        let made = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/mknod"), [node, "c", "1", "3"])
-        try #require(made.exited && made.status == 0, "mknod: \(made.stderrText)")
-
-        let result = try await sandbox.cachelog("image", sandbox.url("/poster.jpg"), "--out", node)
-
-        #expect(result.status == ExitCode.ok && result.stderr.isEmpty, "\(result)")
-        #expect(fileType(node) == S_IFCHR, "the device node became a regular file")
-    }
-
+    /// `/dev/stdout` is a link to `/proc/self/fd/1`; the test links to the latter itself, so
+    /// that no build can replace the system's `/dev/stdout` (procfs refuses any rename).
     @Test
-    func out_devStdout_isWrittenWhereStdoutStands_appendingAfterWhatAShellRedirectionHolds() async throws {
+    func out_theStdoutDescriptor_isWrittenWhereStdoutStands_appendingAfterWhatAShellRedirectionHolds() async throws {
         let sandbox = try sandbox()
-        let stdout = try link("stdout", to: "/dev/stdout", in: sandbox)
+        let stdout = try link("stdout", to: "/proc/self/fd/1", in: sandbox)
 
         let plain = try await ChildProcess.run(sandbox.executable, ["--db", sandbox.db, "image", sandbox.url("/poster.jpg"), "--out", stdout],
                                                environment: sandbox.environment())
@@ -124,7 +128,7 @@ struct OutFileTests {
         #expect(plain.stdout == ImageTests.poster)
         #expect(appended.exited && appended.status == 0, "\(appended.status) \(appended.stderrText)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == Data("before\n".utf8) + ImageTests.poster)
-        #expect(fileType(stdout) == S_IFLNK && fileType("/dev/stdout") == S_IFLNK)
+        #expect(fileType(stdout) == S_IFLNK)
     }
 
     @Test

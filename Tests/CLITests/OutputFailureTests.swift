@@ -29,7 +29,7 @@ struct OutputFailureTests {
         let command = "'\(sandbox.executable.path)' --db '\(sandbox.db)' image '\(sandbox.url("/big.bin"))'"
 
         let result = try await ChildProcess.run(
-            URL(fileURLWithPath: "/bin/bash"), ["-c", "\(command) | head -c 1 >/dev/null; exit ${PIPESTATUS[0]}"],
+            URL(fileURLWithPath: "/bin/bash"), ["-c", "\(command) | head -c 1 > '\(sandbox.path("head.out"))'; exit ${PIPESTATUS[0]}"],
             environment: sandbox.environment())
 
         #expect(result.exited && result.status == ExitCode.failure, "exit \(result.status); 141 would be a death by SIGPIPE")
@@ -45,10 +45,20 @@ struct OutputFailureTests {
     func aClosedPipeOnStderr_changesNeitherTheExitCodeNorTheSave() async throws {
         let sandbox = try await seeded()
         func withStderrGone(_ arguments: [String]) async throws -> ChildProcess.Result {
-            let command = ([sandbox.executable.path, "--db", sandbox.db] + arguments).map { "'\($0)'" }.joined(separator: " ")
-            // `true` has exited before the tool starts, so every write to stderr meets a closed pipe.
+            // stderr is a pipe whose read end is closed before the tool starts, so every write to
+            // it meets a closed pipe. SIGPIPE is set back to its default for the tool (Python
+            // ignores it, and an ignored signal stays ignored across exec).
+            let program = """
+                import os, signal, sys
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+                read, write = os.pipe()
+                os.close(read)
+                os.dup2(write, 2)
+                os.close(write)
+                os.execv(sys.argv[1], sys.argv[1:])
+                """
             return try await ChildProcess.run(
-                URL(fileURLWithPath: "/bin/bash"), ["-c", "{ sleep 0.3; exec \(command) 2>&1 >/dev/null; } | true; exit ${PIPESTATUS[0]}"],
+                URL(fileURLWithPath: "/usr/bin/python3"), ["-c", program, sandbox.executable.path, "--db", sandbox.db] + arguments,
                 environment: sandbox.environment(), timeout: .seconds(30))
         }
         let usage = try await withStderrGone(["bogus"])
@@ -60,12 +70,16 @@ struct OutputFailureTests {
         #expect((try state.json()["entries"] as? [Any])?.count == 1, "\(state)")
     }
 
-    @Test(arguments: [["state", "--format", "json"], ["replay"], ["searches"], ["load", "URL", "--key", "films", "--contract", "films"]])
+    @Test(.enabled(if: DeviceNode.canMake, "a device node of the test's own takes mknod (CAP_MKNOD)"),
+          arguments: [["state", "--format", "json"], ["replay"], ["searches"], ["load", "URL", "--key", "films", "--contract", "films"]])
     func aFullDisk_underStdout_isExitOne_withOneLine(arguments: [String]) async throws {
         let sandbox = try await seeded()
         let arguments = arguments.map { $0 == "URL" ? sandbox.url("/films.json") : $0 }
+        // A full device of the test's own (Tests/README.md): never the system's /dev/full.
+        let full = sandbox.path("full")
+        try DeviceNode.full.make(at: full)
 
-        let result = try await shell(sandbox, arguments, ">/dev/full")
+        let result = try await shell(sandbox, arguments, ">'\(full)'")
 
         #expect(result.exited && result.status == ExitCode.failure, "\(result.status) \(result.stderrText)")
         #expect(result.stderrText == "cachelog: cannot write the output: No space left on device\n")

@@ -176,29 +176,48 @@ struct ReplayTests {
             #expect(printed(result) == expected)
         }
 
-        // Seq 10 is not written yet: the follow waits for the load that appends 9 and 10.
+        // Seq 10 is not written yet: once the follow has printed seq 8 it is following, and it
+        // waits for the load that appends 9 and 10.
         let waiting = try ChildProcess(sandbox.executable, ["--db", sandbox.db, "replay", "--follow", "--from", "8", "--to", "10", "--format", "jsonl"],
                                        environment: sandbox.environment())
-        try await Task.sleep(for: .milliseconds(300))
+        let following = try await eventually(timeout: .seconds(60)) {
+            (try? Data(contentsOf: waiting.stdoutFile)).map { $0.contains(UInt8(ascii: "\n")) } ?? false
+        }
+        try #require(following, "the follow never printed seq 8")
         let load = try await sandbox.cachelog("--now", Day.dec10, "load", sandbox.url("/films.json"), "--key", "films", "--contract", "films")
         #expect(load.status == ExitCode.ok, "\(load)")
-        let appended = await waiting.finish(timeout: .seconds(10))
+        let appended = await waiting.finish(timeout: .seconds(60))
         #expect(appended.exited && appended.status == ExitCode.ok, "exit \(appended.status), timed out: \(appended.timedOut)")
         #expect(printed(appended) == [8, 9, 10])
 
-        // A date two seconds ahead of the real clock, on a log the real clock wrote: nothing is
-        // appended, and the follow ends when the clock passes it.
+        // A date ahead of the clock, on a log whose last event is before it: the follow ends when
+        // an event recorded after the date is appended (by another process, at a later --now).
+        let later = try ChildProcess(sandbox.executable, ["--db", sandbox.db, "--now", Day.dec10, "replay", "--follow", "--from", "10",
+                                                          "--to", "2026-12-11T12:00:00Z", "--format", "jsonl"],
+                                     environment: sandbox.environment())
+        let followingLater = try await eventually(timeout: .seconds(60)) {
+            (try? Data(contentsOf: later.stdoutFile)).map { $0.contains(UInt8(ascii: "\n")) } ?? false
+        }
+        try #require(followingLater, "the follow never printed seq 10")
+        let past = try await sandbox.cachelog("--now", "2026-12-12T00:00:00Z", "load", sandbox.url("/films.json"), "--key", "films", "--contract", "films")
+        #expect(past.status == ExitCode.ok, "\(past)")
+        let ended = await later.finish(timeout: .seconds(60))
+        #expect(ended.exited && ended.status == ExitCode.ok, "exit \(ended.status), timed out: \(ended.timedOut)")
+        #expect(printed(ended) == [10], "an event recorded after --to ends the follow, unprinted")
+
+        // On the real clock, a date a second ahead: nothing is appended, and the follow ends
+        // once the clock has passed it, never before (whatever the machine's load).
         let now = try Sandbox()
         let loaded = try await now.cachelog("load", now.url("/films.json"), "--key", "films", "--contract", "films")
         try #require(loaded.status == ExitCode.ok, "\(loaded)")
-        let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(2))
-        let clock = ContinuousClock()
-        let started = clock.now
-        let ahead = await (try ChildProcess(now.executable, ["--db", now.db, "replay", "--follow", "--to", soon, "--format", "jsonl"],
-                                            environment: now.environment())).finish(timeout: .seconds(10))
+        // Whole seconds, as --to reads them: the second after the next one begins.
+        let soon = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 1).rounded(.up))
+        let ahead = await (try ChildProcess(now.executable, ["--db", now.db, "replay", "--follow", "--to", ISO8601DateFormatter().string(from: soon),
+                                                             "--format", "jsonl"],
+                                            environment: now.environment())).finish(timeout: .seconds(60))
         #expect(ahead.exited && ahead.status == ExitCode.ok, "exit \(ahead.status), timed out: \(ahead.timedOut)")
         #expect(printed(ahead) == [1, 2])
-        #expect(clock.now - started >= .seconds(1), "it ended before the clock reached --to")
+        #expect(Date() >= soon, "it ended before the clock reached --to")
     }
 
     @Test

@@ -149,16 +149,20 @@ struct FeedResourceTests {
         let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
         let log = try EventLog(path: world.path, options: EventLog.Options(durability: .unsynced, clock: world.clock.function))
         let slow = CacheClient(log: log).feed("films", at: world.url("/slow.json"), contract: .films)
+        let answer = Gate()
+        defer { answer.open() }
         world.server.setHandler { request in
-            request.path == "/slow.json"
-                ? HTTPResponse(status: 200, body: Data(Bodies.films.utf8), delay: .milliseconds(500)) : .json(Bodies.films)
+            if request.path == "/slow.json" { answer.wait() }
+            return .json(Bodies.films)
         }
 
-        // The slow load begins first (its items are stamped at its start); a later one lands first.
+        // The slow load begins first (its items are stamped at its start, before its request);
+        // a later one lands first; only then does the slow one get its answer.
         async let older = slow.load()
-        try await Task.sleep(for: .milliseconds(100))
+        try #require(await world.server.waitForRequests(count: 1), "the slow load never asked")
         world.clock.advance(60)
         let newer = try await CacheClient(log: log).feed("films", at: world.url("/films.json"), contract: .films).load()
+        answer.open()
         let refused = try await older
 
         #expect(newer.isCached)

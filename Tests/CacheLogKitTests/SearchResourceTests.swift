@@ -200,19 +200,24 @@ struct SearchResourceTests {
         let world = try ClientWorld()
         let person = world.baseURL.absoluteString + "/people/1.json"
         let page = Bodies.people(["Luke Skywalker"], next: nil, base: world.baseURL)
+        let answer = Gate()
+        defer { answer.open() }
         world.server.setHandler { request in
-            request.path == "/people-sky.json"
-                ? HTTPResponse(status: 200, body: Data(page.utf8), delay: .milliseconds(500))
-                : .json(#"{"name":"Luke Skywalker (newer)","url":"\#(person)"}"#)
+            if request.path == "/people-sky.json" {
+                answer.wait()
+                return .json(page)
+            }
+            return .json(#"{"name":"Luke Skywalker (newer)","url":"\#(person)"}"#)
         }
         let client = try world.client()
 
-        // The search begins (its page is slow); the person is loaded on its own a minute later
-        // and saved first; then the search's page arrives and is saved.
+        // The search begins (its page waits for the gate); the person is loaded on its own a
+        // minute later and saved first; then the search's page is answered and saved.
         async let search = client.search("sky", at: world.template("/people-{query}.json"), contract: .people).load()
-        try await Task.sleep(for: .milliseconds(100))
+        try #require(await world.server.waitForRequests(count: 1), "the search never asked")
         world.clock.advance(60)
         _ = try await client.object(at: URL(string: person)!, contract: .person).load()
+        answer.open()
         let searched = try await search
 
         #expect(searched.isCached)

@@ -75,14 +75,15 @@ struct ReadTests {
         let log = try makeLog(dir)
         try await log.append(.put(key: "films", payload: payload("1"), timestamp: Date()))
         let stream = log.follow(EventQuery(limit: 4), pollInterval: .milliseconds(5))
-        let appender = Task {
-            try await Task.sleep(for: .milliseconds(50))
-            try await log.append(.delete(key: "films", reason: .replaced))
-            try await log.append([.put(key: "films", payload: payload("2"), timestamp: Date()), .delete(key: "genres", reason: .explicit)])
-        }
         var seen: [UInt64] = []
-        for try await item in stream { seen.append(item.seq) }
-        try await appender.value
+        for try await item in stream {
+            seen.append(item.seq)
+            // The existing event is delivered: the stream is following; the rest is appended now.
+            if item.seq == 1 {
+                try await log.append(.delete(key: "films", reason: .replaced))
+                try await log.append([.put(key: "films", payload: payload("2"), timestamp: Date()), .delete(key: "genres", reason: .explicit)])
+            }
+        }
         #expect(seen == [1, 2, 3, 4])
     }
 }
@@ -104,15 +105,12 @@ struct FollowTests {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
         for i in 1...2 { try await log.append(.put(key: "k\(i)", payload: payload("\(i)"), timestamp: Date())) }
-        let appender = Task {
-            for i in 3...5 {
-                try await Task.sleep(for: .milliseconds(30))
-                try await log.append(.put(key: "k\(i)", payload: payload("\(i)"), timestamp: Date()))
-            }
-        }
         var seen: [UInt64] = []
-        for try await item in log.follow(EventQuery(to: .seq(4)), pollInterval: .milliseconds(5)) { seen.append(item.seq) }
-        try await appender.value
+        for try await item in log.follow(EventQuery(to: .seq(4)), pollInterval: .milliseconds(5)) {
+            seen.append(item.seq)
+            // Each next event is appended once the last one was delivered, so seq 4 is awaited.
+            if item.seq >= 2 { try await log.append(.put(key: "k\(item.seq + 1)", payload: payload("\(item.seq + 1)"), timestamp: Date())) }
+        }
         #expect(seen == [1, 2, 3, 4])
     }
 
@@ -129,14 +127,15 @@ struct FollowTests {
         #expect(seen == [1], "a later event ends it")
 
         let ahead = clock.date.addingTimeInterval(60)
-        let mover = Task {
-            try await Task.sleep(for: .milliseconds(50))
-            try await log.append(.put(key: "c", payload: payload("3"), timestamp: clock.date))
-            clock.advance(61)
-        }
         seen = []
-        for try await item in log.follow(EventQuery(from: .seq(2), to: .date(ahead)), pollInterval: .milliseconds(5)) { seen.append(item.seq) }
-        try await mover.value
+        for try await item in log.follow(EventQuery(from: .seq(2), to: .date(ahead)), pollInterval: .milliseconds(5)) {
+            seen.append(item.seq)
+            // Following from seq 2: an event is recorded before the date, then the clock passes it.
+            if item.seq == 2 {
+                try await log.append(.put(key: "c", payload: payload("3"), timestamp: clock.date))
+                clock.advance(61)
+            }
+        }
         #expect(seen == [2, 3], "the clock passing it ends it, after what was recorded before")
     }
 }

@@ -1,5 +1,6 @@
 import FeedCache
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Feed loader retry decorator")
@@ -76,7 +77,68 @@ struct FeedLoaderRetryDecoratorTests {
         #expect(await decoratee.callCount == 1)
     }
 
+    @Test func load_waitsBeforeEachRetry_doublingUpToTheMaximum() async {
+        let clock = ImmediateClock()
+        let decoratee = FeedLoaderSpy(.failure(Self.invalidData))
+        let sut = FeedLoaderRetryDecorator(
+            decoratee: decoratee, retries: 5, backoff: RetryBackoff(initial: .milliseconds(500), maximum: .seconds(2)), clock: clock,
+            isRetryable: Self.retryInvalidData)
+
+        _ = try? await sut.loadFeed()
+
+        #expect(await decoratee.callCount == 6)
+        #expect(clock.sleeps == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(2), .seconds(2)])
+    }
+
+    /// Each attempt takes 200 ms on the clock. Retry 2's wait (1 s) ends at 1.9 s, within the 2 s
+    /// budget; retry 3's (2 s) would end at 4.1 s, so it is not made and the last error stands.
+    @Test func load_withABudget_makesNoRetryWhoseWaitWouldEndPastIt() async {
+        let clock = ImmediateClock()
+        let decoratee = TimedFailures(clock: clock, each: .milliseconds(200), error: Self.invalidData)
+        let sut = FeedLoaderRetryDecorator(
+            decoratee: decoratee, retries: 5, backoff: .exponential(within: .seconds(2)), clock: clock, isRetryable: Self.retryInvalidData)
+
+        await #expect(throws: Self.invalidData) { try await sut.loadFeed() }
+
+        #expect(decoratee.attempts == 3)
+        #expect(clock.sleeps == [.milliseconds(500), .seconds(1)])
+    }
+
+    @Test func load_withABudget_makesARetryWhoseWaitEndsExactlyAtIt() async {
+        let clock = ImmediateClock()
+        let decoratee = TimedFailures(clock: clock, each: .milliseconds(500), error: Self.invalidData)
+        let sut = FeedLoaderRetryDecorator(
+            decoratee: decoratee, retries: 1, backoff: .exponential(within: .seconds(1)), clock: clock, isRetryable: Self.retryInvalidData)
+
+        _ = try? await sut.loadFeed()
+
+        #expect(decoratee.attempts == 2, "0.5 s of attempt and 0.5 s of wait end at the 1 s budget, not past it")
+    }
+
     private func makeSUT(_ decoratee: FeedLoaderSpy, retries: Int) -> FeedLoaderRetryDecorator<TestItem> {
         FeedLoaderRetryDecorator(decoratee: decoratee, retries: retries, isRetryable: Self.retryInvalidData)
+    }
+}
+
+/// A remote whose every attempt takes `each` on `clock` and then fails with `error`.
+private final class TimedFailures: FeedLoader, @unchecked Sendable {
+    private let clock: ImmediateClock
+    private let each: Duration
+    private let error: AnyError
+    private let lock = NSLock()
+    private var count = 0
+
+    init(clock: ImmediateClock, each: Duration, error: AnyError) {
+        self.clock = clock
+        self.each = each
+        self.error = error
+    }
+
+    var attempts: Int { lock.withLock { count } }
+
+    func loadFeed() async throws -> LoadedFeed<TestItem> {
+        lock.withLock { count += 1 }
+        clock.advance(by: each)
+        throw error
     }
 }

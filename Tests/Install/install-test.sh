@@ -38,7 +38,7 @@ db="$(sed -n 's/^  database //p' "$work/demo.txt")"
 [ -d "$db" ] || fail "the demo kept no database"
 state="$("$cachelog" --db "$db" state --as-of 2026-12-05T00:00:00Z)"
 grep -q '^films  *2026-12-01T10:00:00Z' <<<"$state" || fail "state printed: $state"
-"$cachelog" --db "$db" verify >/dev/null || fail "verify failed on the demo database"
+"$cachelog" --db "$db" verify > "$work/verify.out" || fail "verify failed on the demo database"
 
 # The manual page renders with man, without a warning, and names the subcommands.
 MANWIDTH=80 man -l "$prefix/share/man/man1/cachelog.1" 2> "$work/man.err" | col -b > "$work/man.txt"
@@ -68,7 +68,7 @@ grep -q "^complete -c 'cachelog'" "$prefix/share/fish/vendor_completions.d/cache
 
 # Again: the same files, the same completions and page; nothing else appears.
 before="$(cd "$prefix" && find . -type f -exec md5sum {} + | sort -k2)"
-Tools/install "$prefix" > "$work/again" 2>/dev/null
+Tools/install "$prefix" > "$work/again" 2> "$work/again.err"
 cmp -s "$work/installed" "$work/again" || fail "a second install printed something else"
 after="$(cd "$prefix" && find . -type f -exec md5sum {} + | sort -k2)"
 [ "$before" = "$after" ] || fail "a second install changed files: $(diff <(echo "$before") <(echo "$after"))"

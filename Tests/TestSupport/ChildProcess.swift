@@ -44,13 +44,18 @@ public final class ChildProcess: @unchecked Sendable {
         let id = UUID().uuidString
         output = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(id).out")
         errors = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(id).err")
+        let input = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(id).in")
         try Data().write(to: output)
         try Data().write(to: errors)
+        try Data().write(to: input)
+        defer { try? FileManager.default.removeItem(at: input) }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        // An empty file of the run's own, not /dev/null: no test hands a child a system node
+        // (Tests/README.md).
+        posix_spawn_file_actions_addopen(&actions, 0, input.path, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_TRUNC, 0)
         posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY | O_TRUNC, 0)
         _ = Self.closeFrom?(&actions, 3)

@@ -62,7 +62,8 @@ public final class TLSTestServer: Sendable {
         URL(string: "https://\(host):\(port)\(path)") ?? URL(fileURLWithPath: "/")
     }
 
-    /// What the server printed after its ports: `request PATH` per request, `client closed`.
+    /// What the server printed after its ports: `request PATH` per request, `sent 10 bytes` once
+    /// a trickle has sent that many, `client closed`.
     public var events: [String] { Array(Self.lines(of: child.stdoutFile).dropFirst()) }
 
     /// Stops the server and waits for it to end.
@@ -91,9 +92,11 @@ public final class TLSTestServer: Sendable {
                 self.send_header("Content-Length", "100000")
                 self.end_headers()
                 try:
-                    for _ in range(100000):
+                    for sent in range(1, 100001):
                         self.wfile.write(b"x")
                         self.wfile.flush()
+                        if sent == 10:
+                            print("sent 10 bytes", flush=True)
                         time.sleep(0.01)
                 except OSError:
                     print("client closed", flush=True)
