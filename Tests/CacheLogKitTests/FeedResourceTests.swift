@@ -122,6 +122,70 @@ struct FeedResourceTests {
         #expect(metrics.counters.allSatisfy { counter in counter.dimensions.map(\.0) == ["contract"] })
     }
 
+    /// A load that began first and finished last delivers its items but saves nothing, the
+    /// cache being newer than its items: it counts as a failed save, never as a save.
+    @Test func metrics_countASaveOnceWhenItLands_andASupersededSaveAsFailedNotSaved() async throws {
+        let metrics = TestMetrics()
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        let client = try world.client(CacheClient.Options(metrics: metrics))
+        let films = client.feed("films", at: world.url("/films.json"), contract: .films)
+        let began = world.clock.date
+        world.clock.advance(60)
+        let newer = try await films.load()
+        // The other load, replayed on the test's clock: its items are stamped when it began, and
+        // its remote answers once the newer cache is there (a cache stamped later than the
+        // saver's clock would not count as newer).
+        world.clock.set(began)
+        let clock = world.clock, landed = newer.timestamp
+        world.server.setHandler { _ in
+            clock.set(landed)
+            return .json(Bodies.films)
+        }
+        let older = try await films.load()
+
+        #expect(newer.cacheSave == .saved)
+        #expect(older.cacheSave == .superseded(by: newer.timestamp))
+        #expect(try client.log().entry("films")?.timestamp == newer.timestamp)
+        let dimensions = [("contract", "films")]
+        #expect(try metrics.expectCounter("cachelog_saves_total", dimensions).totalValue == 1)
+        #expect(try metrics.expectCounter("cachelog_failed_saves_total", dimensions).totalValue == 1)
+    }
+
+    @Test func metrics_countEachCacheValidationExpires_once_andNoneItKeeps() async throws {
+        let metrics = TestMetrics()
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films), "/genres.json": .json(Bodies.genres)])
+        let client = try world.client(CacheClient.Options(metrics: metrics))
+        _ = try await client.feed("films", at: world.url("/films.json"), contract: .films).load()
+        var genres = client.feed("genres", at: world.url("/genres.json"), contract: .genres)
+        genres.maxAge = .days(30)
+        _ = try await genres.load()
+        world.days(8)
+
+        #expect(try await client.validate().map(\.outcome) == [.expired, .fresh])
+        // Films is gone: a second validation has nothing of it to expire.
+        #expect(try await client.validate().map(\.outcome) == [.fresh])
+        let expires = metrics.counters.filter { $0.label == "cachelog_expires_total" }
+        #expect(expires.map { $0.dimensions.map(\.1) } == [["films"]])
+        #expect(expires.map(\.totalValue) == [1])
+    }
+
+    /// The mark is what lets a validation that knows nothing of the app decode a payload, and
+    /// delete it when it does not decode: only the package's own contracts may carry it.
+    @Test func save_underThePackagesOwnContract_recordsItsMark_andUnderAnAppsContractOfTheSameName_doesNot() async throws {
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        let client = try world.client()
+        let appsFilms = FeedContract<Data>(name: "films", coder: .bytes) { data, _ in [data] }
+        _ = try await client.feed("films", at: world.url("/films.json"), contract: .films).load()
+        _ = try await client.feed("my-films", at: world.url("/films.json"), contract: appsFilms).load()
+
+        let puts = try client.log().events(EventQuery(kinds: [.put])).compactMap { if case .event(let event) = $0 { event } else { nil } }
+        try #require(puts.map(\.key) == ["films", "my-films"])
+        #expect(puts[0].metadata["contract"] == "films")
+        #expect(puts[0].metadata["contract-by"] == "cachelog")
+        #expect(puts[1].metadata["contract"] == "films")
+        #expect(puts[1].metadata["contract-by"] == nil)
+    }
+
     @Test func oneClock_stampsTheSaveAndTheEventItWasRecordedAs() async throws {
         let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
         let client = try world.client()

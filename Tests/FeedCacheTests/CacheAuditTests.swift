@@ -102,6 +102,32 @@ struct CacheAuditTests {
         #expect(result.keys[1].timeline.first?.text == "written (cached 2026-12-03T10:00:00Z, 3 bytes)")
     }
 
+    /// A delete of a key with no cache (an app's, appended as is) changes nothing: the key had
+    /// no cache yet, and "missing" would say one was there and is gone.
+    @Test
+    func aDeleteOfNothing_leavesTheKeyWithNoCacheYet_inTheBandsAndTheReport() async throws {
+        let now = Locked(start)
+        let database = try await TemporaryCacheLog(clock: { now.withLock { $0 } })
+        let log = database.log
+        try await log.append(.delete(key: "films", reason: .explicit))
+        now.withLock { $0 = at(1) }
+        try await log.append(.put(key: "films", payload: Data("[1]".utf8), timestamp: at(1), maxAge: 7 * day))
+        now.withLock { $0 = at(2) }
+        try await log.append(.delete(key: "films", reason: .explicit))
+        try await log.append(.delete(key: "films", reason: .explicit))
+        let window = DateInterval(start: at(-1), end: at(3))
+
+        let timeline = try CacheAudit(log: log).timeline(of: "films", now: at(3))
+        try #require(timeline.map(\.kind) == [.deleted, .written, .deleted, .deleted, .gap])
+        let bands = CacheBands(timeline, window: window)
+        #expect(bands.bands.map(\.state) == [CacheBands.State.none, .fresh, .missing])
+        #expect(bands.bands.map(\.start) == [at(-1), at(1), at(2)])
+        let report = try HistoryReport(log: log, keys: ["films"], window: window, generatedAt: at(3))
+        let films = try #require(report.keys.first)
+        #expect(films.missing == day, "missing only from the delete of the cache on day 2")
+        #expect(films.fresh == day)
+    }
+
     @Test
     func aVersionCachedLaterThanItWasRecorded_isJudgedFromItsRecording() async throws {
         let database = try await TemporaryCacheLog(clock: { start })

@@ -25,6 +25,33 @@ struct CacheLogFeedStoreTests {
         #expect(events[1].timestamp == fixedCurrentDate)
     }
 
+    /// An app's metadata must not claim the package's mark: a payload recorded as the package's
+    /// own contract is decoded, and deleted when it does not decode, by a validation that knows
+    /// nothing of the app. Nor may it pass off validators the remote never sent.
+    @Test func save_recordsNoneOfTheCallersMetadataUnderTheStoresOwnNames_andKeepsTheRest() async throws {
+        let database = try await TemporaryCacheLog()
+        let forged = [
+            "contract": "films", "contract-by": "cachelog", "etag": #""forged""#, "last-modified": "Tue, 01 Dec 2026 10:00:00 GMT",
+            "url": "https://example.com/films.json", "cursor": "2",
+        ]
+        let store = CacheLogFeedStore(log: database.log, key: "films", metadata: { forged })
+        let loader = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }, contract: "films")
+        try await loader.save(uniqueItems())
+
+        let put = try #require(try Self.recorded(database.log).last)
+        #expect(put.kind == .put)
+        #expect(put.metadata == ["contract": "films", "cursor": "2"])
+        let cached = try #require(try await store.retrieve())
+        #expect(cached.policy?.contract == ContractName("films"))
+        #expect(cached.policy?.contract?.isBuiltIn == false)
+        #expect(cached.validators == .none)
+
+        // The put an app appends itself, in a batch of its own, is held to the same names.
+        try await database.log.append(
+            CacheLogFeedStore.put(key: "batch", feed: Data("[]".utf8), timestamp: fixedCurrentDate, policy: nil, metadata: forged))
+        #expect(try database.log.entry("batch")?.metadata == ["cursor": "2"])
+    }
+
     @Test func validate_onAnExpiredCache_appendsAnExpireWithTheJudgedTimestampAndMaxAge() async throws {
         let database = try await TemporaryCacheLog()
         let store = CacheLogFeedStore(log: database.log, key: "films")
