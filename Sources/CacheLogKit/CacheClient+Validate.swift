@@ -68,7 +68,8 @@ extension CacheClient {
             let why = Self.readsBack(before, key: key, in: log) ? "not a valid \(recorded?.contract?.name ?? "") payload" : "unreadable"
             return outcome(.deleted, "\(why); \(try written("deleted"))")
         case .expire?:
-            metrics.count(CacheMetrics.Label.expires, contract: recorded?.contract)
+            // A dry run only planned the expire: nothing was expired to count.
+            if !dryRun { metrics.count(CacheMetrics.Label.expires, contract: recorded?.contract) }
             return outcome(.expired, "\(age ?? "no cache"); \(try written("expired"))")
         default:
             guard let age else { return ValidationOutcome(key: key, outcome: .empty, detail: "no cache", dryRun: dryRun) }

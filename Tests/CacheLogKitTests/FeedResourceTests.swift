@@ -161,6 +161,9 @@ struct FeedResourceTests {
         _ = try await genres.load()
         world.days(8)
 
+        // A dry run expires nothing, so it counts nothing.
+        #expect(try await client.validate(dryRun: true).map(\.outcome) == [.expired, .fresh])
+        #expect(metrics.counters.filter { $0.label == "cachelog_expires_total" }.allSatisfy { $0.totalValue == 0 })
         #expect(try await client.validate().map(\.outcome) == [.expired, .fresh])
         // Films is gone: a second validation has nothing of it to expire.
         #expect(try await client.validate().map(\.outcome) == [.fresh])
