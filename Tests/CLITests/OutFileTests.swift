@@ -189,4 +189,126 @@ struct OutFileTests {
         }
         #expect(fileType(loop) == S_IFLNK)
     }
+
+    // MARK: what the kernel would refuse, and whose files they are
+
+    /// The file's owner and mode.
+    private func owner(_ path: String) -> (uid: uid_t, gid: gid_t, mode: mode_t)? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? (info.st_uid, info.st_gid, info.st_mode & 0o7777) : nil
+    }
+
+    /// A shared directory like /tmp (sticky, world-writable) in the test's own directory, with a
+    /// link in it that another user (`nobody`) made, pointing at a file of root's that only root
+    /// may read, and a dangling one pointing where nothing is yet. Linux's fs.protected_symlinks
+    /// refuses to follow such links for anyone but their owner; `--out` refuses them whether or
+    /// not the kernel does, and the files they name stay as they were (or absent).
+    @Test(.enabled(if: geteuid() == 0, "making another user's link takes root"))
+    func out_aLinkAnotherUserPlantedInASharedDirectory_isNotFollowed_andWhatItNamesIsUntouched() async throws {
+        let sandbox = try sandbox()
+        let shared = sandbox.path("shared")
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        chmod(shared, 0o1777)
+        let victim = sandbox.path("victim.txt")
+        try Data("root's secret".utf8).write(to: URL(fileURLWithPath: victim))
+        chmod(victim, 0o600)
+        let nobody: uid_t = 65534
+        let planted = try link("shared/out.html", to: victim, in: sandbox)
+        let dangling = try link("shared/poster.jpg", to: sandbox.path("created-by-root"), in: sandbox)
+        try #require(lchown(planted, nobody, gid_t(nobody)) == 0 && lchown(dangling, nobody, gid_t(nobody)) == 0)
+
+        let image = try await sandbox.cachelog("image", sandbox.url("/poster.jpg"), "--out", dangling)
+        let report = try await sandbox.cachelog("--now", Day.dec1, "report", "--out", planted)
+
+        for (result, path) in [(report, planted), (image, dangling)] {
+            #expect(result.status == ExitCode.failure, "\(result)")
+            #expect(result.stderrLines == ["cachelog: cannot write \(path): it is another user's link in a shared directory, which is not followed"],
+                    "\(result)")
+        }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "root's secret")
+        #expect(owner(victim)?.mode == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("created-by-root")), "the dangling link's target was created")
+        // A path that leads through such a link (a directory link) is refused, naming the link.
+        let toDirectory = try link("shared/folder", to: sandbox.directory.path, in: sandbox)
+        try #require(lchown(toDirectory, nobody, gid_t(nobody)) == 0)
+        let through = try await sandbox.cachelog("--now", Day.dec1, "report", "--out", toDirectory + "/victim.txt")
+        #expect(through.stderrLines == ["cachelog: cannot write \(toDirectory)/victim.txt: it leads through \(toDirectory), another user's link in a shared directory, which is not followed"],
+                "\(through)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "root's secret")
+
+        // The same links are followed where the rule allows it: made by the user who runs the
+        // tool, or by the shared directory's owner.
+        try #require(lchown(planted, 0, 0) == 0)
+        let followed = try await sandbox.cachelog("--now", Day.dec1, "report", "--out", planted)
+        #expect(followed.status == ExitCode.ok, "\(followed)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8).hasPrefix("<!doctype html>"))
+    }
+
+    /// `--out` over another user's file (root writing it, as `curl -o` run as root would) writes
+    /// into it: it stays that user's, with its mode; a replacement would have made it root's.
+    @Test(.enabled(if: geteuid() == 0, "a file of another user's takes root to make"))
+    func out_anExistingFileOfAnotherUser_keepsItsOwnerAndMode() async throws {
+        let sandbox = try sandbox()
+        let target = sandbox.path("theirs.jpg")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: target))
+        try #require(chown(target, 65534, 65534) == 0 && chmod(target, 0o644) == 0)
+
+        let result = try await sandbox.cachelog("image", sandbox.url("/poster.jpg"), "--out", target)
+
+        #expect(result.status == ExitCode.ok && result.stderr.isEmpty, "\(result)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == ImageTests.poster)
+        let kept = try #require(owner(target))
+        #expect(kept.uid == 65534 && kept.gid == 65534 && kept.mode == 0o644, "\(kept)")
+    }
+
+    /// A file the user may write, in a directory the user may not (where no temporary file can
+    /// go beside it): written in place, as `curl -o` writes it. Root runs without the
+    /// capabilities that override file modes, so the modes bind it.
+    @Test(.enabled(if: geteuid() == 0, "dropping root's overriding capabilities takes root"))
+    func out_aWritableFile_inADirectoryTheUserCannotWrite_isWrittenInPlace() async throws {
+        let sandbox = try sandbox()
+        let seeded = try await sandbox.cachelog("image", sandbox.url("/poster.jpg"), "--format", "json")
+        try #require(seeded.status == ExitCode.ok, "\(seeded)")
+        let locked = sandbox.path("locked")
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)
+        let target = locked + "/poster.jpg"
+        try Data("old".utf8).write(to: URL(fileURLWithPath: target))
+        chmod(target, 0o644)
+        chmod(locked, 0o555)
+        defer { chmod(locked, 0o755) }
+
+        let result = try await sandbox.runAsReader("image", sandbox.url("/poster.jpg"), "--out", target)
+
+        #expect(result.status == ExitCode.ok && result.stderr.isEmpty, "\(result)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == ImageTests.poster)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: locked) == ["poster.jpg"])
+    }
+
+    /// Reports and images carry keys and URLs: a file `--out` creates is its owner's alone, as
+    /// the database is, under the usual umask 022; one that exists keeps its mode.
+    @Test
+    func out_aNewFile_isTheOwnersOnly_underUmask022_andAnExistingOne_keepsItsMode() async throws {
+        let sandbox = try sandbox()
+        let existing = sandbox.path("existing.html")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: existing))
+        chmod(existing, 0o644)
+        func withUmask022(_ arguments: [String]) async throws -> ChildProcess.Result {
+            let command = ([sandbox.executable.path, "--db", sandbox.db] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            return try await ChildProcess.run(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", "umask 022; exec \(command)"], environment: sandbox.environment())
+        }
+
+        let image = try await withUmask022(["image", sandbox.url("/poster.jpg"), "--out", sandbox.path("new.jpg")])
+        let report = try await withUmask022(["--now", Day.dec1, "report", "--out", sandbox.path("new.html")])
+        let again = try await withUmask022(["--now", Day.dec1, "report", "--out", existing])
+
+        for result in [image, report, again] {
+            #expect(result.exited && result.status == 0, "\(result.stderrText)")
+        }
+        #expect(owner(sandbox.path("new.jpg"))?.mode == 0o600)
+        #expect(owner(sandbox.path("new.html"))?.mode == 0o600)
+        #expect(owner(existing)?.mode == 0o644)
+        #expect(try String(contentsOfFile: existing, encoding: .utf8).hasPrefix("<!doctype html>"))
+    }
+
 }

@@ -18,10 +18,11 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             remote: one line on stderr and exit code 3.
 
             The bytes go to --out FILE, else to stdout when it is not a terminal. As with curl \
-            -o, a regular file is written whole or not at all (to a temporary file beside it, \
-            then renamed over it), a symbolic link is followed to the file it names, and a FIFO, \
-            a device or a descriptor (/dev/stdout, >(gzip > x)) is written through. --format \
-            json prints {"source", "url", "key", "bytes", "cached", "timestamp", "age"} instead \
+            -o, the kernel opens --out (its link protections and file ownership apply; a file \
+            keeps its owner and mode); a regular file of your own is replaced whole, a new one \
+            is created 0600, and a link, a FIFO, a device or a descriptor (/dev/stdout, \
+            >(gzip > x)) is written through. Another user's link in a shared directory (/tmp) \
+            is never followed. --format json prints {"source", "url", "key", "bytes", "cached", "timestamp", "age"} instead \
             of the bytes (and still writes --out).
 
             HTTPS, --cacert, --max-body and --timeout work as for load (see cachelog load --help).

@@ -33,10 +33,11 @@ struct Report: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             release build; chromium draws it in about 5 s.
 
             The page goes to --out FILE, or to stdout when --out is - or absent and stdout is not \
-            a terminal. As with curl -o, a regular file is written whole (to a temporary file \
-            beside it, then renamed over it), a symbolic link is followed to the file it names, \
-            and a FIFO, a device or a descriptor (/dev/stdout, >(gzip > x)) is written through. It \
-            is HTML only: --format json is refused; 'cachelog audit --format json' has the same \
+            a terminal. As with curl -o, the kernel opens --out (its link protections and file \
+            ownership apply; a file keeps its owner and mode); a regular file of your own is \
+            replaced whole, a new one is created 0600, and a link, a FIFO, a device or a \
+            descriptor (/dev/stdout, >(gzip > x)) is written through. Another user's link in a \
+            shared directory (/tmp) is never followed. It is HTML only: --format json is refused; 'cachelog audit --format json' has the same \
             timeline as data.
 
             Examples:
