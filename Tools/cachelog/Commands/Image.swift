@@ -27,8 +27,8 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
             HTTPS, --cacert, --max-body and --timeout work as for load (see cachelog load --help).
 
-            SIGINT or SIGTERM during the download delivers nothing and caches nothing: exit code \
-            130 or 143.
+            SIGINT, SIGTERM, SIGHUP or SIGQUIT during the download delivers nothing and caches \
+            nothing: exit code 128 + the signal (130, 143, 129, 131).
 
             Examples:
               cachelog image https://example.com/totoro.jpg --out totoro.jpg
@@ -81,6 +81,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 if toStdout { stdout.append(data) }
             }
             stdout.flush()
+            Interruption.commandEnded()
             switch loaded.cacheSave {
             case .failed(let error): throw CLIFailure("the image was loaded from the remote but not cached: \(error)")
             case .superseded(let newer): throw CLIFailure("the image was loaded from the remote but not cached: \(NewerCacheError(timestamp: newer))")

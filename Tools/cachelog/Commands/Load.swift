@@ -143,6 +143,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             // --quiet: a load that worked prints nothing (the exit code says so).
             try out.show(report, as: format) { if !global.quiet { report.text.forEach(out.line) } }
             out.flush()
+            Interruption.commandEnded()
             for object in report.skippedObjects {
                 Terminal.message("cachelog: \(EventPrinter.escaped(object)) was not cached: its key is longer than the \(try client.log().maxKeySize) bytes the database allows")
             }

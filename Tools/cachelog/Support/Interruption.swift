@@ -8,24 +8,28 @@ import Musl
 import Darwin
 #endif
 
-/// SIGINT and SIGTERM as cancellation: `run` cancels its work when one arrives, and a cancelled
-/// run ends with exit status 128 + the signal (130, 143), as a shell reports a command the signal
-/// killed, after printing nothing. Work that finished before the signal is delivered as usual:
-/// what it saved is saved, so saying so is the truth.
+/// SIGHUP, SIGINT, SIGQUIT and SIGTERM as cancellation: `run` cancels its work when one arrives,
+/// and a cancelled run ends with exit status 128 + the signal (129, 130, 131, 143), as a shell
+/// reports a command the signal killed, after printing nothing. Work that finished before the
+/// signal is delivered as usual: what it saved is saved, so saying so is the truth. Once a
+/// command has done its work and written its output (``commandEnded()``), a signal changes
+/// nothing: the exit status is the command's.
 final class Interruption: @unchecked Sendable {
     // `received` is only touched on `queue`, where the signal handlers run too.
     private let queue = DispatchQueue(label: "cachelog.interruption")
     private var received: Int32?
 
-    /// The signals a run may be interrupted by: SIGINT and SIGTERM, unless the tool was started
-    /// with one ignored (`nohup`, a background job), which stays ignored. Set once, at start.
+    /// The signals a run may be interrupted by: SIGHUP, SIGINT, SIGQUIT and SIGTERM, unless the
+    /// tool was started with one ignored (`nohup`, a background job), which stays ignored. Set
+    /// once, at start.
     nonisolated(unsafe) private static var signals: [Int32] = []
 
-    /// Outside `run`, SIGINT and SIGTERM end the tool at once with 128 + the signal, as a shell
-    /// reports it, instead of killing it: a write the tool was making is whole in the log or
-    /// absent, as after any crash. Called once, first thing in `main`.
+    /// Outside `run`, these signals end the tool at once with 128 + the signal, as a shell reports
+    /// it, instead of killing it: a write the tool was making is whole in the log or absent, as
+    /// after any crash. SIGQUIT is among them: left to the Swift runtime, it printed a crash
+    /// backtrace and the run carried on. Called once, first thing in `main`.
     static func installDefaults() {
-        for number in [SIGINT, SIGTERM] {
+        for number in [SIGHUP, SIGINT, SIGQUIT, SIGTERM] {
             // A handler replaces the disposition; keep one that was inherited as ignored.
             let previous = signal(number, exitWithSignal)
             if unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
@@ -37,6 +41,15 @@ final class Interruption: @unchecked Sendable {
     }
 
     private static let exitWithSignal: @convention(c) (Int32) -> Void = { number in _exit(128 + number) }
+
+    /// The command has done its work and written its output: from now on the signals are
+    /// ignored, so that one arriving while the process ends (after `"cached": true` was printed)
+    /// does not turn a finished run into an interrupted one. Called by `main` when the command
+    /// returns or throws, and by the commands that save (`load`, `image`) as soon as their result
+    /// is written: what is left of their run (closing the database) is no work to interrupt.
+    static func commandEnded() {
+        for number in signals { signal(number, SIG_IGN) }
+    }
 
     static func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
         let interruption = Interruption()
