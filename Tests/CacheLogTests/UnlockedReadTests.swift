@@ -55,5 +55,26 @@ struct UnlockedReadTests {
 
         // The next read, with nothing committed during it, answers again and sees the three saves.
         #expect(try environment.read { txn in try tables.lastSeq(txn) } == 4)
+
+        // A read whose body has no effect but its result is made again after an overlap: here
+        // only the first attempt meets two commits.
+        var attempts = 0
+        let retried = try environment.readRetryingOverlaps { txn in
+            attempts += 1
+            if attempts == 1 { try commit(2) }
+            return try tables.lastSeq(txn)
+        }
+        #expect(attempts == 2 && retried == 6)
+
+        // A writer that commits twice during every attempt outruns them all: the overlap is said.
+        attempts = 0
+        #expect(throws: CacheLogError.overlappedWrites(path: db)) {
+            try environment.readRetryingOverlaps { txn in
+                attempts += 1
+                try commit(2)
+                return try tables.lastSeq(txn)
+            }
+        }
+        #expect(attempts == Environment.overlapAttempts)
     }
 }

@@ -23,7 +23,9 @@ struct CacheLogCommand: AsyncParsableCommand {
             Durations: a whole number and a unit s, m, h, d or w: 90s, 15m, 12h, 7d, 1w (at most 36500d; write 36h, not 1.5d). Dates: RFC 3339 with Z or an offset (2026-12-01T10:00:00Z, 2026-12-01T11:00:00+01:00), or a bare date (2026-12-01: that day at 00:00 UTC). \
             --from, --to, --as-of and --before also take a seq, or a duration before --now (7d or -7d: a week ago); a bare date given to --to includes that whole day.
 
-            Exit codes: 0 ok, 1 failure, 3 no usable data (load, image), 64 usage, 128 + the \
+            Exit codes: 0 ok, 1 failure, 3 no usable data (load, image), 64 usage, 75 busy (a \
+            reader who may not write the lock file read while another process kept writing: try \
+            again), 128 + the \
             signal when interrupted by SIGHUP, SIGINT, SIGQUIT or SIGTERM (129, 130, 131, 143; a \
             save is whole in the log or absent; image caches nothing). A signal that arrives \
             once the command has written its output changes nothing.

@@ -17,7 +17,7 @@ extension EventLog {
     /// before the index scans instead, and then delivers every corrupt record).
     public func forEachEvent(_ query: EventQuery = EventQuery(), _ body: (LogItem) throws -> Bool) throws {
         let low = try firstSeq(of: query)
-        let bounds: (UInt64, UInt64) = try environment.read { txn in
+        let bounds: (UInt64, UInt64) = try environment.readRetryingOverlaps { txn in
             let last = try tables.lastSeq(txn)
             let high = min(try query.to.map { try tables.resolve(txn, $0, upperBound: true) } ?? last, last)
             return (max(low, 1), high)
@@ -97,7 +97,7 @@ extension EventLog {
 
     /// The last seq in the log, and the last one a follow that ends at `end` delivers now.
     private func followBounds(to end: LogPosition?) throws -> (last: UInt64, high: UInt64) {
-        try environment.read { txn in
+        try environment.readRetryingOverlaps { txn in
             let last = try tables.lastSeq(txn)
             return (last, min(last, try end.map { try tables.resolve(txn, $0, upperBound: true) } ?? last))
         }
@@ -105,13 +105,13 @@ extension EventLog {
 
     /// The seq the query starts from.
     private func firstSeq(of query: EventQuery) throws -> UInt64 {
-        try environment.read { txn in try query.from.map { try tables.resolve(txn, $0, upperBound: false) } ?? 1 }
+        try environment.readRetryingOverlaps { txn in try query.from.map { try tables.resolve(txn, $0, upperBound: false) } ?? 1 }
     }
 
     /// Reads up to `max` selected records starting at `from`, in one read transaction. Returns
     /// them and the seq to continue from (nil when the range is exhausted).
     private func readChunk(_ query: EventQuery, from: UInt64, bounds: ClosedRange<UInt64>, max: Int) throws -> ([LogItem], UInt64?) {
-        try environment.read { txn in
+        try environment.readRetryingOverlaps { txn in
             if let key = query.key, let keyIndex = tables.keyIndex {
                 return try readKeyChunk(txn, keyIndex, key: Array(key.utf8), query, from: from, bounds: bounds, max: max)
             }

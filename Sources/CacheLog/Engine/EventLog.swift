@@ -246,7 +246,7 @@ public final class EventLog: Sendable {
     public func retrieve(_ key: String) throws -> StoredValue? {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        return try environment.read { txn in
+        return try environment.readRetryingOverlaps { txn in
             guard let entry = try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
             if let value = try storedValue(txn, entry, key: keyBytes) { return value }
             logDamagedRows([key])
@@ -284,7 +284,7 @@ public final class EventLog: Sendable {
     public func entry(_ key: String) throws -> LogState.Entry? {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        return try environment.read { txn in
+        return try environment.readRetryingOverlaps { txn in
             guard let row = try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
             if let checked = try tables.checkedAgainstItsPut(row, key: keyBytes, txn) { return checked }
             logDamagedRows([key])
@@ -297,7 +297,7 @@ public final class EventLog: Sendable {
     public func isLive(_ key: String) throws -> Bool {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        return try environment.read { txn in try txn.get(tables.state, keyBytes) != nil }
+        return try environment.readRetryingOverlaps { txn in try txn.get(tables.state, keyBytes) != nil }
     }
 
     /// The state now.
@@ -305,7 +305,7 @@ public final class EventLog: Sendable {
     /// Reads survive a damaged row of the stored state: the answer then comes from the log
     /// itself, and the damage is logged; ``verify()`` names it, ``rebuildState()`` repairs it.
     public func state() throws -> LogState {
-        try environment.read { txn in
+        try environment.readRetryingOverlaps { txn in
             LogState(
                 seq: try tables.lastSeq(txn),
                 entries: try tables.currentEntries(txn, onDamaged: logDamagedRows).map { try tables.withRecordedPolicy($0, txn) })
@@ -321,7 +321,7 @@ public final class EventLog: Sendable {
     /// The state as it was right after `position`: a seq, or the last event recorded at or
     /// before a date. Served from the nearest checkpoint plus the events after it.
     public func state(asOf position: LogPosition) throws -> LogState {
-        try environment.read { txn in
+        try environment.readRetryingOverlaps { txn in
             let last = try tables.lastSeq(txn)
             let seq = min(try tables.resolve(txn, position, upperBound: true), last)
             var fold = try tables.foldedState(txn, asOf: seq)
@@ -337,7 +337,7 @@ public final class EventLog: Sendable {
     public func entry(_ key: String, asOf position: LogPosition) throws -> (seq: UInt64, entry: LogState.Entry?) {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        return try environment.read { txn in
+        return try environment.readRetryingOverlaps { txn in
             let seq = min(try tables.resolve(txn, position, upperBound: true), try tables.lastSeq(txn))
             let entry = try tables.foldedEntry(txn, key: keyBytes, asOf: seq).map { try tables.withRecordedPolicy($0, txn) }
             return (seq, entry)
@@ -346,7 +346,7 @@ public final class EventLog: Sendable {
 
     /// The last seq appended (0 for an empty log).
     public func lastSeq() throws -> UInt64 {
-        try environment.read { txn in try tables.lastSeq(txn) }
+        try environment.readRetryingOverlaps { txn in try tables.lastSeq(txn) }
     }
 
     /// The seq the history starts after: a compaction removed the history up to it
@@ -356,7 +356,7 @@ public final class EventLog: Sendable {
     /// that are still stored were kept for that state or for the bytes a later put refers to:
     /// they are not the history of what happened before it, which is gone.
     public func compactionBase() throws -> UInt64 {
-        try environment.read { txn in try tables.baseSeq(txn) }
+        try environment.readRetryingOverlaps { txn in try tables.baseSeq(txn) }
     }
 
     /// Flushes unsynced commits to disk (for ``Durability/unsynced``).

@@ -168,6 +168,26 @@ final class Environment: @unchecked Sendable {
         return try result.get()
     }
 
+    /// ``read(_:)``, made again when a read without the lock file overlapped two commits of
+    /// another process, up to ``overlapAttempts`` reads in all: only for a `body` whose one effect
+    /// is its result (it may run more than once). A writer that commits without pause can still
+    /// outrun every attempt; ``CacheLogError/overlappedWrites(path:)`` then says so.
+    @available(*, noasync)
+    func readRetryingOverlaps<T>(_ body: (Transaction) throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try read(body)
+            } catch CacheLogError.overlappedWrites where attempt < Self.overlapAttempts {
+                attempt += 1
+            }
+        }
+    }
+
+    /// How many reads ``readRetryingOverlaps(_:)`` makes: each overlaps two commits only while a
+    /// writer commits more than once during it, so a few reads nearly always find a quiet moment.
+    static let overlapAttempts = 8
+
     /// The newest committed transaction, read from the meta pages.
     private var lastCommit: Int {
         resizeLock.lockShared()

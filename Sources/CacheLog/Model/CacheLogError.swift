@@ -71,7 +71,7 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notReadable(let path):
             return "\(path)/data.mdb is not readable by this user; reading needs read access to it"
         case .overlappedWrites(let path):
-            return "\(path) was written by another process during a read made without its lock file (not writable here), so nothing of that read was used; try again"
+            return "\(path) was busy: another process kept writing during every read made without its lock file (not writable here), so nothing of those reads was used; try again"
         case .noDatabase(let path):
             return "no CacheLog database at \(path)"
         case .notADatabase(let path, let detail):

@@ -29,6 +29,8 @@ extension ParsableCommand {
             throw ExitCode(Exit.noUsableData)
         } catch let error as CacheLogError {
             Terminal.message("cachelog: \(error)")
+            // Busy is not broken: a script may try again, which it must not do for corruption.
+            if case .overlappedWrites = error { throw ExitCode(Exit.busy) }
             throw ExitCode(Exit.failure)
         } catch let error as ValidationError {
             throw error
