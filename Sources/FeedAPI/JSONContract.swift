@@ -17,6 +17,9 @@ public enum JSONContract {
         guard response.statusCode == 200 else { throw RemoteLoaderError.status(response.statusCode) }
         do {
             return try JSONDecoder().decode(Body.self, from: data)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            // JSONDecoder says only "not valid JSON": the scanner says why (not UTF-8, too deep).
+            throw RemoteLoaderError.invalidData(JSONScanner.refusal(of: Array(data)) ?? "the body is not JSON")
         } catch let error as DecodingError {
             throw RemoteLoaderError.invalidData(reason(error))
         } catch {

@@ -11,7 +11,9 @@ public enum JSONItemsMapper {
     @Sendable
     public static func map(_ data: Data, from response: HTTPResponse) throws -> [JSONValue] {
         guard response.statusCode == 200 else { throw RemoteLoaderError.status(response.statusCode) }
-        guard let items = JSONValue.items(in: data) else { throw RemoteLoaderError.invalidData("the body is not JSON") }
+        guard let items = JSONValue.items(in: data) else {
+            throw RemoteLoaderError.invalidData(JSONScanner.refusal(of: Array(data)) ?? "the body is not JSON")
+        }
         return items
     }
 }

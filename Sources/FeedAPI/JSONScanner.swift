@@ -28,10 +28,25 @@ package struct JSONScanner {
         return Scanned(compact: scanner.output, elements: scanner.topLevelArray ? scanner.elements : nil)
     }
 
+    /// Why `bytes` are not one JSON text, in words for ``RemoteLoaderError/invalidData(_:)``:
+    /// not UTF-8, nested deeper than ``maximumDepth``, or not JSON at all. `nil` when they are.
+    package static func refusal(of bytes: [UInt8]) -> String? {
+        guard String(validating: bytes, as: UTF8.self) != nil else { return "the body is not UTF-8" }
+        var scanner = JSONScanner(input: bytes)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.index = 3 }
+        if scanner.value() {
+            scanner.skipWhitespace()
+            if scanner.index == bytes.count { return nil }
+        }
+        return scanner.tooDeep ? "the body nests arrays and objects deeper than \(maximumDepth) levels" : "the body is not JSON"
+    }
+
     private let input: [UInt8]
     private var index = 0
     private var output: [UInt8] = []
     private var depth = 0
+    /// Whether the scan stopped at ``maximumDepth``.
+    private var tooDeep = false
     private var topLevelArray = false
     private var elements: [Range<Int>] = []
 
@@ -91,7 +106,10 @@ package struct JSONScanner {
     /// An object or an array: its opening byte, members (`member` reads one) separated by
     /// commas, then `closing`; no deeper than ``maximumDepth``.
     private mutating func container(closing: UInt8, member: (inout JSONScanner) -> Bool) -> Bool {
-        guard depth < Self.maximumDepth else { return false }
+        guard depth < Self.maximumDepth else {
+            tooDeep = true
+            return false
+        }
         depth += 1
         defer { depth -= 1 }
         take()

@@ -10,7 +10,9 @@ extension TimestampText {
     /// that day at 00:00 UTC); `nil` for anything else. What ``string(_:)`` writes reads back.
     ///
     /// Strict on purpose: a date without a zone, a space for the `T`, trailing text or a field out
-    /// of range would otherwise give a confident answer about another moment.
+    /// of range would otherwise give a confident answer about another moment. A leap second
+    /// (second 60 of 23:59 UTC, as RFC 3339 allows) is the moment after 23:59:59: the clock this
+    /// package keeps, as POSIX time does, has no leap seconds.
     public static func date(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         var reader = DigitReader(bytes)
@@ -21,7 +23,7 @@ extension TimestampText {
         if reader.atEnd { return Date(timeIntervalSince1970: Double(days) * 86_400) }
         guard reader.expect("T") || reader.expect("t"), let hour = reader.number(2), reader.expect(":"),
               let minute = reader.number(2), reader.expect(":"), let second = reader.number(2),
-              hour < 24, minute < 60, second < 60
+              hour < 24, minute < 60, second <= 60
         else { return nil }
         var fraction = 0.0
         if reader.expect(".") {
@@ -39,6 +41,8 @@ extension TimestampText {
         }
         guard reader.atEnd else { return nil }
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        // Second 60 only ends a UTC day (23:59:60Z, or that minute in another zone).
+        guard second < 60 || (seconds - 60) % 86_400 == 86_340 || (seconds - 60) % 86_400 == -60 else { return nil }
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 

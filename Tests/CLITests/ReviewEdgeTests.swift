@@ -143,4 +143,19 @@ struct ReviewEdgeTests {
 
         #expect(try validated.jsonArray().map { $0.string("outcome") } == ["fresh", "fresh", "fresh"], "\(validated)")
     }
+
+    /// Valid JSON nested deeper than the scanner goes is refused saying so: "the body is not
+    /// JSON" sent the user to look for a broken server.
+    @Test
+    func aBodyNestedDeeperThanTheLimit_isRefusedSayingSo() async throws {
+        let deep = String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000)
+        let sandbox = try Sandbox(serving: LoopbackHTTPServer.routes(["/deep.json": .json(deep)]))
+
+        let load = try await sandbox.cachelog("load", sandbox.url("/deep.json"), "--key", "deep", "--contract", "json")
+
+        #expect(load.status == ExitCode.noUsableData, "\(load)")
+        #expect(load.stderrLines == ["cachelog: no usable data for deep: remote sent invalid data: the body nests arrays and objects deeper than 512 levels; no cache"],
+                "\(load)")
+    }
+
 }

@@ -250,6 +250,22 @@ struct InvalidDataReasonTests {
         #expect(Self.reason { try GenresMapper.map(json(body), from: response) } == reason)
     }
 
+    /// Valid JSON nested deeper than the scanner's limit, and bytes that are not UTF-8, are
+    /// refused saying so, not as "not JSON" (which a reader would take for a broken server).
+    @Test
+    func map_saysABodyIsTooDeep_orNotUTF8_forContractsAndForAnyJSON() throws {
+        let response = response(200)
+        func nested(_ depth: Int) -> Data { Data((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8) }
+        let tooDeep = "the body nests arrays and objects deeper than 512 levels"
+
+        #expect(Self.reason { try GenresMapper.map(nested(1000), from: response) } == tooDeep)
+        #expect(Self.reason { try JSONItemsMapper.map(nested(1000), from: response) } == tooDeep)
+        #expect(Self.reason { try JSONItemsMapper.map(nested(513), from: response) } == tooDeep)
+        #expect(Self.reason { try JSONItemsMapper.map(nested(512), from: response) } == nil, "512 levels are within the limit")
+        #expect(Self.reason { try JSONItemsMapper.map(Data([0x22, 0xFF, 0x22]), from: response) } == "the body is not UTF-8")
+        #expect(Self.reason { try JSONItemsMapper.map(Data("[1,]".utf8), from: response) } == "the body is not JSON")
+    }
+
     @Test(arguments: nonOKStatuses)
     func map_saysTheStatus_andStillEqualsInvalidData(status: Int) throws {
         let response = response(status)

@@ -24,7 +24,9 @@ struct GlobalOptions: ParsableArguments {
         valueName: "path"))
     var db: String?
 
-    @Option(name: .long, help: ArgumentHelp(
+    // Unconditional: a value that starts with "-" (a year before 0000) is this option's value, which
+    // the date parser then refuses by name, rather than "Missing value for '--now'".
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "The clock for this run, e.g. 2026-12-01T10:00:00Z (RFC 3339 with Z or an offset, or a bare date). Default: $CACHELOG_NOW, else the real clock.",
         discussion: "The what-if lever: \"would this cache be expired on Friday?\". It also stamps the events this run appends.",
         valueName: "date"))
