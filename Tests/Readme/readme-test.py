@@ -10,10 +10,11 @@ an HTML comment that a rendered README does not show:
                                                 is that command's output, `$` lines included
                                                 (the demo prints the commands it runs)
     <!-- readme-test: swift NAME -->            a whole program (main.swift): compiles on its
-                                                own, as the app NAME, and runs; a `text` block
-    <!-- readme-test: output -->                right after it marked so is what it must print
+                                                own, as the app NAME, and runs; the `text` block
+    <!-- readme-test: output -->                right after it, marked so, is what it must print
+                                                (a snippet that runs and has none fails)
     <!-- readme-test: swift NAME; compile only -->
-                                                compiles, not run
+                                                compiles, not run (and has no output block)
     <!-- readme-test: shown only: REASON -->    not run, for the reason given
 
 A block with a language and no marker fails the test, so a new block cannot go untested.
@@ -23,7 +24,15 @@ Sessions. The blocks of one session run in README order in one bash process, so 
 (the README shows no output for them, and none is compared). A `text` block is a transcript:
 each `$ COMMAND` line (a line ending in `\\` continues it) is run, and what it prints on stdout
 and stderr together, as a terminal shows it, must equal the lines under it up to the next `$`
-(blank lines at the end do not count). A session runs
+(blank lines at the end do not count), and its exit status must be the one shown:
+  - a last line `(exit N)` of those lines (blank lines after it do not count) is not output but
+    the status N, which must not be 0; without one the command must exit 0. The demo prints
+    such lines itself for the commands it runs, in the middle of its output, where they are
+    output like any other line: only the last line is the status of the `$` command.
+  - the status is bash's `$?` after the command line, as a newcomer's shell gives it: for a
+    pipeline (`cachelog … | jq`) that of its last command, since the README does not set
+    pipefail; for `a && b` that of the last command run.
+A session runs
   - in the repository's root, in a network namespace of its own with only loopback up
     (`unshare --net`, or `unshare -rn` when not root), so that the README's port 8000 is free
     and nothing else on the machine answers on, or takes, a loopback port;
@@ -35,9 +44,22 @@ and stderr together, as a terminal shows it, must equal the lines under it up to
     script);
   - within SESSION_SECONDS, after which it is killed with everything it started.
 Before comparison, in what the commands print: SwiftPM's progress lines are dropped (they
-depend on what is already built), and on both sides 5-digit loopback ports (a server of the
-tool's own, on an ephemeral port) become PORT and the demo's database names cachelog-demo-X.
-Add a rule to VOLATILE for a value that changes from run to run (a real-clock time, say).
+depend on what is already built), and on both sides the VOLATILE rules apply: 5-digit loopback
+ports (a server of the tool's own, on an ephemeral port) become PORT and the demo's database
+names cachelog-demo-X. Add a rule to VOLATILE for a value that changes from run to run; a rule
+may apply to the snippets only (see below), so that the sessions' times, fixed with --now,
+stay compared.
+A command whose output depends on the machine it runs on is compared through a MACHINE rule,
+on both sides, instead of line by line:
+  - `du -h …/bin/cachelog`, the installed binary's size: a size from BINARY_MEGABYTES (8M to
+    32M; the README shows 17M, and with Foundation's ICU linked it was 61M) becomes the same
+    placeholder; any other size stays as printed, and differs from the README's.
+  - `ldd …/bin/cachelog`: the libraries are compared as a set, in any order, without those
+    that differ between glibc versions and architectures (linux-vdso, the loader's path,
+    libpthread, libdl, librt, libutil, libanl: glibc 2.34 merged them into libc). On both
+    sides liblmdb and libz must be there and no ICU, Foundation, curl, XML or Swift runtime
+    library (the runtime is linked statically), as the install section promises.
+An update (README_TEST_UPDATE) keeps the README's listing where the two mean the same.
 
 Snippets. Each swift block becomes the main.swift of its own executable target (`readme-NAME`,
 or `readme-LLINE` without a name) in one package outside this one that depends on it by path, as
@@ -47,20 +69,26 @@ run compiles only what changed; it resolves its dependencies as this package doe
 local copies (offline). It is built while the sessions run. Each snippet then runs (unless
 `compile only`) in a network namespace where `python3 -m http.server 8000 --bind 127.0.0.1
 --directory Documentation/examples/feeds` serves, with a temporary directory of its own as
-TMPDIR (and as `/tmp/` in its text); it must exit 0 within SNIPPET_SECONDS and print its
-`output` block, when it has one.
+TMPDIR (and as `/tmp/` in its text, and `/tmp/` again in what it prints); it must exit 0
+within SNIPPET_SECONDS and print, on stdout and stderr together, the lines of its `output`
+block (blank lines at the end do not count), after the VOLATILE rules on both sides. The rules
+for the snippets only: a real-clock time (a Date as Foundation prints it, `2026-11-26 23:02:41
++0000`, or the library's ISO 8601, `2026-11-26T23:02:42.060Z`) becomes NOW, in the README
+whatever it is, in what ran only when it falls within this run; the age of a cache the snippet
+saved a moment before, `Ns old` for N from 0 to 9 seconds, is the same whatever N.
 
     /usr/bin/python3 Tests/Readme/readme-test.py              # every block; Tools/test runs this
     /usr/bin/python3 Tests/Readme/readme-test.py --only tool  # one session (or `swift`)
     README_TEST_PRINT=1 …    also prints each transcript as it ran, ready to paste into README.md
-    README_TEST_UPDATE=1 …   writes what ran into README.md's transcripts and output blocks
-                             (review with `git diff`; a line that differs only in a volatile
-                             value keeps the README's)
+    README_TEST_UPDATE=1 …   writes what ran into README.md's transcripts (with their
+                             `(exit N)` lines) and output blocks (review with `git diff`; a
+                             line that differs only in a volatile value keeps the README's)
 
 The last line is `readme-test: N passed, M failed` (blocks); the exit status is 0 only when M is 0.
 """
 
 import argparse
+import datetime
 import difflib
 import os
 import re
@@ -82,13 +110,77 @@ PORT_WAIT_SECONDS = 10
 MARKER = re.compile(r"^\s*<!--\s*readme-test:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)```(\w*)\s*$")
 STATUS = re.compile(r"\n\x1e(\d+) (\d+)\n")
+# The line that ends a command's shown output when it exits non-zero, as the demo prints it.
+EXIT = re.compile(r"^\(exit (\d+)\)$")
 PROGRESS = re.compile(r"^(\[\d+/\d+\] .*|Building for (debugging|production)\.\.\.|Build (of product '.*' )?complete! \(.*\)|Planning build|Fetching .*|Fetched .*|Computing version .*|Computed .*|Creating working copy .*|Working copy .*)$")
 # A server started in the background: `python3 -m http.server 8000 … &`, or a script that binds ("127.0.0.1", 8443).
 BACKGROUND_PORT = re.compile(r"(?:http\.server\s+|\"127\.0\.0\.1\",\s*)(\d+)\b.*&\s*$", re.S)
-# Values that differ from run to run, made the same on both sides before comparison.
+STARTED = time.time()  # the real clock when this run started
+
+
+def real_clock(match, printed):
+    """A time the real clock gave a snippet: on the README's side any such time; in what a snippet
+    printed only a time during this run (else it stays, and the comparison fails)."""
+    text = match.group(0)
+    try:
+        moment = (datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S %z") if " " in text
+                  else datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))).timestamp()
+    except ValueError:
+        return text
+    return "NOW" if not printed or STARTED - 2 <= moment <= time.time() + 2 else text
+
+
+# Values that differ from run to run, made the same on both sides before comparison:
+# (pattern, replacement, where). The replacement is text, or a function of the match and whether
+# it is in what ran (True) or in the README (False); `where` is "all", or "snippets" for what only
+# the snippets print: the sessions fix their clock with --now, and their times are compared.
 VOLATILE = [
-    (re.compile(r"127\.0\.0\.1:\d{5}\b"), "127.0.0.1:PORT"),
-    (re.compile(r"cachelog-demo-[0-9A-F]{8}\b"), "cachelog-demo-X"),
+    (re.compile(r"127\.0\.0\.1:\d{5}\b"), "127.0.0.1:PORT", "all"),
+    (re.compile(r"cachelog-demo-[0-9A-F]{8}\b"), "cachelog-demo-X", "all"),
+    # Foundation's description of a Date, and the library's ISO 8601 (with milliseconds).
+    (re.compile(r"\b\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0000\b"), real_clock, "snippets"),
+    (re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), real_clock, "snippets"),
+    # The age of a cache the same run saved a moment before: under 10 s on a loaded machine.
+    (re.compile(r"\b\ds old\b"), "Ns old", "snippets"),
+]
+
+
+def binary_size(lines):
+    """`du -h` of the installed binary: its size, which each toolchain and build changes a little,
+    is compared as a range. Out of range it stays as printed, so that the comparison fails."""
+    def size(line):
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)([KMG])", line.strip())
+        megabytes = float(match.group(1)) * {"K": 1 / 1024, "M": 1, "G": 1024}[match.group(2)] if match else None
+        return f"SIZE {BINARY_MEGABYTES[0]}M to {BINARY_MEGABYTES[1]}M" if megabytes is not None and \
+            BINARY_MEGABYTES[0] <= megabytes <= BINARY_MEGABYTES[1] else line
+    return [size(line) for line in lines], []
+
+
+def linked_libraries(lines):
+    """`ldd … | cut -d' ' -f1`: the libraries the binary needs, as a sorted set without those that
+    differ between glibc versions and architectures (the vDSO, the loader's path, libraries that
+    glibc 2.34 merged into libc); and the promise of the install section checked."""
+    names = sorted({line.strip() for line in lines if line.strip() and not GLIBC_VARIES.search(line.strip())})
+    problems = [f"{name} is not linked, and the install section promises it" for name in LINKED
+                if not any(re.fullmatch(re.escape(name) + r"\.so(\.\d+)*", found) for found in names)]
+    problems += [f"{name} is linked, and the install section promises it is not" for name in names if NOT_LINKED.search(name)]
+    return names, problems
+
+
+# The installed binary's size in megabytes, as `du -h` prints it: the README shows 17M; with
+# Foundation's internationalisation (ICU) linked it was 61M.
+BINARY_MEGABYTES = (8, 32)
+# Libraries of the installed binary that depend on the machine's glibc and architecture.
+GLIBC_VARIES = re.compile(r"^(linux-vdso|linux-gate|ld-linux|/.*/ld-|libpthread\.|libdl\.|librt\.|libutil\.|libanl\.)")
+# What the install section promises: the system's liblmdb and zlib, and a static Swift runtime
+# with neither Foundation's ICU nor libcurl.
+LINKED = ("liblmdb", "libz")
+NOT_LINKED = re.compile(r"icu|foundation|curl|swift|dispatch|blocksruntime|xml", re.I)
+# Commands whose output depends on the machine: (a pattern of the command, a function from the
+# lines shown or printed to (the lines compared, problems)), applied to both sides.
+MACHINE = [
+    (re.compile(r"^du -h \S*/bin/cachelog\b"), binary_size),
+    (re.compile(r"^ldd \S*/bin/cachelog\b"), linked_libraries),
 ]
 
 
@@ -162,12 +254,28 @@ def parse_readme(text):
 
 
 class Command:
-    """One command of a session, with what the README shows it printing (None for `sh` blocks)."""
+    """One command of a session, with what the README shows it printing (None for `sh` blocks)
+    and the exit status it shows (0 unless an `(exit N)` line ends its output)."""
 
     def __init__(self, block, line, text, expected):
         self.block, self.line, self.text, self.expected = block, line, text, expected
+        self.expected_status = 0
         self.output = None
         self.status = None
+
+    def take_status(self):
+        """Moves a last `(exit N)` line of the shown output into expected_status."""
+        if self.expected is None:
+            return
+        last = len(self.expected) - 1
+        while last >= 0 and not self.expected[last].strip():
+            last -= 1
+        match = EXIT.match(self.expected[last]) if last >= 0 else None
+        if match:
+            self.expected_status = int(match.group(1))
+            if self.expected_status == 0:
+                raise ValueError(f"README.md:{self.line}: a command that exits 0 shows no `(exit 0)` line")
+            del self.expected[last]
 
 
 def commands_of(block):
@@ -195,6 +303,8 @@ def commands_of(block):
         elif line.strip():
             raise ValueError(f"{block.where()}: a transcript starts with a `$ ` line, not {line!r}")
         continuing = (starts or continuing) and line.endswith("\\")
+    for command in commands:
+        command.take_status()
     return commands
 
 
@@ -205,9 +315,11 @@ def trimmed(lines):
     return lines
 
 
-def volatile(text):
-    for pattern, replacement in VOLATILE:
-        text = pattern.sub(replacement, text)
+def volatile(text, printed=False, snippet=False):
+    """The text with its volatile values replaced; `printed` when it is what ran, not the README."""
+    for pattern, replacement, where in VOLATILE:
+        if where == "all" or snippet:
+            text = pattern.sub((lambda match, rule=replacement: rule(match, printed)) if callable(replacement) else replacement, text)
     return text
 
 
@@ -314,24 +426,42 @@ def check_session_block(block, commands):
             if command.status != 0:
                 problems.append(f"README.md:{command.line}: `{shown}` exited {command.status}\n" + indent_text(command.output))
         else:
-            expected = [volatile(line) for line in trimmed(command.expected)]
-            actual = [volatile(line) for line in trimmed(actual_lines(command))]
+            expected, actual, trouble = compared(command, trimmed(command.expected), trimmed(actual_lines(command)))
+            problems.extend(f"README.md:{command.line}: `{shown}`: {problem}" for problem in trouble)
             if expected != actual:
                 diff = difflib.unified_diff(expected, actual, "README.md (as written)", "what it printed", lineterm="", n=2)
                 problems.append(f"README.md:{command.line}: `{shown}` printed something else (exit {command.status}):\n"
                                 + "\n".join(diff))
+                if any(pattern.search(command.text) for pattern, _ in MACHINE):
+                    problems.append("  (compared through its MACHINE rule; as printed:)\n" + indent_text(command.output))
+            if command.status != command.expected_status:
+                problems.append(f"README.md:{command.line}: `{shown}` exited {command.status}, where the README shows "
+                                + (f"(exit {command.expected_status})" if command.expected_status else "no (exit N) line (exit 0)"))
     return "\n".join(problems)
+
+
+def compared(command, expected, actual):
+    """The shown and the printed lines as they are compared (volatile values made the same, and a
+    machine-dependent listing in its canonical form), and the problems a MACHINE rule found."""
+    expected, actual = [volatile(line) for line in expected], [volatile(line, printed=True) for line in actual]
+    problems = []
+    for pattern, canonical in MACHINE:
+        if pattern.search(command.text):
+            (expected, shown_problems), (actual, printed_problems) = canonical(expected), canonical(actual)
+            problems += [f"as the README shows it, {problem}" for problem in shown_problems]
+            problems += [f"as it ran, {problem}" for problem in printed_problems]
+    return expected, actual, problems
 
 
 def indent_text(text):
     return "\n".join("    " + line for line in (text or "").rstrip("\n").split("\n"))
 
 
-def as_ran(expected, actual):
-    """What a command printed, in README form: where a line differs from the README's only in its
-    volatile values, the README's line stays (so that an update does not churn them)."""
-    shown = [volatile(line) for line in expected]
-    matcher = difflib.SequenceMatcher(None, shown, [volatile(line) for line in actual], autojunk=False)
+def as_ran(expected, actual, snippet=False):
+    """What a command or snippet printed, in README form: where a line differs from the README's
+    only in its volatile values, the README's line stays (so that an update does not churn them)."""
+    shown = [volatile(line, snippet=snippet) for line in expected]
+    matcher = difflib.SequenceMatcher(None, shown, [volatile(line, True, snippet) for line in actual], autojunk=False)
     lines = []
     for operation, low, high, start, end in matcher.get_opcodes():
         lines.extend(expected[low:high] if operation == "equal" else actual[start:end])
@@ -339,11 +469,18 @@ def as_ran(expected, actual):
 
 
 def transcript(block, commands):
-    """The block as it ran: each command and what it printed, in README form."""
+    """The block as it ran: each command, what it printed and its status, in README form."""
     lines = []
     for index, command in enumerate(commands):
         lines.extend(("$ " + command.text).split("\n"))
-        lines.extend(as_ran(trimmed(command.expected), trimmed(actual_lines(command))))
+        expected, actual = trimmed(command.expected), trimmed(actual_lines(command))
+        same, printed, _ = compared(command, expected, actual)
+        if any(pattern.search(command.text) for pattern, _ in MACHINE) and same == printed:
+            lines.extend(expected)  # a machine-dependent listing that means the same stays as the README has it
+        else:
+            lines.extend(as_ran(expected, actual))
+        if command.status:
+            lines.append(f"(exit {command.status})")
         # A blank line after a command's output stays where the README had one.
         if index + 1 < len(commands) and command.expected and not command.expected[-1].strip():
             lines.append("")
@@ -469,6 +606,8 @@ def main():
     for previous, block in zip([None] + blocks, blocks):
         if block.kind == "output" and not (previous and previous.kind == "swift" and "compile only" not in previous.options):
             block.error = "an output block follows the swift block that prints it"
+        elif block.kind == "output" and block.language != "text":
+            block.error = "an output block is `text`"
         if block.error:
             report(block, block.error, block.language)
     good = [block for block in blocks if not block.error]
@@ -535,14 +674,21 @@ def main():
                 position = blocks.index(block)
                 following = blocks[position + 1] if position + 1 < len(blocks) else None
                 if code != 0:
-                    problem = f"exited {code}:\n" + indent_text(printed)
-                elif following is not None and following.kind == "output":
+                    lines = printed.rstrip("\n").split("\n")
+                    shown = lines[:30] + ([f"… ({len(lines) - 30} lines more)"] if len(lines) > 30 else [])
+                    problem = f"exited {code}:\n" + indent_text("\n".join(shown))
+                elif following is None or following.kind != "output":
+                    problem = ("has no `<!-- readme-test: output -->` text block under it showing what it prints, which is:\n"
+                               + indent_text(printed))
+                else:
                     expected, actual = trimmed(following.lines), trimmed(printed.split("\n"))
-                    if expected != actual:
-                        problem = "printed something else:\n" + "\n".join(
-                            difflib.unified_diff(expected, actual, "README.md (as written)", "what it printed", lineterm="", n=2))
+                    shown = [volatile(line, snippet=True) for line in expected]
+                    ran = [volatile(line, True, True) for line in actual]
+                    if shown != ran:
+                        problem = "printed something else:\n" + "\n".join(difflib.unified_diff(
+                            shown, ran, "README.md (as written)", "what it printed", lineterm="", n=2))
                     if updating:
-                        replacements.append((following, actual))
+                        replacements.append((following, as_ran(expected, actual, snippet=True)))
             report(block, problem, f"swift {block.name}" + ("; compile only" if "compile only" in block.options else ""))
         shutil.rmtree(build.scratch, ignore_errors=True)
 
