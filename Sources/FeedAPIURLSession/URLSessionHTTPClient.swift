@@ -21,14 +21,19 @@ public final class URLSessionHTTPClient: HTTPClient {
     /// The largest body accepted, in bytes.
     public let maxBodySize: Int
 
-    /// How long one request may take in all, from connecting to the last byte; nil: no limit
-    /// beyond the configuration's. URLSession's own idle timeout never fires on a server that
-    /// trickles a byte at a time, and FoundationNetworking does not enforce
+    /// How long one request may take in all, from the call to the last byte; nil: no limit
+    /// beyond the configuration's. URLSession's own timeout is an idle timeout, which never fires
+    /// on a server that trickles a byte at a time, and FoundationNetworking does not enforce
     /// `timeoutIntervalForResource`, so the client keeps this deadline itself.
     public let timeout: Duration?
 
     private let session: URLSession
     private let transfers: TransferDelegate
+    /// Where requests are started and cancelled. On swift-corelibs-foundation, creating, resuming
+    /// and cancelling a task each wait (`DispatchQueue.sync`) for one serial queue that every
+    /// session of the process shares and that runs all of libcurl's work; that wait must not
+    /// hold a thread of Swift's cooperative pool, which the caller and every other task need.
+    private let control = DispatchQueue(label: "URLSessionHTTPClient.control")
 
     /// Creates a client with its own session.
     ///
@@ -50,8 +55,8 @@ public final class URLSessionHTTPClient: HTTPClient {
     }
 
     deinit {
-        // Every get() holds `self`, so no request is in flight here; this breaks the
-        // session -> delegate reference so both are freed.
+        // Breaks the session -> delegate reference so both are freed, and cancels what a call
+        // that already returned (timed out or cancelled) may have left in flight.
         session.invalidateAndCancel()
     }
 
@@ -62,21 +67,6 @@ public final class URLSessionHTTPClient: HTTPClient {
     /// Fetches `url` with `headers`. A `304 Not Modified` is delivered as it came (with its empty
     /// body): the session keeps no HTTP cache that could answer for the server or swallow the 304.
     public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPResponse) {
-        guard let timeout else { return try await transfer(url, headers: headers) }
-        // The transfer and the deadline race; whichever ends first cancels the other.
-        return try await withThrowingTaskGroup(of: (Data, HTTPResponse).self) { group in
-            group.addTask { try await self.transfer(url, headers: headers) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw HTTPClientError.transport(code: .timedOut, message: "no complete response within \(timeout)")
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw CancellationError() }
-            return first
-        }
-    }
-
-    private func transfer(_ url: URL, headers: [String: String]) async throws -> (Data, HTTPResponse) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw HTTPClientError.unsupportedURL(url)
         }
@@ -88,37 +78,59 @@ public final class URLSessionHTTPClient: HTTPClient {
         // its 304 must reach the caller, who holds the cached copy.
         request.cachePolicy = .reloadIgnoringLocalCacheData
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let timeout, let seconds = Self.idleSeconds(timeout), seconds < session.configuration.timeoutIntervalForRequest {
+            // URLSession's own (idle) timer then cannot outlive the deadline by the default 60 s.
+            request.timeoutInterval = seconds
+        }
         let transfer = Transfer(limit: maxBodySize)
+        // The deadline runs from the call, on a Dispatch timer: neither it nor the resumption
+        // of the caller waits for a thread of the cooperative pool or for URLSession's queue.
+        if let timeout { transfer.startDeadline(after: timeout, cancellingOn: control) }
 
         // URLSession's callback API (rather than `data(from:)`) gives the delegate a say over
         // every chunk, which the size limit needs, and cancels reliably on every platform.
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: request)
-                transfer.continuation = continuation
-                transfers.register(transfer, for: task)
-                if transfer.attach(task) {
-                    task.resume()
-                } else {
-                    // Cancelled before the task existed: it is never started.
-                    transfers.remove(task)
-                    transfer.finish(.failure(CancellationError()))
+                transfer.begin(continuation)
+                control.async { [session, transfers, request] in
+                    let task = session.dataTask(with: request)
+                    transfers.register(transfer, for: task)
+                    if transfer.attach(task) {
+                        task.resume()
+                    } else {
+                        // The call ended before the task existed: it is never started, and the
+                        // session forgets it once the cancel completes it.
+                        task.cancel()
+                    }
                 }
             }
         } onCancel: {
-            transfer.cancel()
+            transfer.end(.failure(CancellationError()), cancellingOn: control)
         }
+    }
+
+    /// `timeout` rounded up to whole seconds, at least one: FoundationNetworking truncates a
+    /// request's `timeoutInterval` to whole seconds, and would read 0.5 s as "time out at once".
+    /// Nil for a duration too long to matter.
+    private static func idleSeconds(_ timeout: Duration) -> TimeInterval? {
+        let (seconds, attoseconds) = timeout.components
+        guard seconds < Int64(Int32.max) else { return nil }
+        return TimeInterval(max(1, seconds + (attoseconds > 0 ? 1 : 0)))
     }
 }
 
-/// The state of one request, shared by `get`, its cancellation handler and the delegate.
+/// The state of one request, shared by `get`, its cancellation handler, its deadline and the
+/// delegate. The call ends exactly once, by whichever comes first.
 private final class Transfer: @unchecked Sendable {
     private struct State {
-        var task: URLSessionDataTask?
         var continuation: CheckedContinuation<(Data, HTTPResponse), any Error>?
+        var ended = false
+        /// The outcome of a call that ended before its continuation existed.
+        var pending: Result<(Data, HTTPResponse), any Error>?
+        var task: URLSessionDataTask?
+        var deadline: (any DispatchSourceTimer)?
         var response: URLResponse?
         var data = Data()
-        var cancelled = false
         var tooLarge = false
     }
 
@@ -129,30 +141,46 @@ private final class Transfer: @unchecked Sendable {
         self.limit = limit
     }
 
-    var continuation: CheckedContinuation<(Data, HTTPResponse), any Error>? {
-        get { state.withLock { $0.continuation } }
-        set { state.withLock { $0.continuation = newValue } }
+    /// Ends the call with a timeout once `timeout` has passed, unless it ended before.
+    func startDeadline(after timeout: Duration, cancellingOn queue: DispatchQueue) {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + .nanoseconds(Self.nanoseconds(timeout)))
+        timer.setEventHandler { [weak self] in
+            self?.end(.failure(HTTPClientError.transport(code: .timedOut, message: "no complete response within \(timeout)")), cancellingOn: queue)
+        }
+        state.withLock { $0.deadline = timer }
+        timer.resume()
     }
 
-    /// Records the task. Returns `false` when the caller was already cancelled.
+    /// A duration in whole nanoseconds, clamped to what `DispatchTimeInterval` holds.
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        let whole = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !whole.overflow else { return Int.max }
+        return Int(clamping: whole.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue)
+    }
+
+    /// Keeps the continuation, or resumes it at once when the call has already ended.
+    func begin(_ continuation: CheckedContinuation<(Data, HTTPResponse), any Error>) {
+        let outcome = state.withLock { state -> Result<(Data, HTTPResponse), any Error>? in
+            guard state.ended else {
+                state.continuation = continuation
+                return nil
+            }
+            defer { state.pending = nil }
+            return state.pending
+        }
+        if let outcome { continuation.resume(with: outcome) }
+    }
+
+    /// Records the task. Returns `false` when the call has already ended.
     func attach(_ task: URLSessionDataTask) -> Bool {
         state.withLock { state in
-            guard !state.cancelled else { return false }
+            guard !state.ended else { return false }
             state.task = task
             return true
         }
-    }
-
-    /// The Swift task was cancelled: cancel the request (if it exists yet), and end the call now.
-    /// On swift-corelibs-foundation the cancelled task's completion can come seconds later on a
-    /// busy machine; the caller (a timeout among them) must not wait for it.
-    func cancel() {
-        let task = state.withLock { state -> URLSessionDataTask? in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
-        finish(.failure(CancellationError()))
     }
 
     /// Accepts the response unless its announced length is over the limit.
@@ -182,12 +210,9 @@ private final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// Turns the task's completion into the call's result.
+    /// Turns the task's completion into the call's result (ignored if the call already ended).
     func complete(error: (any Error)?) {
         let result: Result<(Data, HTTPResponse), any Error> = state.withLock { state in
-            if state.cancelled {
-                return .failure(CancellationError())
-            }
             if state.tooLarge {
                 return .failure(HTTPClientError.bodyTooLarge(limit: limit))
             }
@@ -203,7 +228,7 @@ private final class Transfer: @unchecked Sendable {
             }
             return .success((state.data, HTTPResponse(url: url, statusCode: response.statusCode, headerFields: Self.fields(response))))
         }
-        finish(result)
+        end(result, cancellingOn: nil)
     }
 
     /// The response's header fields as strings (Foundation hands them over untyped).
@@ -213,13 +238,24 @@ private final class Transfer: @unchecked Sendable {
         return fields
     }
 
-    /// Resumes the continuation exactly once.
-    func finish(_ result: Result<(Data, HTTPResponse), any Error>) {
-        let continuation = state.withLock { state in
-            defer { state.continuation = nil; state.data = Data() }
-            return state.continuation
+    /// Ends the call with `outcome` unless it ended before: the caller is resumed first, then
+    /// the task, if any, is cancelled on `queue` (nil: the task has completed by itself). The
+    /// caller never waits for URLSession to act on the cancel, which can take long when the
+    /// session's queue is busy.
+    func end(_ outcome: Result<(Data, HTTPResponse), any Error>, cancellingOn queue: DispatchQueue?) {
+        let ended = state.withLock { state -> (CheckedContinuation<(Data, HTTPResponse), any Error>?, URLSessionDataTask?, (any DispatchSourceTimer)?)? in
+            guard !state.ended else { return nil }
+            state.ended = true
+            if state.continuation == nil { state.pending = outcome }
+            defer { state.continuation = nil; state.task = nil; state.deadline = nil; state.data = Data() }
+            return (state.continuation, state.task, state.deadline)
         }
-        continuation?.resume(with: result)
+        guard let (continuation, task, deadline) = ended else { return }
+        deadline?.cancel()
+        continuation?.resume(with: outcome)
+        if let task, let queue {
+            queue.async { task.cancel() }
+        }
     }
 }
 
