@@ -159,6 +159,8 @@ enum LoggedEvent: Equatable, CustomStringConvertible {
         case .expire:
             guard let timestamp = event.timestamp, let maxAge = event.maxAge else { return nil }
             self = .expire(event.key, timestamp: timestamp, maxAge: maxAge)
+        case .retention:
+            return nil
         }
     }
 

@@ -39,6 +39,8 @@ struct StateTests {
                 live[event.key] = nil
             case .expire:
                 if live[event.key]?.timestamp == event.timestamp { live[event.key] = nil }
+            case .retention:
+                continue
             }
         }
         return live.values.sorted { $0.key < $1.key }

@@ -47,6 +47,8 @@ func bruteForceFold(_ events: [RecordedEvent]) -> [FoldedEntry] {
             live[event.key] = nil
         case .expire:
             if live[event.key]?.timestamp == event.timestamp { live[event.key] = nil }
+        case .retention:
+            continue
         }
     }
     return live.values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }

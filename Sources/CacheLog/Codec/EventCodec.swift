@@ -15,12 +15,15 @@ import Darwin
 /// in other languages in `CacheLog.docc/Format.md`; change one, change both.
 ///
 ///     offset size field
-///     0      1    record format version (1)
-///     1      1    kind: 1 put, 2 delete, 3 expire
+///     0      1    record format version: 1, or 2 for a record that uses what version 1 lacks
+///                 (kind 4 retention, delete reason 4 evicted), so that a reader that predates
+///                 it refuses it by its version instead of misreading it
+///     1      1    kind: 1 put, 2 delete, 3 expire, 4 retention (version 2)
 ///     2      1    flags: bit 0 set when the body is zlib-compressed; bit 1 set when the body is
 ///                 a reference: the u64 seq of an earlier put of the same key whose payload is identical;
 ///                 bit 2 set when a put records its max age; bit 3 set when metadata follows the body
-///     3      1    delete reason: 1 replaced, 2 explicit, 3 retrieval-error (0 otherwise)
+///     3      1    delete reason: 1 replaced, 2 explicit, 3 retrieval-error, 4 evicted (version 2);
+///                 0 otherwise
 ///     4      8    recordedAt: f64 seconds since 1970
 ///     12     8    timestamp: f64 seconds since 1970 (put, expire; 0 for delete)
 ///     20     8    maxAge: f64 seconds (expire; put with flag bit 2; 0 otherwise)
@@ -36,6 +39,8 @@ import Darwin
 /// Everything the state needs sits in the fixed header and the key, so a fold never inflates.
 enum EventCodec {
     static let formatVersion: UInt8 = 1
+    /// The record version of records that use what version 1 lacks; the newest this build reads.
+    static let newestRecordVersion: UInt8 = 2
     static let headerSize = 38
     static let checksumSize = 4
     static let compressedFlag: UInt8 = 1
@@ -57,12 +62,17 @@ enum EventCodec {
         var recordsMaxAge = false
         /// The metadata block, length prefix included; empty when there is none.
         var metadata: [UInt8] = []
+        /// The record format version it needs: 1 unless it uses what version 1 lacks.
+        var recordVersion: UInt8 = formatVersion
     }
 
     static func prepare(_ event: Event, maxKeySize: Int, level: Int32 = Zlib.defaultLevel) throws -> Prepared {
         let key = Array(event.key.utf8)
-        guard !key.isEmpty else { throw CacheLogError.emptyKey }
-        guard key.count <= maxKeySize else { throw CacheLogError.keyTooLong(length: key.count, maximum: maxKeySize) }
+        // Every event but a retention is about a key, which LMDB can hold.
+        if event.kind != .retention {
+            guard !key.isEmpty else { throw CacheLogError.emptyKey }
+            guard key.count <= maxKeySize else { throw CacheLogError.keyTooLong(length: key.count, maximum: maxKeySize) }
+        }
         switch event {
         case .put(_, let payload, let timestamp, let maxAge, let metadata):
             guard payload.count <= Int(UInt32.max) else { throw CacheLogError.payloadTooLarge(length: payload.count) }
@@ -76,10 +86,14 @@ enum EventCodec {
                             metadata: try encodeMetadata(metadata))
         case .delete(_, let reason):
             return Prepared(kind: .delete, key: key, reason: reason.rawValue, timestamp: 0, maxAge: 0,
-                            payloadLength: 0, body: [])
+                            payloadLength: 0, body: [], recordVersion: reason == .evicted ? newestRecordVersion : formatVersion)
         case .expire(_, let timestamp, let maxAge):
             return Prepared(kind: .expire, key: key, reason: 0, timestamp: timestamp.storedSeconds, maxAge: maxAge,
                             payloadLength: 0, body: [])
+        case .retention(let policy, let by):
+            if let problem = policy.problem { throw CacheLogError.invalidRetention(detail: problem) }
+            return Prepared(kind: .retention, key: [], reason: 0, timestamp: 0, maxAge: 0, payloadLength: 0, body: [],
+                            metadata: try encodeMetadata(RetentionRecord.metadata(policy, by: by)), recordVersion: newestRecordVersion)
         }
     }
 
@@ -128,7 +142,7 @@ enum EventCodec {
         var flags: UInt8 = reference != nil ? referenceFlag : event.kind == .put ? compressedFlag : 0
         if event.recordsMaxAge { flags |= maxAgeFlag }
         if !event.metadata.isEmpty { flags |= metadataFlag }
-        writer.u8(formatVersion)
+        writer.u8(event.recordVersion)
         writer.u8(event.kind.rawValue)
         writer.u8(flags)
         writer.u8(event.reason)
@@ -205,11 +219,15 @@ enum EventCodec {
             let computed = Zlib.crc32(UnsafeRawBufferPointer(rebasing: record[0..<(record.count - checksumSize)]))
             guard stored == computed else { throw corrupt("checksum mismatch") }
         }
-        guard version == formatVersion else { throw corrupt("unsupported record format version \(version)") }
-        guard let kind = EventKind(rawValue: kindByte) else { throw corrupt("unknown event kind \(kindByte)") }
+        guard (formatVersion...newestRecordVersion).contains(version) else {
+            throw corrupt("unsupported record format version \(version); this build of CacheLog reads versions 1 to \(newestRecordVersion)")
+        }
+        guard let kind = EventKind(rawValue: kindByte), kind != .retention || version >= 2 else { throw corrupt("unknown event kind \(kindByte)") }
         var reason: Event.DeletionReason?
         if kind == .delete {
-            guard let known = Event.DeletionReason(rawValue: reasonByte) else { throw corrupt("unknown delete reason \(reasonByte)") }
+            guard let known = Event.DeletionReason(rawValue: reasonByte), known != .evicted || version >= 2 else {
+                throw corrupt("unknown delete reason \(reasonByte)")
+            }
             reason = known
         }
         let keyStart = headerSize

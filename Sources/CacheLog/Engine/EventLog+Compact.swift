@@ -32,6 +32,8 @@ extension EventLog {
                 // policy (max age, contract) from its put, and the audit tells its story from it.
                 var live = Set(try tables.currentEntries(txn, onDamaged: self.logDamagedRows).flatMap { [$0.seq, $0.payloadSeq] })
                 live.formUnion(baseRows.flatMap { [$0.entry.seq, $0.entry.payloadSeq] })
+                // The policy in effect is read from its record, whatever its age.
+                if case let policy = try tables.u64(txn, MetaKey.retentionSeq), policy > 0 { live.insert(policy) }
                 try txn.forEachRow(tables.events, from: .atLeast(SeqKey.bytes(cut))) { row in
                     guard let seq = SeqKey.decode(row.key) else { return }
                     if let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false),

@@ -24,7 +24,9 @@ extension EventLog {
                         stats.storedBytes += current.value.count
                         if let header = try? EventCodec.decodeHeader(current.value, seq: seq) {
                             stats.events.add(header.kind)
-                            stats.byKey[Array(EventCodec.keyBytes(header, in: current.value)), default: .init()].add(header.kind)
+                            if header.kind != .retention {
+                                stats.byKey[Array(EventCodec.keyBytes(header, in: current.value)), default: .init()].add(header.kind)
+                            }
                             stats.payloadBytes += header.payloadLength
                             if header.kind == .put { stats.storedPayloadBytes += header.body.count }
                             let at = Date(storedSeconds: header.recordedAt)

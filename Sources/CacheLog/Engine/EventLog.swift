@@ -50,6 +50,11 @@ public final class EventLog: Sendable {
         /// Where the engine reports map growth and cleared reader slots. Silent by default: a
         /// library must not write to an app's stdout unless the app asks for it.
         public var logger: Logger
+        /// Apply the database's ``RetentionPolicy`` as appends go (on by default): every process
+        /// that writes keeps the database within it. Off, the log grows until
+        /// ``EventLog/applyRetention()`` or ``EventLog/compact(before:)`` is called; a benchmark
+        /// or a test that measures growth turns it off.
+        public var automaticRetention: Bool
 
         /// Options with every default spelled out; each parameter sets the property of its name.
         /// `createIfMissing` is off when `readOnly` is on, `checkpointInterval` is at least 1, and
@@ -57,7 +62,7 @@ public final class EventLog: Sendable {
         public init(
             readOnly: Bool = false, createIfMissing: Bool = true, durability: Durability = .synced, initialMapSize: Int = 64 << 20,
             checkpointInterval: Int = 4096, compressionLevel: Int = 1, clock: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() }), automaticRetention: Bool = true
         ) {
             self.readOnly = readOnly
             self.createIfMissing = createIfMissing && !readOnly
@@ -67,6 +72,7 @@ public final class EventLog: Sendable {
             self.compressionLevel = min(9, max(1, compressionLevel))
             self.clock = clock
             self.logger = logger
+            self.automaticRetention = automaticRetention
         }
     }
 
@@ -139,7 +145,8 @@ public final class EventLog: Sendable {
         logger = options.logger
         compressionLevel = Int32(options.compressionLevel)
         tables = LogTables(environment.tables, checkpointInterval: options.checkpointInterval)
-        writer = Writer(environment: environment, tables: tables, clock: options.clock)
+        writer = Writer(environment: environment, tables: tables, clock: options.clock,
+                        retains: options.automaticRetention && !options.readOnly)
         if !options.readOnly && environment.tables.stampedFormat < Environment.keyIndexFormat {
             try upgradeToKeyIndex()
         }
@@ -326,7 +333,10 @@ public final class EventLog: Sendable {
             let seq = min(try tables.resolve(txn, position, upperBound: true), last)
             var fold = try tables.foldedState(txn, asOf: seq)
             var state = fold.state(at: seq)
-            state.entries = try state.entries.map { try tables.withRecordedPolicy($0, txn) }
+            // A key whose history retention trimmed past `seq` folds to a guess there: left out, and named.
+            state.trimmed = try tables.keysTrimmed(after: seq, txn).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let trimmed = Set(state.trimmed.map { Array($0.utf8) })
+            state.entries = try state.entries.filter { !trimmed.contains(Array($0.key.utf8)) }.map { try tables.withRecordedPolicy($0, txn) }
             return state
         }
     }
@@ -339,6 +349,8 @@ public final class EventLog: Sendable {
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         return try environment.readRetryingOverlaps { txn in
             let seq = min(try tables.resolve(txn, position, upperBound: true), try tables.lastSeq(txn))
+            let trimmed = try tables.trimmedThrough(txn, key: keyBytes)
+            guard seq >= trimmed else { throw CacheLogError.historyTrimmed(key: key, firstAvailable: trimmed) }
             let entry = try tables.foldedEntry(txn, key: keyBytes, asOf: seq).map { try tables.withRecordedPolicy($0, txn) }
             return (seq, entry)
         }

@@ -135,7 +135,7 @@ struct LogTables {
                 if event.kind == .put, let earlier = try identicalPayload(txn, event, removed: removed) {
                     reference = earlier
                     payloadSeq = earlier
-                } else if event.kind != .put, let entry = liveEntryIfReadable(txn, key: event.key) {
+                } else if event.kind == .delete || event.kind == .expire, let entry = liveEntryIfReadable(txn, key: event.key) {
                     removed[event.key] = entry.payloadSeq
                 }
                 let record = EventCodec.encode(event, recordedAt: recordedAt, payloadAt: reference)
@@ -146,8 +146,14 @@ struct LogTables {
                 } catch let error as CacheLogError where error.isKeyExists {
                     throw CacheLogError.corruptMeta(detail: "lastSeq is \(seq - 1), but the log holds later records")
                 }
-                try applyToState(txn, event, seq: seq, payloadSeq: payloadSeq)
-                try index(txn, key: event.key, seq: seq)
+                if event.kind == .retention {
+                    // About no key: neither the state nor the key index holds it; `meta` names
+                    // the newest, which every writer applies.
+                    try setU64(txn, MetaKey.retentionSeq, seq)
+                } else {
+                    try applyToState(txn, event, seq: seq, payloadSeq: payloadSeq)
+                    try index(txn, key: event.key, seq: seq)
+                }
             }
             ranges.append(.success(AppendedBatch(range: first...seq, leftOut: leftOut)))
             if try checkpointDue(txn, seq: seq, last: checkpointSeq) {
@@ -215,6 +221,8 @@ struct LogTables {
                 : try? foldedState(txn).timestampBits(forKey: event.key)
             guard live == event.timestamp.bitPattern else { return }
             try txn.delete(table.state, event.key)
+        case .retention:
+            break
         }
     }
 

@@ -77,6 +77,8 @@ struct StateFold: Equatable {
 
     /// Applies one record. Throws only for a put whose payload reference is malformed.
     mutating func apply(_ header: EventCodec.Header, record: UnsafeRawBufferPointer, seq: UInt64) throws {
+        // A retention record is about no key: the state and the key index do not hold it.
+        guard header.kind != .retention else { return }
         let keyBytes = EventCodec.keyBytes(header, in: record)
         let hash = Self.keyHash(keyBytes)
         switch header.kind {
@@ -93,6 +95,8 @@ struct StateFold: Equatable {
             // validation's read and its expire stays live.
             // Bit patterns, as the append path compares them (a NaN equals itself there too).
             if let index = find(keyBytes, hash: hash).index, live[index]?.timestamp.bitPattern == header.timestamp.bitPattern { remove(index) }
+        case .retention:
+            break
         }
         applied.add(keyHash: hash, seq: seq)
     }

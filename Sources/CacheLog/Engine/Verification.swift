@@ -15,6 +15,8 @@ struct Verification {
     /// The last seq and the compaction base, from `meta` or, when those are damaged, the log.
     private var last: UInt64 = 0
     private var base: UInt64 = 0
+    /// Up to this seq retention removed history: a seq missing there is no damage.
+    private var trimmedZone: UInt64 = 0
     /// The fold of the log so far: the base checkpoint, then every record after it.
     private var folded = StateFold()
     private var checkpoints: [UInt64: StateFold] = [:]
@@ -46,6 +48,7 @@ struct Verification {
         if !Double(bitPattern: try tables.u64(txn, MetaKey.lastRecordedAt)).isFinite {
             problems.append(.init(seq: nil, message: "the last recorded time in meta is not a number", fixedByRebuild: true))
         }
+        trimmedZone = min(try tables.u64(txn, MetaKey.retentionZone), last)
         if try tables.u64(txn, MetaKey.checkpointSeq) > last {
             problems.append(.init(seq: nil, message: "the checkpoint seq in meta is past the last seq \(last)", fixedByRebuild: true))
         }
@@ -85,7 +88,7 @@ struct Verification {
             }
             // After the compaction base every seq must be there; before it, only the kept
             // records are (checked through the references to them).
-            if seq > base, let gap = Self.missing(after: max(previousSeq, base), before: seq) { problems.append(gap) }
+            if seq > max(base, trimmedZone), let gap = Self.missing(after: max(previousSeq, base, trimmedZone), before: seq) { problems.append(gap) }
             if seq > last { problems.append(.init(seq: seq, message: "beyond the last seq \(last) in meta", fixedByRebuild: true)) }
             previousSeq = seq
             do {
@@ -99,11 +102,12 @@ struct Verification {
                     problems.append(.init(seq: seq, message: error.description))
                 }
             }
-            if seq > base, let checkpoint = checkpoints[seq], checkpoint != folded {
+            // A checkpoint in the history retention trimmed holds keys whose records are gone.
+            if seq > max(base, trimmedZone), let checkpoint = checkpoints[seq], checkpoint != folded {
                 problems.append(.init(seq: seq, message: "checkpoint differs from the fold of the log", fixedByRebuild: !recordsDamaged))
             }
         }
-        if last > base, previousSeq < last, let gap = Self.missing(after: max(previousSeq, base), before: last + 1) {
+        if last > max(base, trimmedZone), previousSeq < last, let gap = Self.missing(after: max(previousSeq, base, trimmedZone), before: last + 1) {
             problems.append(gap)
         }
     }

@@ -12,17 +12,25 @@ import Locking
 ///
 /// LMDB allows one write transaction at a time, bound to the thread that began it; a transaction
 /// here begins and commits inside one work item of the serial queue and never meets an `await`.
+///
+/// It also keeps the database within its retention policy (``RetentionPolicy``): after a commit
+/// that makes a pass due, one slice at a time, each its own short transaction queued behind the
+/// appends waiting then, so that appends go first and no save waits long; and, before a commit
+/// that would pass the size limit, as many slices as make room for it.
 final class Writer: @unchecked Sendable {
     private enum Job {
         case append(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)
         case exclusive(() -> Void)
+        case retention
     }
 
     private let environment: Environment
     private let tables: LogTables
     private let clock: @Sendable () -> Date
     private let queue = DispatchQueue(label: "cachelog.writer")
-    private let pending = Locked<(jobs: [Job], draining: Bool)>(([], false))
+    private let pending = Locked<(jobs: [Job], draining: Bool, retentionQueued: Bool)>(([], false, false))
+    /// Whether this writer applies the retention policy as it goes (``EventLog/Options/automaticRetention``).
+    private let retains: Bool
     /// Bounds one transaction, so a flood of appends still commits in steady steps.
     private let maxBatchesPerCommit = 4096
     /// Write transactions committed, to observe group commit (appends per commit).
@@ -30,10 +38,11 @@ final class Writer: @unchecked Sendable {
     /// Jobs waiting for the writer, to observe which appends will share a commit.
     var queuedJobs: Int { pending.withLock { $0.jobs.count } }
 
-    init(environment: Environment, tables: LogTables, clock: @escaping @Sendable () -> Date) {
+    init(environment: Environment, tables: LogTables, clock: @escaping @Sendable () -> Date, retains: Bool = true) {
         self.environment = environment
         self.tables = tables
         self.clock = clock
+        self.retains = retains
     }
 
     /// Appends `batch` in the next group commit. With a whole-batch condition that fails in that
@@ -52,8 +61,22 @@ final class Writer: @unchecked Sendable {
         }
     }
 
+    /// Runs retention steps until the pass under way ends (``LogTables/retentionStep(_:now:incoming:sparing:)``),
+    /// alone on the writer's queue: for `EventLog.applyRetention()`.
+    func applyRetention() async throws {
+        try await exclusive { [self] in
+            let now = clock()
+            while try environment.write({ txn in try tables.retentionStep(txn, now: now) }) {}
+        }
+    }
+
     private func enqueue(_ job: Job) {
         let startDrain = pending.withLock { state -> Bool in
+            if case .retention = job {
+                // One slice queued at a time: it queues the next itself when the pass goes on.
+                guard !state.retentionQueued else { return false }
+                state.retentionQueued = true
+            }
             state.jobs.append(job)
             if state.draining { return false }
             state.draining = true
@@ -89,20 +112,75 @@ final class Writer: @unchecked Sendable {
             case .exclusive(let work):
                 flush()
                 work()
+            case .retention:
+                flush()
+                pending.withLock { $0.retentionQueued = false }
+                runRetentionSlice()
             }
         }
         flush()
     }
 
-    private func commit(_ group: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)]) {
-        let batches = group.map(\.0)
+    /// One slice of the retention pass under way, in its own write transaction; the next is
+    /// queued behind whatever arrived meanwhile. A failure leaves the pass where it stood in
+    /// `meta`, for the next commit to take up: retention never fails a save.
+    private func runRetentionSlice() {
         let now = clock()
+        if (try? environment.write({ txn in try tables.retentionStep(txn, now: now) })) == true { enqueue(.retention) }
+    }
+
+    private func commit(_ group: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)]) {
+        var group = group
+        let now = clock()
+        if retains { group = makeRoom(for: group, now: now) }
+        guard !group.isEmpty else { return }
+        let batches = group.map(\.0)
         do {
-            let ranges = try environment.write { txn in try tables.append(txn, batches: batches, now: now) }
+            let (ranges, due) = try environment.write { txn in
+                let ranges = try tables.append(txn, batches: batches, now: now)
+                let due = try retains && tables.retentionDue(txn, now: now, policy: try tables.retentionPolicy(txn).policy)
+                return (ranges, due)
+            }
             commits.withLock { $0 += 1 }
             for (index, entry) in group.enumerated() { entry.1.resume(with: ranges[index].mapError { $0 }) }
+            if due { enqueue(.retention) }
         } catch {
             for entry in group { entry.1.resume(throwing: error) }
         }
+    }
+
+    /// Before a commit that would pass the size limit: refuses each batch larger than the limit
+    /// by itself (it would empty the cache and still not fit), then trims history and evicts
+    /// until the rest fits below the limit's margin. Returns the batches that go on to commit.
+    private func makeRoom(for group: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)], now: Date)
+        -> [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)] {
+        guard let (limit, used) = try? environment.read({ txn -> (Int, Int)? in
+            guard let limit = try tables.retentionPolicy(txn).policy.sizeLimit else { return nil }
+            return (limit, try tables.bytesInUse(txn))
+        }) else { return group }
+        var kept: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)] = []
+        var incoming = 0
+        for entry in group {
+            let bytes = entry.0.events.reduce(0) { $0 + Self.estimatedBytes($1) }
+            if bytes > limit {
+                entry.1.resume(throwing: CacheLogError.exceedsSizeLimit(bytes: bytes, limit: limit))
+            } else {
+                kept.append(entry)
+                incoming += bytes
+            }
+        }
+        guard used + incoming > limit else { return kept }
+        let sparing = Set(kept.flatMap { $0.0.events.map(\.key) })
+        // Each step is its own short transaction; the batches wait for the room they need.
+        while (try? environment.write({ txn in try tables.retentionStep(txn, now: now, incoming: incoming, sparing: sparing) })) == true {}
+        return kept
+    }
+
+    /// About what a record takes in the database: its bytes, its key index entry, and the page
+    /// overhead LMDB adds (a record past a quarter of a page goes to pages of its own).
+    static func estimatedBytes(_ event: EventCodec.Prepared) -> Int {
+        let record = EventCodec.headerSize + event.key.count + event.body.count + event.metadata.count + EventCodec.checksumSize
+        let stored = record > 2_000 ? (record + 16 + 4_095) / 4_096 * 4_096 : record + 24
+        return stored + event.key.count + 24
     }
 }

@@ -28,10 +28,15 @@ struct Tables: Sendable {
     /// nil in a read-only open of a database whose format predates it (before format 2), which
     /// is then read by scanning; a writer creates it, and the engine fills it (``stampedFormat``).
     var keyIndex: Table?
+    /// key (UTF-8) → u64 seq: where retention left the key's history starting (the record at
+    /// that seq is kept as the version the history starts from; the key's records before it
+    /// are gone). nil in a read-only open of a database no writer of today has opened, which
+    /// then has no trimmed history.
+    var trims: Table?
     /// The format the database was stamped with when it was opened.
     var stampedFormat: UInt32
 
-    static let names = (events: "events", state: "state", checkpoints: "checkpoints", meta: "meta", keyIndex: "keys")
+    static let names = (events: "events", state: "state", checkpoints: "checkpoints", meta: "meta", keyIndex: "keys", trims: "trims")
 
     /// Opens (or, in a new environment, creates and stamps) the named databases, and refuses what
     /// is not a CacheLog database or is of a newer format when opened for writing.
@@ -92,9 +97,10 @@ struct Tables: Sendable {
         let keyIndex = readOnly
             ? (version >= Environment.keyIndexFormat ? try open(names.keyIndex, flags: keyIndexFlags) : nil)
             : try open(names.keyIndex, flags: keyIndexFlags, create: true)
+        let trims = readOnly ? try open(names.trims) : try open(names.trims, create: true)
         let tables = Tables(
             events: try require(names.events), state: try require(names.state),
-            checkpoints: try require(names.checkpoints), meta: meta, keyIndex: keyIndex, stampedFormat: version)
+            checkpoints: try require(names.checkpoints), meta: meta, keyIndex: keyIndex, trims: trims, stampedFormat: version)
         // Committing (also a read-only transaction) keeps the database handles open for the environment.
         committed = true
         try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")

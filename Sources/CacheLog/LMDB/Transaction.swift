@@ -81,6 +81,28 @@ struct Transaction {
         return stat.ms_entries
     }
 
+    /// The bytes of the pages `table`'s tree uses (branch, leaf and overflow pages).
+    @available(*, noasync)
+    func bytesInUse(_ table: Table) throws -> Int {
+        var stat = MDB_stat()
+        try lmdbCheck(mdb_stat(raw, table.handle, &stat), "mdb_stat")
+        return (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages) * Int(stat.ms_psize)
+    }
+
+    /// The bytes of the pages every tree of the environment uses: the named tables, the main
+    /// table that lists them, and LMDB's free list itself (dbi 0), with the two meta pages. Free
+    /// pages are not counted: LMDB reuses them before it grows the file.
+    @available(*, noasync)
+    func bytesInUse(tables: [Table]) throws -> Int {
+        // dbi 0 is LMDB's free list, dbi 1 the main table (lmdb.h: FREE_DBI, MAIN_DBI).
+        let lmdbOwn = [Table(handle: 0), Table(handle: 1)]
+        var total = 0
+        for table in tables + lmdbOwn { total += try bytesInUse(table) }
+        var stat = MDB_stat()
+        try lmdbCheck(mdb_stat(raw, 1, &stat), "mdb_stat")
+        return total + 2 * Int(stat.ms_psize)
+    }
+
     /// Runs `body` with a cursor over `table` that begins at `start` and walks forward (or, with
     /// `reverse`, backward). The cursor is closed when `body` returns: it must not outlive its
     /// transaction, and in a write transaction it is closed before the commit.

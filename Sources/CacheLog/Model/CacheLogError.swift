@@ -39,6 +39,11 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case payloadTooLarge(length: Int)
     /// A put's metadata does not fit its framing (see ``Event/put(key:payload:timestamp:maxAge:metadata:)``).
     case invalidMetadata(detail: String)
+    /// A retention policy that cannot be recorded (``RetentionPolicy/problem``).
+    case invalidRetention(detail: String)
+    /// One save larger than the database's size limit (``RetentionPolicy/sizeLimit``): refused,
+    /// rather than empty the cache and still not fit. Nothing was written.
+    case exceedsSizeLimit(bytes: Int, limit: Int)
     /// The data file is shorter than the pages LMDB's meta says it uses: it was cut short (a
     /// copy that did not finish, a truncation). Nothing in it is read; restore it from a backup.
     case truncated(path: String, size: Int, expected: Int?)
@@ -53,6 +58,8 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case corruptCheckpoint(seq: UInt64, detail: String)
     /// The requested point lies in history that `compact(before:)` removed.
     case historyCompacted(firstAvailable: UInt64)
+    /// Retention removed this key's history before `firstAvailable` (``RetentionPolicy``).
+    case historyTrimmed(key: String, firstAvailable: UInt64)
     /// zlib refused to compress (out of memory).
     case compressionFailed(code: CompressionErrorCode)
     /// The disk (or the process's file-size limit) had no room for the write: nothing was
@@ -92,6 +99,10 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "payload is \(length) bytes; the maximum is \(UInt32.max)"
         case .invalidMetadata(let detail):
             return "invalid put metadata: \(detail)"
+        case .invalidRetention(let detail):
+            return "invalid retention policy: \(detail)"
+        case .exceedsSizeLimit(let bytes, let limit):
+            return "the save takes about \(bytes) bytes, more than the database's size limit of \(limit) bytes; nothing was written"
         case .truncated(let path, let size, let expected):
             let uses = expected.map { "the database uses \($0)" } ?? "LMDB's meta pages need more"
             return "\(path)/data.mdb is truncated: it has \(size) bytes, but \(uses); nothing was read (restore it from a backup)"
@@ -105,6 +116,8 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "corrupt checkpoint at seq \(seq): \(detail)"
         case .historyCompacted(let first):
             return "history before seq \(first) was compacted"
+        case .historyTrimmed(let key, let first):
+            return "the history of \"\(key)\" before seq \(first) was trimmed by the retention policy"
         case .compressionFailed(let code):
             return "zlib failed to compress (code \(code))"
         case .storageFull(let operation, let code):

@@ -20,11 +20,15 @@ public enum Event: Sendable, Equatable {
     /// It removes only that version: when the live value has another timestamp (a save landed
     /// after the validation read the cache), the expire is recorded and the value stays live.
     case expire(key: String, timestamp: Date, maxAge: TimeInterval)
+    /// The database's retention policy is now `policy`, as set by `by` (a tool, an app, a
+    /// person: a short text that `replay` shows). About no key: its ``key`` is empty.
+    case retention(RetentionPolicy, by: String)
 
-    /// The key the event is about.
+    /// The key the event is about (empty for ``retention(_:by:)``).
     public var key: String {
         switch self {
         case .put(let key, _, _, _, _), .delete(let key, _), .expire(let key, _, _): return key
+        case .retention: return ""
         }
     }
 
@@ -34,6 +38,7 @@ public enum Event: Sendable, Equatable {
         case .put: return .put
         case .delete: return .delete
         case .expire: return .expire
+        case .retention: return .retention
         }
     }
 }
@@ -47,6 +52,9 @@ extension Event {
         case explicit = 2
         /// The stored value could not be read back (corrupt or undecodable), so it was dropped.
         case retrievalError = 3
+        /// The database passed its retention policy's size limit with nothing left to trim but
+        /// live caches: this one, the least recently saved, was dropped to make room.
+        case evicted = 4
 
         /// The name used in output.
         public var name: String {
@@ -54,6 +62,7 @@ extension Event {
             case .replaced: return "replaced"
             case .explicit: return "explicit"
             case .retrievalError: return "retrieval-error"
+            case .evicted: return "evicted"
             }
         }
     }

@@ -10,11 +10,15 @@ public struct LogState: Sendable, Equatable {
     public var seq: UInt64
     /// Every live key's entry, sorted by the key's UTF-8 bytes.
     public var entries: [Entry]
+    /// Keys whose history retention trimmed past `seq`: their state at `seq` is not known any
+    /// more, so they are left out of ``entries`` (sorted by UTF-8 bytes; empty for the state now).
+    public var trimmed: [String]
 
     /// A state as of `seq` holding `entries`.
-    public init(seq: UInt64, entries: [Entry]) {
+    public init(seq: UInt64, entries: [Entry], trimmed: [String] = []) {
         self.seq = seq
         self.entries = entries
+        self.trimmed = trimmed
     }
 
     /// The entry whose key has exactly these UTF-8 bytes (keys are compared as LMDB compares them).

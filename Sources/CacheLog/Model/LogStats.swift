@@ -9,9 +9,9 @@ public struct LogStats: Sendable, Equatable {
     /// Events counted by kind.
     public struct Counts: Sendable, Equatable {
         /// The number of events of each kind.
-        public var put = 0, delete = 0, expire = 0
+        public var put = 0, delete = 0, expire = 0, retention = 0
         /// Events of every kind.
-        public var total: Int { put + delete + expire }
+        public var total: Int { put + delete + expire + retention }
 
         /// No events.
         public init() {}
@@ -21,6 +21,7 @@ public struct LogStats: Sendable, Equatable {
             case .put: put += 1
             case .delete: delete += 1
             case .expire: expire += 1
+            case .retention: retention += 1
             }
         }
     }

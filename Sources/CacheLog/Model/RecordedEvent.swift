@@ -12,16 +12,17 @@ public struct RecordedEvent: Sendable, Equatable {
     public var recordedAt: Date
     /// The record format version it was written with.
     public var formatVersion: UInt8
-    /// Put, delete or expire.
+    /// Put, delete, expire or retention.
     public var kind: EventKind
-    /// The cache key the event is about.
+    /// The cache key the event is about (empty for a retention).
     public var key: String
     /// `put`: when the value was cached. `expire`: the cache timestamp that was judged. `delete`: nil.
     public var timestamp: Date?
     /// `expire`: the maximum age, in seconds, that judged the value too old. `put`: the maximum
     /// age it was saved under, when it recorded one. `delete`: nil.
     public var maxAge: TimeInterval?
-    /// `put` only: the metadata it was saved with (empty when none).
+    /// `put`: the metadata it was saved with (empty when none). `retention`: the policy's
+    /// entries (see ``retention``).
     public var metadata: [String: String] = [:]
     /// `delete` only.
     public var reason: Event.DeletionReason?
@@ -31,4 +32,9 @@ public struct RecordedEvent: Sendable, Equatable {
     public var storedBytes: Int
     /// The payload, when the read asked for it (`EventQuery.includePayload`).
     public var payload: Data?
+
+    /// `retention` only: the policy it set and who set it.
+    public var retention: (policy: RetentionPolicy, by: String)? {
+        kind == .retention ? RetentionRecord.policy(metadata) : nil
+    }
 }

@@ -136,6 +136,9 @@ public struct AuditTimeline: Sendable {
                                      text: "deleted (\(event.reason?.name ?? "unknown"))\(live.map { ", was seq \($0.seq)" } ?? "")"))
                 if live != nil { goneSince = event.recordedAt }
                 live = nil
+            case .retention:
+                // About no key: a key's history never holds one.
+                break
             case .expire:
                 let judged = event.timestamp.map(TimestampText.string) ?? "?"
                 if let current = live, current.timestamp == event.timestamp {

@@ -96,7 +96,7 @@ struct HistoryAggregator {
             let detail: String = switch event.kind {
             case .delete where event.reason == .replaced: "deleted (replaced): the first half of a save"
             case .delete: details[event.seq] ?? "deleted (\(event.reason?.name ?? "unknown"))"
-            case .put, .expire: details[event.seq] ?? event.kind.name
+            case .put, .expire, .retention: details[event.seq] ?? event.kind.name
             }
             return HistoryReport.Mark(offset: offset(event.recordedAt), kind: HistoryReport.Mark.Kind(event), seq: event.seq, detail: detail)
         }

@@ -77,7 +77,8 @@ public struct HistoryReport: Sendable {
                 switch event.kind {
                 case .put: self = .put
                 case .delete where event.reason == .replaced: self = .saveDelete
-                case .delete: self = .delete
+                // A retention record is about no key, so no key's history holds one.
+                case .delete, .retention: self = .delete
                 case .expire: self = .expire
                 }
             }

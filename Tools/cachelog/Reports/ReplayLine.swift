@@ -15,7 +15,22 @@ struct ReplayLine: Encodable {
     let item: LogItem
 
     private enum CodingKeys: String, CodingKey {
-        case seq, at, type, key, timestamp, bytes, maxAge, contract, reason, storedBytes, payload, error
+        case seq, at, type, key, timestamp, bytes, maxAge, contract, reason, history, sizeLimit, overrides, by, storedBytes, payload, error
+    }
+
+    /// An override of a retention policy, as a line shows it.
+    private struct Override: Encodable {
+        var prefix: String?
+        var contract: String?
+        var history: Double
+
+        init(_ override: RetentionPolicy.Override) {
+            switch override.match {
+            case .keyPrefix(let prefix): self.prefix = prefix
+            case .contract(let contract): self.contract = contract
+            }
+            history = override.history
+        }
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -45,6 +60,12 @@ struct ReplayLine: Encodable {
             try container.encode(event.reason?.name ?? "unknown", forKey: .reason)
         case .expire:
             try container.encode(event.maxAge ?? 0, forKey: .maxAge)
+        case .retention:
+            let retention = event.retention
+            try container.encode(NullWhenNil(wrappedValue: retention?.policy.history), forKey: .history)
+            try container.encode(NullWhenNil(wrappedValue: retention?.policy.sizeLimit), forKey: .sizeLimit)
+            try container.encode((retention?.policy.overrides ?? []).map(Override.init), forKey: .overrides)
+            try container.encode(retention?.by ?? "", forKey: .by)
         }
         try container.encode(event.storedBytes, forKey: .storedBytes)
         try container.encodeIfPresent(event.payload.map(RawJSON.init(payload:)), forKey: .payload)

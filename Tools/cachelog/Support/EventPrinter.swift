@@ -41,6 +41,7 @@ struct EventPrinter {
         case .put: out.append("put\"")
         case .delete: out.append("delete\"")
         case .expire: out.append("expire\"")
+        case .retention: out.append("retention\"")
         }
         out.append(",\"key\":")
         out.appendJSONString(event.key)
@@ -62,6 +63,29 @@ struct EventPrinter {
         case .expire:
             out.append(",\"maxAge\":")
             out.appendJSONNumber(event.maxAge ?? 0)
+        case .retention:
+            let retention = event.retention
+            out.append(",\"history\":")
+            if let history = retention?.policy.history { out.appendJSONNumber(history) } else { out.append("null") }
+            out.append(",\"sizeLimit\":")
+            if let limit = retention?.policy.sizeLimit { out.append(limit) } else { out.append("null") }
+            out.append(",\"overrides\":[")
+            for (index, override) in (retention?.policy.overrides ?? []).enumerated() {
+                if index > 0 { out.append(",") }
+                switch override.match {
+                case .keyPrefix(let prefix):
+                    out.append("{\"prefix\":")
+                    out.appendJSONString(prefix)
+                case .contract(let contract):
+                    out.append("{\"contract\":")
+                    out.appendJSONString(contract)
+                }
+                out.append(",\"history\":")
+                out.appendJSONNumber(override.history)
+                out.append("}")
+            }
+            out.append("],\"by\":")
+            out.appendJSONString(retention?.by ?? "")
         }
         out.append(",\"storedBytes\":")
         out.append(event.storedBytes)
@@ -80,12 +104,16 @@ struct EventPrinter {
             let policy = event.maxAge.map { ", max age \(DurationText.string($0))" } ?? ""
             let contract = event.metadata[CacheLogFeedStore.contractName].map { ", \($0)" } ?? ""
             detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?"), \(event.payloadBytes) bytes (\(event.storedBytes) stored)\(policy)\(contract)"
+        case .delete where event.reason == .evicted:
+            detail = "reason: evicted (the database passed its size limit)"
         case .delete:
             detail = "reason: \(event.reason?.name ?? "unknown")"
         case .expire:
             detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?") was \(DurationText.string(event.maxAge ?? 0)) old or more"
+        case .retention:
+            detail = event.retention.map { RetentionText.summary($0.policy, by: $0.by) } ?? "a retention policy that does not parse"
         }
-        let colors = [EventKind.put: "32", .delete: "33", .expire: "35"]
+        let colors = [EventKind.put: "32", .delete: "33", .expire: "35", .retention: "36"]
         var line = "\(pad(String(event.seq), 6, right: true))  \(pad(DateParsing.column(event.recordedAt), 20))  \(Terminal.color(pad(event.kind.name, 7), colors[event.kind] ?? "0"))  \(keyCell(event.key, 20))  \(detail)"
         if let payload = event.payload { line += "\n        payload: " + JSONText.payload(payload) }
         return line

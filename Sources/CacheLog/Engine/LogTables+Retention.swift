@@ -1,0 +1,420 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Retention inside one write transaction: the policy in effect, the bytes in use, and one slice
+/// of a pass that removes history (``RetentionPolicy``). A slice is bounded (``RetentionPass/sliceRecords``
+/// records at most), so that the writer can put appends between slices and none waits long.
+///
+/// A key's history is its records older than its window. One of them is kept as the version the
+/// history now starts from: the last record of the key before the window (and, when that is an
+/// expire, the put it judged), so that the key's state folds exactly from any point of its
+/// history that is left; ``Tables/trims`` records that seq. Also kept: the key's live put, and
+/// every record whose payload bytes a kept record refers to. Everything else of that history goes.
+extension LogTables {
+    /// The policy in effect: the newest `retention` record, or ``RetentionPolicy/default`` when
+    /// the database records none (or that record cannot be read, which `verify` names).
+    @available(*, noasync)
+    func retentionPolicy(_ txn: Transaction) throws -> (policy: RetentionPolicy, seq: UInt64?) {
+        let seq = try u64(txn, MetaKey.retentionSeq)
+        guard seq > 0, let record = try txn.get(table.events, SeqKey.bytes(seq)),
+              let header = try? EventCodec.decodeHeader(record, seq: seq), header.kind == .retention,
+              let metadata = try? EventCodec.metadata(header, in: record, seq: seq),
+              let recorded = RetentionRecord.policy(metadata)
+        else { return (.default, nil) }
+        return (recorded.policy, seq)
+    }
+
+    /// The bytes of the pages the database uses (``Transaction/bytesInUse(tables:)``): what a
+    /// size limit bounds.
+    @available(*, noasync)
+    func bytesInUse(_ txn: Transaction) throws -> Int {
+        try txn.bytesInUse(tables: [table.events, table.state, table.checkpoints, table.meta] + [table.keyIndex, table.trims].compactMap { $0 })
+    }
+
+    /// Where the key's history starts: the seq retention recorded for it (0 when none).
+    @available(*, noasync)
+    func trimmedThrough(_ txn: Transaction, key: [UInt8]) throws -> UInt64 {
+        guard let trims = table.trims, !key.isEmpty, let raw = try txn.get(trims, key), raw.count == 8 else { return 0 }
+        return UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self))
+    }
+
+    /// Every key whose history starts after `seq`: at `seq` its state is not known any more.
+    @available(*, noasync)
+    func keysTrimmed(after seq: UInt64, _ txn: Transaction) throws -> [String] {
+        guard let trims = table.trims else { return [] }
+        var keys: [String] = []
+        try txn.forEachRow(trims) { row in
+            guard row.value.count == 8, UInt64(bigEndian: row.value.loadUnaligned(as: UInt64.self)) > seq else { return }
+            keys.append(String(decoding: row.key, as: UTF8.self))
+        }
+        return keys
+    }
+
+    /// One slice of `pass`: walks the log from where the pass stands, removing the history the
+    /// policy lets go, and moves the pass on. Returns what it removed.
+    @available(*, noasync)
+    func retentionSlice(_ txn: Transaction, policy: RetentionPolicy, pass: inout RetentionPass) throws -> RetentionPass.Slice {
+        var slice = RetentionPass.Slice()
+        var judge = HistoryJudge(tables: self, txn: txn, policy: policy, pass: pass)
+        let end = try judge.walkEnd()
+        var visited = 0
+        var last = pass.walkedThrough
+        try txn.withCursor(table.events, from: .atLeast(SeqKey.bytes(pass.walkedThrough + 1))) { rows in
+            while visited < RetentionPass.sliceRecords, let row = try rows.next(), let seq = SeqKey.decode(row.key), seq < end {
+                visited += 1
+                last = seq
+                guard let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false),
+                      header.kind != .retention
+                else { continue }  // damage is verify's to name; a policy's record stays as its history
+                let key = Array(EventCodec.keyBytes(header, in: row.value))
+                guard let startsAt = try judge.removable(seq, header: header, record: row.value, key: key) else { continue }
+                slice.freedBytes += row.value.count
+                slice.removed += 1
+                try judge.remember(key: key, startsAt: startsAt)
+            }
+        }
+        // Removed after the walk: a cursor over the table must not see the table change under it.
+        if let highest = judge.doomed.max(), highest > (try u64(txn, MetaKey.retentionZone)) {
+            try setU64(txn, MetaKey.retentionZone, highest)
+        }
+        for seq in judge.doomed {
+            guard let record = try txn.get(table.events, SeqKey.bytes(seq)) else { continue }
+            let header = try EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
+            let key = Array(EventCodec.keyBytes(header, in: record))
+            _ = try unindex(txn, key: key, seq: seq)
+            try txn.delete(table.events, SeqKey.bytes(seq))
+        }
+        if let trims = table.trims {
+            for (key, startsAt) in judge.startsAt where try trimmedThrough(txn, key: key) < startsAt {
+                try txn.put(trims, key, SeqKey.bytes(startsAt))
+            }
+        }
+        pass.walkedThrough = last
+        slice.done = visited < RetentionPass.sliceRecords
+        if slice.done { pass.walkedThrough = 0 }
+        return slice
+    }
+}
+
+/// Where a pass of retention stands between its slices, kept in `meta`, so that the next slice
+/// (in this process or another) goes on from there.
+struct RetentionPass: Sendable, Equatable {
+    /// Records one slice visits at most: a slice is one short write transaction.
+    static let sliceRecords = 2_048
+
+    /// The pass's clock: every window is measured back from it, whichever slice runs.
+    var now: Double
+    /// The last seq walked (0: the pass starts at the first record).
+    var walkedThrough: UInt64 = 0
+    /// With a size limit pressing: every record up to this seq counts as history outside its
+    /// window, whatever the window (0: none).
+    var pressureThrough: UInt64 = 0
+
+    /// What one slice did.
+    struct Slice: Sendable, Equatable {
+        var removed = 0
+        var freedBytes = 0
+        /// Whether the walk reached the end of what the pass may remove.
+        var done = false
+    }
+}
+
+/// Decides, record by record, what a pass removes: one per slice, holding what it looked up.
+private struct HistoryJudge {
+    let tables: LogTables
+    let txn: Transaction
+    let policy: RetentionPolicy
+    let pass: RetentionPass
+    /// The first seq recorded within each window, by window (seconds).
+    private var windowStarts: [TimeInterval: UInt64] = [:]
+    /// Per key: the window's start and the records kept as the version its history starts from.
+    private var keys: [[UInt8]: KeyHistory] = [:]
+    /// Records to remove once the walk is over, and where each key's history then starts.
+    private(set) var doomed: [UInt64] = []
+    private(set) var startsAt: [[UInt8]: UInt64] = [:]
+
+    private struct KeyHistory {
+        /// Records before this seq are outside the key's window (0: the key keeps all).
+        var windowStart: UInt64
+        /// The last record before the window, and the put it judged when it is an expire.
+        var kept: Set<UInt64>
+        var boundary: UInt64?
+        /// The live put and the record that holds its bytes.
+        var live: Set<UInt64>
+    }
+
+    init(tables: LogTables, txn: Transaction, policy: RetentionPolicy, pass: RetentionPass) {
+        self.tables = tables
+        self.txn = txn
+        self.policy = policy
+        self.pass = pass
+    }
+
+    /// The seq the walk stops at: the window's start of the shortest window (or the pressure's
+    /// bound, when further): no record from there on is outside any window.
+    mutating func walkEnd() throws -> UInt64 {
+        let windows = ([policy.history] + policy.overrides.map { Optional($0.history) }).compactMap { $0 }
+        var end = pass.pressureThrough + 1
+        if let shortest = windows.min() { end = max(end, try windowStart(shortest)) }
+        return end
+    }
+
+    private mutating func windowStart(_ window: TimeInterval) throws -> UInt64 {
+        if let known = windowStarts[window] { return known }
+        let start = try tables.firstSeq(txn, recordedAtOrAfter: Date(storedSeconds: pass.now - window))
+        windowStarts[window] = start
+        return start
+    }
+
+    /// Where the key's history would start, when record `seq` may go; nil when it stays.
+    mutating func removable(_ seq: UInt64, header: EventCodec.Header, record: UnsafeRawBufferPointer, key: [UInt8]) throws -> UInt64? {
+        let history = try self.history(of: key)
+        guard seq < history.windowStart, !history.kept.contains(seq), !history.live.contains(seq),
+              let boundary = history.boundary, seq < boundary
+        else { return nil }
+        guard try !isPayloadSource(seq, key: key) else { return nil }
+        doomed.append(seq)
+        return boundary
+    }
+
+    mutating func remember(key: [UInt8], startsAt seq: UInt64) throws {
+        startsAt[key] = max(startsAt[key] ?? 0, seq)
+    }
+
+    private mutating func history(of key: [UInt8]) throws -> KeyHistory {
+        if let known = keys[key] { return known }
+        let live = try tables.entry(txn, key: key)
+        let contract = try live.map { try tables.withRecordedPolicy($0, txn) }?.metadata["contract"]
+        var windowStart: UInt64 = 0
+        if let window = policy.history(forKey: String(decoding: key, as: UTF8.self), contract: contract) {
+            windowStart = try self.windowStart(window)
+        }
+        // A size limit pressing: everything up to the pressure's bound is history, whatever the window.
+        if pass.pressureThrough > 0 { windowStart = max(windowStart, pass.pressureThrough + 1) }
+        var history = KeyHistory(windowStart: windowStart, kept: [], boundary: nil, live: Set([live?.seq, live?.payloadSeq].compactMap { $0 }))
+        if windowStart > 1, let keyIndex = tables.keyIndex {
+            try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(windowStart - 1), atMost: true), reverse: true) { seqs in
+                guard let row = try seqs.next(), let boundary = SeqKey.decode(row.value) else { return }
+                history.boundary = boundary
+                history.kept.insert(boundary)
+                // An expire removes only the version it judged: the put before it stays with it,
+                // so that the key's state still folds to what it was.
+                guard let record = try txn.get(tables.events, SeqKey.bytes(boundary)),
+                      let header = try? EventCodec.decodeHeader(record, seq: boundary, verifyChecksum: false),
+                      header.kind == .expire
+                else { return }
+                while let earlier = try seqs.next(), let seq = SeqKey.decode(earlier.value) {
+                    guard let previous = try txn.get(tables.events, SeqKey.bytes(seq)),
+                          let previousHeader = try? EventCodec.decodeHeader(previous, seq: seq, verifyChecksum: false)
+                    else { continue }
+                    if previousHeader.kind == .put {
+                        history.kept.insert(seq)
+                        return
+                    }
+                }
+            }
+        }
+        keys[key] = history
+        return history
+    }
+
+    /// Whether a record of `key` after `seq` that is still stored takes its payload bytes from
+    /// `seq` (a reference to an identical payload). Payload sources are always records of the
+    /// same key, so the key's own records are enough.
+    private func isPayloadSource(_ seq: UInt64, key: [UInt8]) throws -> Bool {
+        guard let keyIndex = tables.keyIndex else { return true }
+        return try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(seq + 1), atMost: false)) { seqs in
+            while let row = try seqs.next(), let later = SeqKey.decode(row.value) {
+                if doomed.contains(later) { continue }
+                guard let record = try txn.get(tables.events, SeqKey.bytes(later)),
+                      let header = try? EventCodec.decodeHeader(record, seq: later, verifyChecksum: false),
+                      header.kind == .put, header.isReference
+                else { continue }
+                if (try? EventCodec.payloadSeq(header, in: record, seq: later)) == seq { return true }
+            }
+            return false
+        }
+    }
+}
+
+// MARK: passes
+
+/// What retention did, as `stats` and `cachelog retention` report it: the last pass that ended,
+/// or the one still going.
+public struct RetentionReport: Sendable, Equatable {
+    /// When the pass started (its clock: every window was measured back from it).
+    public var startedAt: Date
+    /// Records removed.
+    public var removed: Int
+    /// Bytes of records removed.
+    public var freedBytes: Int
+    /// Live entries dropped for the size limit (each a `delete` with reason `evicted`).
+    public var evicted: Int
+    /// Whether the pass is over.
+    public var finished: Bool
+
+    public init(startedAt: Date, removed: Int = 0, freedBytes: Int = 0, evicted: Int = 0, finished: Bool = false) {
+        self.startedAt = startedAt
+        self.removed = removed
+        self.freedBytes = freedBytes
+        self.evicted = evicted
+        self.finished = finished
+    }
+}
+
+extension LogTables {
+    /// How far the database may fill under a pressing size limit before retention stops
+    /// trimming: a margin below the limit, so that the next saves do not start it again at once.
+    static let pressureTarget = 0.9
+
+    /// Between passes, one is due when the database grew this much since the last one ended…
+    static let growthBetweenPasses = 0.1
+    /// …or this long passed (windows are measured in hours and days).
+    static let timeBetweenPasses: Double = 3_600
+
+    /// Whether retention should run now: a pass is under way, the size limit is passed, or the
+    /// database grew or time passed enough since the last pass.
+    @available(*, noasync)
+    func retentionDue(_ txn: Transaction, now: Date, policy: RetentionPolicy) throws -> Bool {
+        if try loadPass(txn) != nil { return true }
+        let used = try bytesInUse(txn)
+        if let limit = policy.sizeLimit, used > limit { return true }
+        guard let last = try lastPass(txn) else { return try lastSeq(txn) > 0 }
+        let usedAfter = Double(try u64(txn, MetaKey.retentionUsedAfter))
+        return now.storedSeconds - last.startedAt.storedSeconds >= Self.timeBetweenPasses
+            || Double(used) >= usedAfter * (1 + Self.growthBetweenPasses) + 65_536
+    }
+
+    /// One step of retention, in the caller's write transaction: a slice of the pass under way
+    /// (a new one starts at `now`), eviction when history alone cannot make room, and the end of
+    /// the pass. `incoming` is room to make for saves waiting to commit; `sparing` are their keys,
+    /// never evicted for them. Returns whether another step is due.
+    @available(*, noasync)
+    func retentionStep(_ txn: Transaction, now: Date, incoming: Int = 0, sparing: Set<[UInt8]> = []) throws -> Bool {
+        let (policy, _) = try retentionPolicy(txn)
+        var pass = try loadPass(txn) ?? RetentionPass(now: now.storedSeconds)
+        var report = try loadReport(txn) ?? RetentionReport(startedAt: Date(storedSeconds: pass.now))
+        if report.finished { report = RetentionReport(startedAt: Date(storedSeconds: pass.now)) }
+        let target = policy.sizeLimit.map { Int(Double($0) * Self.pressureTarget) - incoming }
+        if let target, pass.pressureThrough == 0, try bytesInUse(txn) > target {
+            pass.pressureThrough = try nextPressure(txn, after: 0)
+        }
+        let slice = try retentionSlice(txn, policy: policy, pass: &pass)
+        report.removed += slice.removed
+        report.freedBytes += slice.freedBytes
+        var more = !slice.done
+        if slice.done, let target, try bytesInUse(txn) > target {
+            let last = try lastSeq(txn)
+            if pass.pressureThrough < last {
+                // The oldest history inside the windows goes next, a step at a time.
+                pass.pressureThrough = try nextPressure(txn, after: pass.pressureThrough)
+                more = true
+            } else {
+                let evicted = try evict(txn, bytes: try bytesInUse(txn) - target, sparing: sparing, now: now)
+                report.evicted += evicted
+                // What the evictions left without a live entry is history now, all of it.
+                pass.pressureThrough = try lastSeq(txn)
+                more = evicted > 0
+            }
+        }
+        if more {
+            try savePass(txn, pass)
+        } else {
+            try clearPass(txn)
+            report.finished = true
+            try setU64(txn, MetaKey.retentionUsedAfter, UInt64(try bytesInUse(txn)))
+        }
+        try saveReport(txn, report)
+        return more
+    }
+
+    /// The next bound of a pressing size limit: a tenth of the records left, the oldest first.
+    @available(*, noasync)
+    private func nextPressure(_ txn: Transaction, after bound: UInt64) throws -> UInt64 {
+        let last = try lastSeq(txn)
+        let first = try txn.withCursor(table.events, from: .first) { try $0.next().flatMap { SeqKey.decode($0.key) } } ?? last
+        let from = max(bound, first)
+        return min(last, from + max(UInt64(RetentionPass.sliceRecords), (last - from) / 10))
+    }
+
+    /// Drops live entries, the least recently saved first, until about `bytes` are freed: each
+    /// gets a `delete` with reason ``Event/DeletionReason/evicted``, so that the audit says why
+    /// the cache was gone. Returns how many it dropped.
+    @available(*, noasync)
+    private func evict(_ txn: Transaction, bytes: Int, sparing: Set<[UInt8]>, now: Date) throws -> Int {
+        var candidates: [(key: [UInt8], savedAt: Double, bytes: Int)] = []
+        for (key, entry) in try storedRows(txn).rows where !sparing.contains(key) {
+            guard let record = try txn.get(table.events, SeqKey.bytes(entry.seq)),
+                  let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false)
+            else { continue }
+            let held = entry.payloadSeq == entry.seq ? record.count : (try txn.get(table.events, SeqKey.bytes(entry.payloadSeq))?.count ?? 0) + record.count
+            candidates.append((key, header.recordedAt, held))
+        }
+        candidates.sort { $0.savedAt < $1.savedAt || ($0.savedAt == $1.savedAt && $0.key.lexicographicallyPrecedes($1.key)) }
+        var freed = 0
+        var deletes: [EventCodec.Prepared] = []
+        for candidate in candidates where freed < bytes {
+            let name = String(decoding: candidate.key, as: UTF8.self)
+            deletes.append(try EventCodec.prepare(.delete(key: name, reason: .evicted), maxKeySize: Int.max))
+            freed += candidate.bytes
+        }
+        guard !deletes.isEmpty else { return 0 }
+        _ = try append(txn, batches: [(events: deletes, conditions: [])], now: now)
+        return deletes.count
+    }
+
+    // MARK: the pass in meta
+
+    @available(*, noasync)
+    func loadPass(_ txn: Transaction) throws -> RetentionPass? {
+        guard let raw = try txn.get(table.meta, MetaKey.retentionPass), raw.count == 24 else { return nil }
+        var reader = ByteReader(raw)
+        guard let now = reader.f64(), let walked = reader.u64(), let pressure = reader.u64(), now.isFinite else { return nil }
+        return RetentionPass(now: now, walkedThrough: walked, pressureThrough: pressure)
+    }
+
+    @available(*, noasync)
+    private func savePass(_ txn: Transaction, _ pass: RetentionPass) throws {
+        var writer = ByteWriter(capacity: 24)
+        writer.f64(pass.now)
+        writer.u64(pass.walkedThrough)
+        writer.u64(pass.pressureThrough)
+        try txn.put(table.meta, MetaKey.retentionPass, writer.bytes)
+    }
+
+    @available(*, noasync)
+    private func clearPass(_ txn: Transaction) throws {
+        try txn.delete(table.meta, MetaKey.retentionPass)
+    }
+
+    /// What the last pass did (or the one under way).
+    @available(*, noasync)
+    func lastPass(_ txn: Transaction) throws -> RetentionReport? {
+        try loadReport(txn)
+    }
+
+    @available(*, noasync)
+    private func loadReport(_ txn: Transaction) throws -> RetentionReport? {
+        guard let raw = try txn.get(table.meta, MetaKey.retentionReport), raw.count == 33 else { return nil }
+        var reader = ByteReader(raw)
+        guard let started = reader.f64(), let removed = reader.u64(), let freed = reader.u64(), let evicted = reader.u64(),
+              let finished = reader.u8(), started.isFinite
+        else { return nil }
+        return RetentionReport(startedAt: Date(storedSeconds: started), removed: Int(clamping: removed), freedBytes: Int(clamping: freed),
+                               evicted: Int(clamping: evicted), finished: finished != 0)
+    }
+
+    @available(*, noasync)
+    private func saveReport(_ txn: Transaction, _ report: RetentionReport) throws {
+        var writer = ByteWriter(capacity: 33)
+        writer.f64(report.startedAt.storedSeconds)
+        writer.u64(UInt64(report.removed))
+        writer.u64(UInt64(report.freedBytes))
+        writer.u64(UInt64(report.evicted))
+        writer.u8(report.finished ? 1 : 0)
+        try txn.put(table.meta, MetaKey.retentionReport, writer.bytes)
+    }
+}

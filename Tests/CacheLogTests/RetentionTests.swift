@@ -1,0 +1,166 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import CacheLog
+
+/// The retention policy, applied by the writer as appends go (``RetentionPolicy``): history
+/// outside a key's window goes, the version each key's history starts from stays, live caches
+/// stay, and over the size limit the oldest history then the least recently saved caches go,
+/// each of those with an event that says why. Checked on the real LMDB file, on a clock the test
+/// moves, against what the test saved.
+@Suite("Retention")
+struct RetentionTests {
+    private static let day: TimeInterval = 86_400
+
+    private func log(_ directory: TemporaryDirectory, clock: TestClock, automatic: Bool = true) throws -> EventLog {
+        try EventLog(path: directory.path("db"), options: EventLog.Options(durability: .unsynced, clock: clock.function, automaticRetention: automatic))
+    }
+
+    /// A save as the feed cache makes it: delete, then put.
+    private func save(_ log: EventLog, _ key: String, _ text: String, at clock: TestClock, metadata: [String: String] = [:]) async throws {
+        try await log.append([.delete(key: key, reason: .replaced), .put(key: key, payload: payload(text), timestamp: clock.date, metadata: metadata)])
+    }
+
+    private func puts(_ log: EventLog, key: String) throws -> [RecordedEvent] {
+        try events(log, EventQuery(key: key, kinds: [.put], includePayload: true))
+    }
+
+    @Test func window_removesEachKeysHistoryOlderThanIt_keepsEveryRecordInside_andTheVersionTheHistoryStartsFrom() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: 10 * Self.day, sizeLimit: nil), by: "test")
+        var saved: [(at: Date, text: String)] = []
+        for hour in stride(from: 0, to: 30 * 24, by: 6) {
+            clock.set(Date(timeIntervalSince1970: 1_800_000_000 + Double(hour) * 3600))
+            let text = "films version \(hour)"
+            try await save(log, "films", text, at: clock)
+            saved.append((clock.date, text))
+        }
+        try await log.applyRetention()
+
+        let kept = try puts(log, key: "films")
+        let windowStart = clock.date.addingTimeInterval(-10 * Self.day)
+        let inside = saved.filter { $0.at >= windowStart }
+        // Every save inside the window, and the one live when the window starts: nothing older.
+        #expect(kept.map { String(decoding: $0.payload ?? Data(), as: UTF8.self) } == ([saved[saved.count - inside.count - 1]] + inside).map(\.text))
+        #expect(try log.entry("films")?.timestamp == saved.last?.at)
+        #expect(try log.verify().isClean)
+        // The history starts at the version live when the window starts: its put.
+        #expect(try log.historyStart(of: "films") == kept.first?.seq)
+        #expect(try events(log, EventQuery(key: "films")).first?.seq == kept.first?.seq)
+    }
+
+    @Test func overrides_giveKeysByPrefixOrContractTheirOwnWindow_noHistoryForImages_moreForAFeed() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: 10 * Self.day, sizeLimit: nil, overrides: [
+            .init(.keyPrefix("image:"), history: 0), .init(.contract("films"), history: 40 * Self.day),
+        ]), by: "test")
+        for day in 0..<30 {
+            clock.set(Date(timeIntervalSince1970: 1_800_000_000 + Double(day) * Self.day))
+            try await save(log, "image:poster", "poster \(day)", at: clock)
+            try await save(log, "films", "films \(day)", at: clock, metadata: ["contract": "films"])
+            try await save(log, "genres", "genres \(day)", at: clock)
+        }
+        // The pass runs a little after the last saves, as the writer's would.
+        clock.advance(60)
+        try await log.applyRetention()
+
+        #expect(try puts(log, key: "image:poster").map(\.timestamp) == [clock.date.addingTimeInterval(-60)], "an image keeps no history")
+        #expect(try puts(log, key: "films").count == 30, "films keep 40 days")
+        #expect(try puts(log, key: "genres").count == 11, "genres keep 10 days and the version before")
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func stateAsOfATrimmedPoint_leavesTrimmedKeysOut_andNamesThem_oneKeyAsOfItSaysSo() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: 5 * Self.day, sizeLimit: nil, overrides: [.init(.keyPrefix("keep"), history: 100 * Self.day)]), by: "test")
+        for day in 0..<20 {
+            clock.set(Date(timeIntervalSince1970: 1_800_000_000 + Double(day) * Self.day))
+            try await save(log, "films", "films \(day)", at: clock)
+            try await save(log, "keep", "keep \(day)", at: clock)
+        }
+        clock.advance(60)
+        try await log.applyRetention()
+
+        // The day after the first: both keys were live then.
+        let dayOne = LogPosition.date(Date(timeIntervalSince1970: 1_800_000_000 + Self.day + 3600))
+        let early = try log.state(asOf: dayOne)
+        #expect(early.trimmed == ["films"])
+        #expect(early.entries.map(\.key) == ["keep"])
+        #expect(throws: CacheLogError.self) { try log.entry("films", asOf: dayOne) }
+        #expect(try log.entry("keep", asOf: dayOne).entry != nil)
+        #expect(try log.state().entries.map(\.key) == ["films", "keep"])
+        #expect(try log.state().trimmed.isEmpty)
+    }
+
+    @Test func policy_isRecordedInTheLog_readByEveryProcess_andADatabaseWithoutOneFollowsTheDefault() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        do {
+            let log = try log(directory, clock: clock)
+            #expect(try log.retentionPolicy().policy == .default)
+            #expect(try log.retentionPolicy().seq == nil)
+            let policy = RetentionPolicy(history: 3 * Self.day, sizeLimit: 8 << 20, overrides: [.init(.contract("films"), history: 90 * Self.day)])
+            let seq = try await log.setRetentionPolicy(policy, by: "cachelog retention (root)")
+            #expect(try log.retentionPolicy() == (policy, seq))
+            await #expect(throws: CacheLogError.invalidRetention(detail: "the size limit must be at least 1 MiB")) {
+                try await log.setRetentionPolicy(RetentionPolicy(history: nil, sizeLimit: 0), by: "test")
+            }
+        }
+        let reopened = try log(directory, clock: clock)
+        let recorded = try #require(try events(reopened, EventQuery(kinds: [.retention])).first)
+        #expect(recorded.retention?.by == "cachelog retention (root)")
+        #expect(try recorded.retention?.policy == reopened.retentionStatus().policy)
+        #expect(try reopened.verify().isClean)
+    }
+
+    @Test func sizeLimit_trimsTheOldestHistoryFirst_thenEvictsTheLeastRecentlySaved_withAnEventThatSaysWhy() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        let limit = 2 << 20
+        try await log.setRetentionPolicy(RetentionPolicy(history: nil, sizeLimit: limit), by: "test")
+        var generator = SystemRandomNumberGenerator()
+        // Incompressible payloads of 100 KB: 40 keys do not fit 2 MiB.
+        for index in 0..<40 {
+            clock.advance(60)
+            let bytes = Data((0..<100_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            try await log.append([.delete(key: "k\(index)", reason: .replaced), .put(key: "k\(index)", payload: bytes, timestamp: clock.date)])
+            let used = try log.retentionStatus().bytesInUse
+            #expect(used <= limit + limit / 10, "at save \(index): \(used) bytes in use")
+        }
+        let evictions = try events(log, EventQuery(kinds: [.delete])).filter { $0.reason == .evicted }
+        #expect(!evictions.isEmpty)
+        let live = try log.state().entries.map(\.key)
+        #expect(live.contains("k39"), "the newest save is live")
+        #expect(evictions.allSatisfy { !live.contains($0.key) })
+        // The least recently saved went first.
+        let evictedIndexes = evictions.compactMap { Int($0.key.dropFirst()) }
+        #expect(evictedIndexes == evictedIndexes.sorted())
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func aSaveLargerThanTheSizeLimit_isRefused_andTheCacheStaysAsItWas() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: nil, sizeLimit: 1 << 20), by: "test")
+        try await save(log, "small", "kept", at: clock)
+        var generator = SystemRandomNumberGenerator()
+        let huge = Data((0..<1_500_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+
+        await #expect {
+            try await log.append([.delete(key: "huge", reason: .replaced), .put(key: "huge", payload: huge, timestamp: clock.date)])
+        } throws: { error in
+            guard case CacheLogError.exceedsSizeLimit(_, let limit) = error else { return false }
+            return limit == 1 << 20
+        }
+        #expect(try log.state().entries.map(\.key) == ["small"])
+        #expect(try events(log, EventQuery(kinds: [.delete])).allSatisfy { $0.reason != .evicted })
+    }
+}
