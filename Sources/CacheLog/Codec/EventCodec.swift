@@ -307,7 +307,7 @@ enum EventCodec {
             formatVersion: header.version,
             kind: header.kind,
             key: key(header, in: record),
-            timestamp: header.kind == .delete ? nil : Date(storedSeconds: header.timestamp),
+            timestamp: header.kind == .delete || header.kind == .retention ? nil : Date(storedSeconds: header.timestamp),
             maxAge: header.kind == .expire ? header.maxAge : header.recordedMaxAge,
             metadata: try metadata(header, in: record, seq: seq),
             reason: header.reason,

@@ -62,6 +62,20 @@ extension EventLog {
         return try retentionStatus().lastPass
     }
 
+    /// Every key whose history retention trimmed, with the seq it now starts at (see
+    /// ``historyStart(of:)``), keyed by the key's UTF-8 bytes.
+    public func trimmedHistories() throws -> [[UInt8]: UInt64] {
+        try environment.readRetryingOverlaps { txn in
+            guard let trims = tables.trims else { return [:] }
+            var starts: [[UInt8]: UInt64] = [:]
+            try txn.forEachRow(trims) { row in
+                guard row.value.count == 8 else { return }
+                starts[Array(row.key)] = UInt64(bigEndian: row.value.loadUnaligned(as: UInt64.self))
+            }
+            return starts
+        }
+    }
+
     /// Where the history of `key` starts: the seq before which its records were removed by a
     /// compaction (``compactionBase()``) or by retention. The record at that seq, when it is
     /// stored, is the version the history starts from, not a change within it.

@@ -115,12 +115,13 @@ extension RetentionPolicy {
         return overflow || bytes > 1 << 50 ? nil : bytes
     }
 
-    /// `bytes` as ``size(_:)`` reads it back, in the largest unit that divides it: binary units
-    /// first (`64MiB`), then decimal (`64MB`), else bytes (`1234567`).
+    /// `bytes` as ``size(_:)`` reads it back, in the unit that writes it with the fewest digits
+    /// (`64MB` for 64,000,000, `64MiB` for 67,108,864), else bytes (`1234567`).
     public static func sizeText(_ bytes: Int) -> String {
-        let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1_000)]
-        for (unit, scale) in units where bytes >= scale && bytes % scale == 0 { return "\(bytes / scale)\(unit)" }
-        return String(bytes)
+        let units: [(String, Int)] = [("GiB", 1 << 30), ("GB", 1_000_000_000), ("MiB", 1 << 20), ("MB", 1_000_000), ("KiB", 1 << 10), ("KB", 1_000)]
+        let exact = units.filter { bytes >= $0.1 && bytes % $0.1 == 0 }
+        guard let best = exact.min(by: { bytes / $0.1 < bytes / $1.1 }) else { return String(bytes) }
+        return "\(bytes / best.1)\(best.0)"
     }
 
     /// The grammar of ``size(_:)``, as errors say it.

@@ -107,9 +107,11 @@ public struct AuditTimeline: Sendable {
         for event in history.events {
             switch event.kind {
             case .put where history.isBaseVersion(event):
-                // The story before it is compacted: it starts with the version live at the base.
-                entries.append(Entry(at: event.recordedAt, kind: .written, seq: event.seq,
-                                     text: "\(Self.written(event)); live when the history up to seq \(history.compactionBase) was compacted"))
+                // The story before it is compacted or trimmed: it starts with the version live then.
+                let why = event.seq <= history.compactionBase
+                    ? "live when the history up to seq \(history.compactionBase) was compacted"
+                    : "the history before it was trimmed by the retention policy"
+                entries.append(Entry(at: event.recordedAt, kind: .written, seq: event.seq, text: "\(Self.written(event)); \(why)"))
                 live = event
             case .put:
                 if let since = goneSince {

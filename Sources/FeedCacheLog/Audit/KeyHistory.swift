@@ -14,18 +14,24 @@ public struct KeyHistory: Sendable, Equatable {
     /// The seq the log's history starts after (`EventLog.compactionBase()`); 0 when nothing
     /// was compacted.
     public var compactionBase: UInt64
+    /// The seq retention trimmed this key's history to (`EventLog.historyStart(of:)`): the record
+    /// there is the one its history now starts from; 0 when retention trimmed none of it.
+    public var trimmedThrough: UInt64
     /// In seq order: the put that was live at the compaction base, when the key had one (its
     /// seq is at or before ``compactionBase``), then the key's events after the base.
     public var events: [RecordedEvent]
 
-    /// A history of `key` that starts after `compactionBase` with `events`.
-    public init(key: String, compactionBase: UInt64 = 0, events: [RecordedEvent]) {
+    /// A history of `key` that starts after `compactionBase` (or at `trimmedThrough`) with `events`.
+    public init(key: String, compactionBase: UInt64 = 0, trimmedThrough: UInt64 = 0, events: [RecordedEvent]) {
         self.key = key
         self.compactionBase = compactionBase
+        self.trimmedThrough = trimmedThrough
         self.events = events
     }
 
-    /// Whether `event` is the version that was live at the compaction base rather than an event
-    /// after it.
-    func isBaseVersion(_ event: RecordedEvent) -> Bool { event.seq <= compactionBase }
+    /// Whether `event` is the version that was live where the history starts (the compaction
+    /// base, or where retention trimmed it) rather than an event after it.
+    func isBaseVersion(_ event: RecordedEvent) -> Bool {
+        event.seq <= compactionBase || (trimmedThrough > compactionBase && event.seq == trimmedThrough)
+    }
 }

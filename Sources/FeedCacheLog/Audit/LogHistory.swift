@@ -35,10 +35,18 @@ public struct LogHistory: Sendable, Equatable {
     {
         let base = try Self.base(log)
         let baseVersions = try Self.baseVersions(log, key: key, base: base)
+        // Retention trims each key's history to a record of its own: before it, what is left was
+        // kept only for its bytes; at it, the version the history starts from.
+        let trims = try log.trimmedHistories()
         var events: [RecordedEvent] = []
         var corrupt: [UInt64] = []
         try log.forEachEvent(EventQuery(to: end, key: key)) { item in
             switch item {
+            case .event(let event) where (trims[Array(event.key.utf8)] ?? 0) > event.seq:
+                break
+            case .event(let event) where (trims[Array(event.key.utf8)] ?? 0) == event.seq:
+                // Where the history starts: a version, or no cache at all (nothing to tell).
+                if event.kind == .put { events.append(event) }
             case .event(let event) where event.seq > base || (event.kind == .put && baseVersions.contains(event.seq)):
                 events.append(event)
             case .event:
@@ -50,13 +58,15 @@ public struct LogHistory: Sendable, Equatable {
         }
         let keys: [KeyHistory]
         if key != nil {
-            keys = events.first.map { [KeyHistory(key: $0.key, compactionBase: base, events: events)] } ?? []
+            keys = events.first.map { [KeyHistory(key: $0.key, compactionBase: base, trimmedThrough: trims[Array($0.key.utf8)] ?? 0, events: events)] } ?? []
         } else {
             // Keyed by the key's bytes, as the log keys it: Swift's String equality would merge
             // keys that differ only in Unicode normalization (NFC and NFD "café").
             let byKey = Dictionary(grouping: events) { Array($0.key.utf8) }
             keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { bytes in
-                byKey[bytes].flatMap { group in group.first.map { KeyHistory(key: $0.key, compactionBase: base, events: group) } }
+                byKey[bytes].flatMap { group in
+                    group.first.map { KeyHistory(key: $0.key, compactionBase: base, trimmedThrough: trims[bytes] ?? 0, events: group) }
+                }
             }
         }
         return (base, keys, corrupt)

@@ -24,9 +24,11 @@ struct Stats: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
     func run() async throws {
         try await reading { log in
             let stats = try log.stats()
+            let retention = try log.retentionStatus()
             let out = StandardOutput()
-            try out.show(StatsReport(stats), as: format) {
-                out.line("events      \(stats.events.total) (put \(stats.events.put), delete \(stats.events.delete), expire \(stats.events.expire))")
+            try out.show(StatsReport(stats, retention: retention), as: format) {
+                let policies = stats.events.retention > 0 ? ", retention \(stats.events.retention)" : ""
+                out.line("events      \(stats.events.total) (put \(stats.events.put), delete \(stats.events.delete), expire \(stats.events.expire)\(policies))")
                 out.line("seqs        \(stats.firstSeq.map(String.init) ?? "-") … \(stats.lastSeq)")
                 out.line("recorded    \(stats.firstRecordedAt.map(DateParsing.string) ?? "-") … \(stats.lastRecordedAt.map(DateParsing.string) ?? "-")")
                 out.line("live keys   \(stats.liveKeys)")
@@ -34,6 +36,8 @@ struct Stats: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                 out.line("payloads    \(stats.payloadBytes) bytes, compressed to \(stats.storedPayloadBytes) (\(stats.compressionRatio.map { DecimalText.string($0, places: 2) + "x" } ?? "-"))")
                 out.line("stored      \(stats.storedBytes) bytes in records (headers, keys, compressed payloads, checksums)")
                 out.line("map         \(stats.mapUsed) of \(stats.mapSize) bytes used")
+                // What the retention policy bounds, and what it did last (cachelog retention).
+                RetentionSummary(status: retention).text.forEach(out.line)
                 if stats.corruptRecords > 0 { out.line("corrupt     \(stats.corruptRecords) records (run cachelog verify)") }
                 if !stats.byKey.isEmpty {
                     out.line()

@@ -8,10 +8,10 @@ import Foundation
 /// `stats --format json`: event counts in all and per key, sizes, compression and the map.
 struct StatsReport: Encodable {
     struct Counts: Encodable {
-        let put, delete, expire, total: Int
+        let put, delete, expire, retention, total: Int
 
         init(_ counts: LogStats.Counts) {
-            (put, delete, expire, total) = (counts.put, counts.delete, counts.expire, counts.total)
+            (put, delete, expire, retention, total) = (counts.put, counts.delete, counts.expire, counts.retention, counts.total)
         }
     }
 
@@ -45,8 +45,11 @@ struct StatsReport: Encodable {
     @NullWhenNil var firstAt: Date?
     @NullWhenNil var lastAt: Date?
     let mapSize, mapUsed: Int
+    /// The bytes in use against the size limit, the policy and the last pass (``RetentionSummary``).
+    let retention: RetentionSummary
 
-    init(_ stats: LogStats) {
+    init(_ stats: LogStats, retention: EventLog.RetentionStatus) {
+        self.retention = RetentionSummary(status: retention)
         events = Counts(stats.events)
         keys = KeyCounts(stats: stats)
         (liveKeys, corruptRecords, payloadBytes) = (stats.liveKeys, stats.corruptRecords, stats.payloadBytes)

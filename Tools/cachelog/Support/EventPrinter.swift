@@ -114,7 +114,9 @@ struct EventPrinter {
             detail = event.retention.map { RetentionText.summary($0.policy, by: $0.by) } ?? "a retention policy that does not parse"
         }
         let colors = [EventKind.put: "32", .delete: "33", .expire: "35", .retention: "36"]
-        var line = "\(pad(String(event.seq), 6, right: true))  \(pad(DateParsing.column(event.recordedAt), 20))  \(Terminal.color(pad(event.kind.name, 7), colors[event.kind] ?? "0"))  \(keyCell(event.key, 20))  \(detail)"
+        // A retention is about no key: its longer name takes two columns of the empty key cell.
+        let (typeWidth, keyWidth) = event.kind == .retention ? (9, 18) : (7, 20)
+        var line = "\(pad(String(event.seq), 6, right: true))  \(pad(DateParsing.column(event.recordedAt), 20))  \(Terminal.color(pad(event.kind.name, typeWidth), colors[event.kind] ?? "0"))  \(keyCell(event.key, keyWidth))  \(detail)"
         if let payload = event.payload { line += "\n        payload: " + JSONText.payload(payload) }
         return line
     }

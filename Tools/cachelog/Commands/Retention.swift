@@ -1,0 +1,232 @@
+import ArgumentParser
+import CacheLog
+import FeedCache
+import FeedCacheLog
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "retention",
+        abstract: "Show or set how much history the database keeps and how large it may grow.",
+        discussion: HelpLayout.keepingIndentation("""
+            The policy is recorded in the log (a retention event: replay shows when and by whom \
+            it changed), and every process that writes the database, this tool or an app through \
+            the library, applies it as it goes, in short slices: history older than its key's \
+            window goes; then, while the database is over its size limit, the oldest history; \
+            then, only when live caches alone are over it, the caches saved longest ago, each with \
+            a delete whose reason is evicted (audit and replay say so). A key keeps the version \
+            its history starts from and its live cache. A database that records no policy follows \
+            the default: 30 days of history and 256MiB.
+
+            Without options it shows the policy, the bytes the database uses against the limit \
+            and what retention last did (creating nothing). With options it records a new policy \
+            (what is not given stays as it was; creating the database if needed) and applies it. \
+            --apply runs a pass now, to its end.
+
+            Durations: \(MaxAge.forms), or forever; 0 keeps no history (only the live cache). \
+            Sizes: \(RetentionPolicy.sizeForms), or none; at least 1MiB.
+
+            Examples:
+              cachelog retention
+              cachelog retention --history 30d --size-limit 64MB
+              cachelog retention --keep 'image:=0s' --keep-contract films=90d
+              cachelog retention --apply --format json | jq .lastPass
+            """))
+
+    @ParentCommand var parent: CacheLogCommand
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("How long history is kept: a duration, 0 or forever.", valueName: "duration"),
+            transform: Window.parse)
+    var history: Window?
+
+    @Option(name: .customLong("size-limit"), parsing: .unconditional,
+            help: ArgumentHelp("The most bytes the database may use: 64MB, 512MiB, 1GB… or none.", valueName: "size"), transform: SizeLimit.parse)
+    var sizeLimit: SizeLimit?
+
+    @Option(name: .customLong("keep"), help: ArgumentHelp(
+        "A window for the keys that start with PREFIX, as PREFIX=DURATION ('image:=0s'); repeatable. Given, these overrides replace the recorded ones.",
+        valueName: "prefix=duration"), transform: { try Override.parse($0, contract: false) })
+    var keep: [Override] = []
+
+    @Option(name: .customLong("keep-contract"), help: ArgumentHelp(
+        "A window for the keys whose live cache follows contract NAME, as NAME=DURATION (films=90d); repeatable.",
+        valueName: "name=duration"), transform: { try Override.parse($0, contract: true) })
+    var keepContract: [Override] = []
+
+    @Flag(help: "Run a pass now, to its end.")
+    var apply = false
+
+    @Option(name: .customLong("format"), help: DocumentFormat.help)
+    var formatOption: DocumentFormat?
+
+    func validate() throws { try checkDocumentFormat() }
+
+    private var setsPolicy: Bool { history != nil || sizeLimit != nil || !keep.isEmpty || !keepContract.isEmpty }
+
+    func run() async throws {
+        try await Self.reportingFailures {
+            let log: EventLog
+            do {
+                log = setsPolicy || apply ? try global.openForWriting(create: setsPolicy) : try global.openForReading()
+            } catch CacheLogError.noDatabase(let path) {
+                // Nothing recorded yet: the default applies, and showing it creates nothing.
+                try show(RetentionSummary(status: nil), note: "no database at \(path) yet: the default applies")
+                return
+            }
+            if setsPolicy {
+                var policy = try log.retentionPolicy().policy
+                if let history { policy.history = history.seconds }
+                if let sizeLimit { policy.sizeLimit = sizeLimit.bytes }
+                if !keep.isEmpty || !keepContract.isEmpty { policy.overrides = (keep + keepContract).map(\.override) }
+                if let problem = policy.problem { throw ValidationError(problem) }
+                try await log.setRetentionPolicy(policy, by: Self.setter)
+            }
+            if setsPolicy || apply { try await log.applyRetention() }
+            try show(RetentionSummary(status: try log.retentionStatus()), note: nil)
+        }
+    }
+
+    private func show(_ summary: RetentionSummary, note: String?) throws {
+        let out = StandardOutput()
+        try out.show(summary, as: format) {
+            summary.text.forEach(out.line)
+            if let note { out.line(note) }
+        }
+    }
+
+    /// Who sets a policy from the tool: `cachelog retention (user)`.
+    private static var setter: String {
+        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return "cachelog retention (uid \(geteuid()))" }
+        return "cachelog retention (\(String(cString: name)))"
+    }
+
+    // MARK: arguments
+
+    /// A window: a duration (0 allowed) or `forever`.
+    struct Window: Sendable {
+        let seconds: TimeInterval?
+
+        static func parse(_ text: String) throws -> Window {
+            if text == "forever" { return Window(seconds: nil) }
+            do {
+                let duration = try MaxAge.duration(text)
+                guard duration.timeInterval <= RetentionPolicy.maximumHistory else { throw MaxAge.ParseError.tooLong }
+                return Window(seconds: duration.timeInterval)
+            } catch let error as MaxAge.ParseError {
+                throw ValidationError("\(error), or forever")
+            }
+        }
+    }
+
+    /// A size limit: a size, or `none`.
+    struct SizeLimit: Sendable {
+        let bytes: Int?
+
+        static func parse(_ text: String) throws -> SizeLimit {
+            if text == "none" { return SizeLimit(bytes: nil) }
+            guard let bytes = RetentionPolicy.size(text) else { throw ValidationError("'\(text)' is not a size: write \(RetentionPolicy.sizeForms), or none") }
+            guard bytes >= RetentionPolicy.minimumSizeLimit else { throw ValidationError("the size limit must be at least 1MiB") }
+            return SizeLimit(bytes: bytes)
+        }
+    }
+
+    /// `PREFIX=DURATION` or `NAME=DURATION`.
+    struct Override: Sendable {
+        let override: RetentionPolicy.Override
+
+        static func parse(_ text: String, contract: Bool) throws -> Override {
+            guard let equals = text.lastIndex(of: "="), equals != text.startIndex else {
+                throw ValidationError("write \(contract ? "NAME" : "PREFIX")=DURATION, e.g. \(contract ? "films=90d" : "image:=0s"), not '\(text)'")
+            }
+            let name = String(text[..<equals])
+            guard let seconds = try Window.parse(String(text[text.index(after: equals)...])).seconds else {
+                throw ValidationError("an override's window must be a duration, not forever (leave the key out of the overrides instead)")
+            }
+            return Override(override: .init(contract ? .contract(name) : .keyPrefix(name), history: seconds))
+        }
+    }
+}
+
+/// `retention --format json`, and its text.
+struct RetentionSummary: Encodable {
+    struct Policy: Encodable {
+        var history: Double?
+        var sizeLimit: Int?
+        var overrides: [Override]
+    }
+
+    struct Override: Encodable {
+        var prefix: String?
+        var contract: String?
+        var history: Double
+    }
+
+    struct Recorded: Encodable, Equatable {
+        var seq: UInt64
+        var by: String?
+    }
+
+    struct Pass: Encodable, Equatable {
+        var startedAt: Date
+        var removed: Int
+        var freedBytes: Int
+        var evicted: Int
+        var finished: Bool
+    }
+
+    let policy: Policy
+    /// The record that set it; null for the default.
+    let recorded: Recorded?
+    let bytesInUse: Int?
+    let lastPass: Pass?
+    private let status: EventLog.RetentionStatus?
+
+    private enum CodingKeys: String, CodingKey { case policy, recorded, bytesInUse, lastPass }
+
+    init(status: EventLog.RetentionStatus?) {
+        self.status = status
+        let policy = status?.policy ?? .default
+        self.policy = Policy(history: policy.history, sizeLimit: policy.sizeLimit, overrides: policy.overrides.map { override in
+            switch override.match {
+            case .keyPrefix(let prefix): Override(prefix: prefix, history: override.history)
+            case .contract(let contract): Override(contract: contract, history: override.history)
+            }
+        })
+        recorded = status?.recordedAt.map { Recorded(seq: $0, by: status?.setBy) }
+        bytesInUse = status?.bytesInUse
+        lastPass = status?.lastPass.map { Pass(startedAt: $0.startedAt, removed: $0.removed, freedBytes: $0.freedBytes, evicted: $0.evicted, finished: $0.finished) }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(policy, forKey: .policy)
+        try container.encode(NullWhenNil(wrappedValue: recorded), forKey: .recorded)
+        try container.encode(NullWhenNil(wrappedValue: bytesInUse), forKey: .bytesInUse)
+        try container.encode(NullWhenNil(wrappedValue: lastPass), forKey: .lastPass)
+    }
+
+    var text: [String] {
+        let policy = status?.policy ?? .default
+        var lines = ["retention   " + RetentionText.summary(policy) + (status?.recordedAt.map { seq in
+            " (set at seq \(seq)\(status?.setBy.map { " by \(EventPrinter.escaped($0))" } ?? ""))"
+        } ?? " (the default: no policy is recorded)")]
+        if let used = status?.bytesInUse {
+            let limit = policy.sizeLimit.map { " of \(RetentionPolicy.sizeText($0)) (\(Int((Double(used) / Double($0) * 100).rounded()))%)" } ?? ""
+            lines.append("in use      \(used) bytes\(limit)")
+        }
+        if let pass = status?.lastPass {
+            let state = pass.finished ? "" : ", still under way"
+            lines.append("last pass   \(DateParsing.string(pass.startedAt)): removed \(counted(pass.removed, "record")) (\(pass.freedBytes) bytes), evicted \(counted(pass.evicted, "cache"))\(state)")
+        }
+        return lines
+    }
+}
