@@ -38,12 +38,18 @@ public final class CacheClient: Sendable {
         public var durability: EventLog.Durability
         /// Open for reading only: loads that save and validations that write fail.
         public var readOnly: Bool
+        /// The retention policy to record when this client creates the database (its first save
+        /// does): how much history it keeps and how large it may grow. A database that exists
+        /// keeps its own (`EventLog.setRetentionPolicy(_:by:)` changes it); without one, a new
+        /// database follows `RetentionPolicy.default` (30 days, 256 MiB).
+        public var retention: RetentionPolicy?
 
         /// Options; each parameter sets the property of its name.
         public init(
             clock: @escaping @Sendable () -> Date = { Date() }, http: (any HTTPClient)? = nil,
             logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() }),
-            metrics: (any MetricsFactory)? = nil, durability: EventLog.Durability = .synced, readOnly: Bool = false
+            metrics: (any MetricsFactory)? = nil, durability: EventLog.Durability = .synced, readOnly: Bool = false,
+            retention: RetentionPolicy? = nil
         ) {
             self.clock = clock
             self.http = http
@@ -51,6 +57,7 @@ public final class CacheClient: Sendable {
             self.metrics = metrics
             self.durability = durability
             self.readOnly = readOnly
+            self.retention = retention
         }
     }
 
@@ -73,7 +80,13 @@ public final class CacheClient: Sendable {
         opener = try LogOpener(
             path: directory,
             options: EventLog.Options(
-                readOnly: options.readOnly, durability: options.durability, clock: options.clock, logger: options.logger))
+                readOnly: options.readOnly, durability: options.durability, clock: options.clock, logger: options.logger,
+                initialRetention: options.retention.map { ($0, "CacheClient (\(Self.processName))") }))
+    }
+
+    /// The program's name, for the retention record a client writes.
+    private static var processName: String {
+        CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? Substring($0)) } ?? "app"
     }
 
     /// A client on a log the app opened itself; the log's clock is the client's.

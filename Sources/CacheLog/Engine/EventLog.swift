@@ -50,6 +50,10 @@ public final class EventLog: Sendable {
         /// Where the engine reports map growth and cleared reader slots. Silent by default: a
         /// library must not write to an app's stdout unless the app asks for it.
         public var logger: Logger
+        /// The retention policy to record when this open creates the database (nil: none is
+        /// recorded, and the database follows ``RetentionPolicy/default`` until one is), with who
+        /// set it. A database that exists keeps its own.
+        public var initialRetention: (policy: RetentionPolicy, by: String)?
         /// Apply the database's ``RetentionPolicy`` as appends go (on by default): every process
         /// that writes keeps the database within it. Off, the log grows until
         /// ``EventLog/applyRetention()`` or ``EventLog/compact(before:)`` is called; a benchmark
@@ -62,7 +66,8 @@ public final class EventLog: Sendable {
         public init(
             readOnly: Bool = false, createIfMissing: Bool = true, durability: Durability = .synced, initialMapSize: Int = 64 << 20,
             checkpointInterval: Int = 4096, compressionLevel: Int = 1, clock: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() }), automaticRetention: Bool = true
+            logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() }), automaticRetention: Bool = true,
+            initialRetention: (policy: RetentionPolicy, by: String)? = nil
         ) {
             self.readOnly = readOnly
             self.createIfMissing = createIfMissing && !readOnly
@@ -73,6 +78,7 @@ public final class EventLog: Sendable {
             self.clock = clock
             self.logger = logger
             self.automaticRetention = automaticRetention
+            self.initialRetention = initialRetention
         }
     }
 
@@ -149,6 +155,12 @@ public final class EventLog: Sendable {
                         retains: options.automaticRetention && !options.readOnly)
         if !options.readOnly && environment.tables.stampedFormat < Environment.keyIndexFormat {
             try upgradeToKeyIndex()
+        }
+        if environment.tables.createdNow, let (policy, by) = options.initialRetention {
+            // The first record of the database, before any save: every process applies it from the start.
+            let prepared = try EventCodec.prepare(.retention(policy, by: by), maxKeySize: maxKeySize)
+            let (tables, clock) = (self.tables, self.clock)
+            _ = try environment.write { txn in try tables.append(txn, batches: [(events: [prepared], conditions: [])], now: clock()) }
         }
     }
 

@@ -35,6 +35,8 @@ struct Tables: Sendable {
     var trims: Table?
     /// The format the database was stamped with when it was opened.
     var stampedFormat: UInt32
+    /// Whether this open created the database.
+    var createdNow = false
 
     static let names = (events: "events", state: "state", checkpoints: "checkpoints", meta: "meta", keyIndex: "keys", trims: "trims")
 
@@ -100,7 +102,7 @@ struct Tables: Sendable {
         let trims = readOnly ? try open(names.trims) : try open(names.trims, create: true)
         let tables = Tables(
             events: try require(names.events), state: try require(names.state),
-            checkpoints: try require(names.checkpoints), meta: meta, keyIndex: keyIndex, trims: trims, stampedFormat: version)
+            checkpoints: try require(names.checkpoints), meta: meta, keyIndex: keyIndex, trims: trims, stampedFormat: version, createdNow: isNew)
         // Committing (also a read-only transaction) keeps the database handles open for the environment.
         committed = true
         try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")
