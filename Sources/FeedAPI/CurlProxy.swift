@@ -65,7 +65,10 @@ extension CurlHTTPClient {
         /// The proxy a request for `url` goes through, as given (credentials and all); nil when it
         /// goes directly.
         ///
-        /// - Parameter environment: Looks a variable up; the process's environment by default.
+        /// - Parameters:
+        ///   - url: The URL asked for; its scheme picks the variable, its host is matched
+        ///     against the no-proxy list.
+        ///   - environment: Looks a variable up; the process's environment by default.
         public func server(for url: URL, environment: (String) -> String? = Proxy.processEnvironment) -> String? {
             guard let host = url.host, !host.isEmpty else { return nil }
             let bypass = noProxy ?? environment("no_proxy") ?? environment("NO_PROXY") ?? ""

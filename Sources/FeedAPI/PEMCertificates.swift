@@ -142,6 +142,7 @@ public struct PEMCertificatesError: Error, Equatable, CustomStringConvertible {
         self.problem = problem
     }
 
+    /// The file and what is wrong with it, such as `ca.pem holds no PEM certificate (-----BEGIN CERTIFICATE-----)`.
     public var description: String {
         switch problem {
         case let .unreadable(reason): "\(path) cannot be read: \(reason)"
