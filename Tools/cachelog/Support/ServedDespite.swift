@@ -1,0 +1,13 @@
+import CacheLogKit
+
+/// The one line a load that the cache served still owes the reader: when the remote was not
+/// asked because the HTTP client cannot run here (libcurl missing or broken). The cache hides an
+/// outage, which is its job, but not a broken installation, which someone must fix: a cron job's
+/// mail shows the line, while the exit code stays 0 for the items delivered.
+enum ServedDespite {
+    /// `warning: KEY came from the cache: remote not asked: …`, or nil when there is nothing to say.
+    static func warning(key: String, source: FeedSource, remoteFailure: (any Error)?) -> String? {
+        guard source != .remote, let failure = remoteFailure as? RemoteLoaderError, failure.isClientUnavailable else { return nil }
+        return "warning: \(EventPrinter.escaped(key)) came from the cache: \(failure)"
+    }
+}
