@@ -41,6 +41,14 @@ public struct RemoteLoaderError: Error, Equatable, Sendable, CustomStringConvert
         return false
     }
 
+    /// Whether the client refused a redirect (from https down to plain http, or to another
+    /// scheme): someone sent the request where the user did not ask it to go, which a tool
+    /// should say even when a cache serves.
+    public var isRefusedRedirect: Bool {
+        if case HTTPClientError.redirectRefused? = cause { return true }
+        return false
+    }
+
     /// No usable response arrived.
     public static let connectivity = RemoteLoaderError(.connectivity)
     /// A response arrived but is not valid, for no reason given.

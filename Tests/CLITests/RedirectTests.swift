@@ -67,8 +67,10 @@ struct RedirectTests {
         #expect(sandbox.server.requestCount == 1)
     }
 
+    /// The cache serves, as for any remote failure, but the refusal is said: someone sent the
+    /// request where the user did not ask it to go.
     @Test
-    func aRefusedRedirect_leavesTheCacheToServe() async throws {
+    func aRefusedRedirect_leavesTheCacheToServe_andSaysWhatItRefused() async throws {
         let redirecting = Locked(false)
         let sandbox = try Sandbox(serving: { _ in
             redirecting.withLock { $0 } ? HTTPResponse(status: 302, headers: [HTTPHeader("Location", "ftp://127.0.0.1/films.json")]) : .json(Feeds.films)
@@ -80,5 +82,8 @@ struct RedirectTests {
             "--now", Day.dec2, "load", sandbox.url("/films.json"), "--key", "films", "--contract", "films", "--strategy", "remote-first", "--format", "json")
         #expect(served.status == ExitCode.ok, "\(served)")
         #expect(try served.json().string("source") == "cache")
+        #expect(served.stderrLines == [
+            "cachelog: warning: films came from the cache: remote redirect to ftp://127.0.0.1/films.json refused: the ftp scheme is not followed, only http and https",
+        ], "\(served)")
     }
 }
