@@ -25,7 +25,8 @@ import Foundation
 ///
 /// A put records its policy, the max age in the record's max-age field and the contract as the
 /// metadata entry `contract`, and the remote's validators as the entries `etag` and
-/// `last-modified`, with `url`, the resource they describe. A refresh (a put of the payload
+/// `last-modified`, with `url`, the resource they describe (and `validator-charset` when one of
+/// them is not ASCII). A refresh (a put of the payload
 /// already live) is stored as a reference to the earlier record, not as a second copy.
 public struct CacheLogFeedStore: FeedStore {
     /// The log the cache is kept in.
@@ -104,6 +105,10 @@ public struct CacheLogFeedStore: FeedStore {
             metadata[Self.etagName] = validators.etag
             metadata[Self.lastModifiedName] = validators.lastModified
             metadata[Self.resourceName] = validators.resource
+            // Only a value that is not ASCII reads differently as ISO-8859-1 and as UTF-8.
+            if [validators.etag, validators.lastModified].contains(where: { $0?.unicodeScalars.contains { !$0.isASCII } == true }) {
+                metadata[Self.validatorCharsetName] = Self.validatorCharset
+            }
         }
         return .put(key: key, payload: feed, timestamp: timestamp, maxAge: policy?.maxAge.timeInterval, metadata: metadata)
     }
@@ -118,17 +123,35 @@ public struct CacheLogFeedStore: FeedStore {
     public static let builtInMarkName = "contract-by"
     static let builtInMark = "cachelog"
     /// The metadata names this store writes itself.
-    static let reservedNames: Set<String> = [contractName, builtInMarkName, etagName, lastModifiedName, resourceName]
+    static let reservedNames: Set<String> = [contractName, builtInMarkName, etagName, lastModifiedName, resourceName, validatorCharsetName]
     /// The metadata name under which a put records the remote's entity tag (HTTP `ETag`), verbatim.
     public static let etagName = "etag"
     /// The metadata name under which a put records the remote's `Last-Modified`, verbatim.
     public static let lastModifiedName = "last-modified"
     /// The metadata name under which a put records what its validators describe (the URL).
     public static let resourceName = "url"
+    /// The metadata name under which a put whose ETag or Last-Modified is not ASCII records that
+    /// they are the header's bytes read as ISO-8859-1 (each byte one character), with the value
+    /// `iso-8859-1`. A put without it was written when header bytes were read as UTF-8.
+    public static let validatorCharsetName = "validator-charset"
+    static let validatorCharset = "iso-8859-1"
 
-    /// The validators a put recorded, as its stored value's metadata carries them.
+    /// The validators a put recorded, as its stored value's metadata carries them: as the HTTP
+    /// client reads headers now, byte for byte as ISO-8859-1. A put written before that kept the
+    /// header's bytes read as UTF-8; its UTF-8 bytes, read as ISO-8859-1, are the bytes it was
+    /// sent as (and sent back as) then.
     private static func validators(metadata: [String: String]) -> CacheValidators {
-        CacheValidators(etag: metadata[etagName], lastModified: metadata[lastModifiedName], resource: metadata[resourceName])
+        let latin1 = metadata[validatorCharsetName] == validatorCharset
+        let value = { (name: String) in metadata[name].map { latin1 ? $0 : Self.readingUTF8AsLatin1($0) } }
+        return CacheValidators(etag: value(etagName), lastModified: value(lastModifiedName), resource: metadata[resourceName])
+    }
+
+    /// `text`'s UTF-8 bytes, each read as the ISO-8859-1 character of that number; ASCII stays as it is.
+    static func readingUTF8AsLatin1(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { !$0.isASCII }) else { return text }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: text.utf8.map { Unicode.Scalar($0) })
+        return String(scalars)
     }
 
     /// The policy a put recorded, as its live entry or stored value carries it: `nil` without a

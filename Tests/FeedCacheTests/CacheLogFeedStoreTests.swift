@@ -52,6 +52,33 @@ struct CacheLogFeedStoreTests {
         #expect(try database.log.entry("batch")?.metadata == ["cursor": "2"])
     }
 
+    /// Validators are header bytes read as ISO-8859-1: a save with one that is not ASCII says so,
+    /// and reads back as it was given.
+    @Test func save_ofValidatorsThatAreNotASCII_recordsTheirCharset_andReadsThemBackExactly() async throws {
+        let database = try await TemporaryCacheLog()
+        let store = CacheLogFeedStore(log: database.log, key: "films")
+        let validators = CacheValidators(etag: "\"\u{FF}\u{FE}\"", lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", resource: "https://example.com/f")
+        try await store.insert(Data("[]".utf8), timestamp: fixedCurrentDate, policy: nil, validators: validators)
+        #expect(try database.log.entry("films")?.metadata["validator-charset"] == "iso-8859-1")
+        #expect(try await store.retrieve()?.validators == validators)
+
+        let ascii = CacheValidators(etag: #""v1""#, resource: "https://example.com/f")
+        try await store.insert(Data("[]".utf8), timestamp: fixedCurrentDate + 1, policy: nil, validators: ascii)
+        #expect(try database.log.entry("films")?.metadata["validator-charset"] == nil)
+        #expect(try await store.retrieve()?.validators == ascii)
+    }
+
+    /// A put written when header bytes were read as UTF-8 has no charset entry: its values' UTF-8
+    /// bytes are the header's bytes, and read as ISO-8859-1 they go back as those bytes.
+    @Test func retrieve_ofValidatorsSavedAsUTF8_readsTheirBytesAsISO88591() async throws {
+        let database = try await TemporaryCacheLog()
+        try await database.log.append(.put(
+            key: "films", payload: Data("[]".utf8), timestamp: fixedCurrentDate,
+            metadata: ["etag": "\"é\"", "last-modified": "Tue, 01 Dec 2026 10:00:00 GMT", "url": "https://example.com/f"]))
+        let cached = try #require(try await CacheLogFeedStore(log: database.log, key: "films").retrieve())
+        #expect(cached.validators == CacheValidators(etag: "\"\u{C3}\u{A9}\"", lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", resource: "https://example.com/f"))
+    }
+
     @Test func validate_onAnExpiredCache_appendsAnExpireWithTheJudgedTimestampAndMaxAge() async throws {
         let database = try await TemporaryCacheLog()
         let store = CacheLogFeedStore(log: database.log, key: "films")
