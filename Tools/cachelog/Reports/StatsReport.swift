@@ -8,10 +8,14 @@ import Foundation
 /// `stats --format json`: event counts in all and per key, sizes, compression and the map.
 struct StatsReport: Encodable {
     struct Counts: Encodable {
-        let put, delete, expire, retention, total: Int
+        let put, delete, expire: Int
+        /// Retention records are about no key: counted for the whole log only.
+        let retention: Int?
+        let total: Int
 
-        init(_ counts: LogStats.Counts) {
-            (put, delete, expire, retention, total) = (counts.put, counts.delete, counts.expire, counts.retention, counts.total)
+        init(_ counts: LogStats.Counts, retention: Bool = false) {
+            (put, delete, expire, total) = (counts.put, counts.delete, counts.expire, counts.total)
+            self.retention = retention ? counts.retention : nil
         }
     }
 
@@ -50,7 +54,7 @@ struct StatsReport: Encodable {
 
     init(_ stats: LogStats, retention: EventLog.RetentionStatus) {
         self.retention = RetentionSummary(status: retention)
-        events = Counts(stats.events)
+        events = Counts(stats.events, retention: true)
         keys = KeyCounts(stats: stats)
         (liveKeys, corruptRecords, payloadBytes) = (stats.liveKeys, stats.corruptRecords, stats.payloadBytes)
         (storedBytes, storedPayloadBytes) = (stats.storedBytes, stats.storedPayloadBytes)
