@@ -139,3 +139,71 @@ struct CrashTests {
         return (last, unacknowledged > 0)
     }
 }
+
+/// A writer killed with SIGKILL at random moments while it keeps applying a retention policy
+/// that keeps no history (so that passes run all the time, each slice its own transaction): the
+/// database opens and verifies clean after every kill, and each key's live cache is its last
+/// acknowledged save (or a later one that committed before the kill): retention only ever takes
+/// history, and a kill never tears what it was doing.
+@Suite("Crash safety during retention")
+struct RetentionCrashTests {
+    @Test(.timeLimit(.minutes(3)))
+    func crash_sigkillWhileRetentionRuns_keepsEveryKeysLastSave_andTheLogWhole() async throws {
+        let dir = try TemporaryDirectory()
+        let db = dir.path()
+        let writerURL = try builtProduct("cachelog-writer")
+        var generator = SeededGenerator(seed: 0xBEEF)
+        // History first, written with the default policy (nothing is old enough to go), so that
+        // the first pass under "no history" takes many slices, and kills land between them.
+        let prefill = try await ChildProcess.run(writerURL, [db, "20000", "--batch", "--seed", "0", "--payload-bytes", "200", "--unsynced"],
+                                                 timeout: .seconds(120))
+        try #require(prefill.exited && prefill.status == 0, "\(prefill.stderrText)")
+        var kills = 0
+        var killsDuringAPass = 0
+        let deadline = ContinuousClock.now + .seconds(40)
+        while kills < 20 || (killsDuringAPass == 0 && ContinuousClock.now < deadline) {
+            if ContinuousClock.now > deadline + .seconds(40) { break }
+            let run = kills + 1
+            let writer = try ChildProcess(writerURL, [db, "100000", "--batch", "--seed", "\(run)", "--payload-bytes", "3000",
+                                                      "--unsynced", "--retention-history", "0"])
+            let output = writer.stdoutFile
+            // Killed once it is saving (a save's acknowledgement is out), a random moment later.
+            let saving = try await eventually(timeout: .seconds(60)) {
+                ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n").count >= 2
+            }
+            try #require(saving && writer.isRunning, "the writer of run \(run) did not start saving")
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...60_000, using: &generator)))
+            writer.send(SIGKILL)
+            let ended = await writer.finish(timeout: .seconds(30))
+            #expect(!ended.exited && ended.status == SIGKILL)
+            kills += 1
+            // The saves acknowledged: every line with a seq range, after the policy's line.
+            let acknowledged = ended.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("policy") }.count
+
+            try check(db: db, run: run, acknowledged: acknowledged, killsDuringAPass: &killsDuringAPass)
+            try await waitUntilClosed(db)
+        }
+        #expect(kills >= 20)
+        #expect(killsDuringAPass > 0, "no kill landed while a retention pass was under way")
+        print("retention crash test: \(kills) kills, \(killsDuringAPass) during a pass")
+    }
+
+    private func check(db: String, run: Int, acknowledged: Int, killsDuringAPass: inout Int) throws {
+            let log = try EventLog(path: db, options: .init(automaticRetention: false))
+            let report = try log.verify()
+            #expect(report.isClean, "run \(run): \(report.problems)")
+            if try log.retentionStatus().lastPass?.finished == false { killsDuringAPass += 1 }
+            let live = try log.state().entries
+            for keyIndex in 0..<7 {
+                // The last save of this key the writer was told of, and the one after it, which
+                // may have committed before the kill.
+                let acknowledgedSaves = stride(from: keyIndex, to: acknowledged, by: 7).map { $0 }
+                guard let last = acknowledgedSaves.last else { continue }
+                let candidates = [last, last + 7].map { SeededGenerator.payload(seed: UInt64(run), index: $0, count: 3000) }
+                let key = "k\(keyIndex)"
+                #expect(live.contains { $0.key == key }, "run \(run): \(key) is not live")
+                let payload = try log.retrieve(key)?.payload
+                #expect(payload.map { candidates.contains($0) } == true, "run \(run): \(key) holds neither its last acknowledged save nor the next")
+            }
+    }
+}

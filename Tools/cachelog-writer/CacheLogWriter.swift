@@ -44,6 +44,9 @@ struct CacheLogWriter: AsyncParsableCommand {
     @Option(name: .customLong("cached-at"), help: "Cache timestamps (seconds since 1970, comma-separated, cycled): each save is appended unless the key's live entry is newer.")
     var cachedAt: String?
     @Flag(help: "Commit without syncing (unsynced durability), then sync once after the last append.") var unsynced = false
+    @Option(name: .customLong("retention-history"), help: "Record a retention policy keeping this many seconds of history (0: none) before appending; the writer then applies it as it goes.")
+    var retentionHistory: Double?
+    @Option(name: .customLong("size-limit"), help: "With a retention policy: the size limit in bytes.") var sizeLimit: Int?
     @Flag(help: "Write a dated history of COUNT events instead (saves, expires, deletes over --keys keys and --days days from --start, recorded at those times; unsynced batches): the report's scale test.") var history = false
     @Option(help: "With --history: how many keys.") var keys = 1000
     @Option(help: "With --history: when the history starts (RFC 3339).") var start = "2026-09-01T00:00:00Z"
@@ -77,6 +80,10 @@ struct CacheLogWriter: AsyncParsableCommand {
     private func append() async throws {
         let log = try EventLog(path: db, options: .init(
             durability: unsynced ? .unsynced : .synced, initialMapSize: mapSize, checkpointInterval: checkpointInterval))
+        if retentionHistory != nil || sizeLimit != nil {
+            let seq = try await log.setRetentionPolicy(RetentionPolicy(history: retentionHistory, sizeLimit: sizeLimit), by: "cachelog-writer")
+            FileHandle.standardOutput.write(Data("policy \(seq)\n".utf8))
+        }
         var generator = SystemRandomNumberGenerator()
         let conditionalTimes = conditionalTimes
         for i in 0..<count {

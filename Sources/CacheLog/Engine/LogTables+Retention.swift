@@ -132,6 +132,8 @@ private struct HistoryJudge {
     private var windowStarts: [TimeInterval: UInt64] = [:]
     /// Per key: the window's start and the records kept as the version its history starts from.
     private var keys: [[UInt8]: KeyHistory] = [:]
+    /// Per key: the seqs whose payload bytes a stored record of the key refers to.
+    private var sources: [[UInt8]: Set<UInt64>] = [:]
     /// Records to remove once the walk is over, and where each key's history then starts.
     private(set) var doomed: [UInt64] = []
     private(set) var startsAt: [[UInt8]: UInt64] = [:]
@@ -221,22 +223,25 @@ private struct HistoryJudge {
         return history
     }
 
-    /// Whether a record of `key` after `seq` that is still stored takes its payload bytes from
-    /// `seq` (a reference to an identical payload). Payload sources are always records of the
-    /// same key, so the key's own records are enough.
-    private func isPayloadSource(_ seq: UInt64, key: [UInt8]) throws -> Bool {
+    /// Whether a record of `key` that is still stored takes its payload bytes from `seq` (a
+    /// reference to an identical payload). Payload sources are always records of the same key,
+    /// so one walk over the key's own records per slice finds them all.
+    private mutating func isPayloadSource(_ seq: UInt64, key: [UInt8]) throws -> Bool {
+        if let known = sources[key] { return known.contains(seq) }
         guard let keyIndex = tables.keyIndex else { return true }
-        return try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(seq + 1), atMost: false)) { seqs in
+        var found: Set<UInt64> = []
+        try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(0), atMost: false)) { seqs in
             while let row = try seqs.next(), let later = SeqKey.decode(row.value) {
-                if doomed.contains(later) { continue }
                 guard let record = try txn.get(tables.events, SeqKey.bytes(later)),
                       let header = try? EventCodec.decodeHeader(record, seq: later, verifyChecksum: false),
-                      header.kind == .put, header.isReference
+                      header.kind == .put, header.isReference,
+                      let source = try? EventCodec.payloadSeq(header, in: record, seq: later)
                 else { continue }
-                if (try? EventCodec.payloadSeq(header, in: record, seq: later)) == seq { return true }
+                found.insert(source)
             }
-            return false
         }
+        sources[key] = found
+        return found.contains(seq)
     }
 }
 
