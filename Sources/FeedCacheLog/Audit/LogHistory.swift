@@ -95,7 +95,12 @@ public struct LogHistory: Sendable, Equatable {
     /// longer than the database takes), which the engine refuses to look up.
     private static func baseEntry(_ log: EventLog, key: String, base: UInt64) throws -> LogState.Entry? {
         guard base > 0, !key.utf8.isEmpty, key.utf8.count <= log.maxKeySize else { return nil }
-        return try Self.checkpointed { try log.entry(key, asOf: .seq(base)).entry } ?? nil
+        do {
+            return try Self.checkpointed { try log.entry(key, asOf: .seq(base)).entry } ?? nil
+        } catch CacheLogError.historyTrimmed {
+            // Retention trimmed the key past the base: its story starts where retention left it.
+            return nil
+        }
     }
 
     /// `read`'s answer, or `nil` when the checkpoint of the compaction base is damaged (`verify`

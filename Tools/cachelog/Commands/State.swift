@@ -76,6 +76,9 @@ struct State: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
             let out = StandardOutput()
             try out.show(StateReport(state, now: now, payloads: payloads), as: format) {
                 out.line("as of seq \(state.seq): \(counted(state.entries.count, "live entry", plural: "live entries"))")
+                if !state.trimmed.isEmpty {
+                    out.line("not known then: \(state.trimmed.map(EventPrinter.escaped).joined(separator: ", ")) (retention trimmed their history past seq \(state.seq))")
+                }
                 guard !state.entries.isEmpty else { return }
                 let keyWidth = EventPrinter.keyColumnWidth(state.entries.lazy.map(\.key))
                 out.line(Terminal.color(EventPrinter.pad("KEY", keyWidth) + "  CACHED AT             AGE       MAX AGE  FRESH     SEQ     BYTES", "1"))

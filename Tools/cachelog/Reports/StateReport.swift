@@ -38,9 +38,13 @@ struct StateReport: Encodable {
 
     let seq: UInt64
     let entries: [Entry]
+    /// Keys whose history retention trimmed past `seq`: their state there is not known (absent
+    /// when there are none).
+    let trimmed: [String]?
 
     init(_ state: LogState, now: Date, payloads: [UInt64: StoredPayload]? = nil) {
         seq = state.seq
+        trimmed = state.trimmed.isEmpty ? nil : state.trimmed
         entries = state.entries.map { entry in
             var reported = Entry(entry, now: now)
             switch payloads?[entry.seq] {
