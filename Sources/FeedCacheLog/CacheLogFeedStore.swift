@@ -19,9 +19,14 @@ import Foundation
 /// Deleting or expiring an empty cache appends nothing: the log records what happened to a cache,
 /// not requests that changed nothing.
 ///
-/// A save (replace or insert) whose timestamp is older than the live cache's is refused with
-/// `NewerCacheError`: the log checks inside its write transaction, so the newest cache wins,
-/// not the last commit.
+/// A store made for one load, with ``since`` (the log's last seq read before the load's request),
+/// refuses a save (replace or insert) with `NewerCacheError` when the live cache is newer by the
+/// log's own order: its fetch began no earlier than the save's (each such put records its `since`),
+/// or, recording none, it landed after the save's fetch began. The log judges inside its write
+/// transaction, so the newest cache wins, not the last commit; the timestamps, from clocks that may
+/// disagree, only date the caches. A store without ``since`` knows nothing of when a fetch began:
+/// its saves land (the last to commit is live) and record no position, so that a later load
+/// judges them by when they landed.
 ///
 /// A put records its policy, the max age in the record's max-age field and the contract as the
 /// metadata entry `contract`, and the remote's validators as the entries `etag` and
@@ -33,6 +38,9 @@ public struct CacheLogFeedStore: FeedStore {
     public let log: EventLog
     /// The log key of this cache.
     public let key: String
+    /// The log's last seq when the fetch this store saves began (`EventLog.lastSeq()`, 0 with no
+    /// database yet); `nil` when the store does not know it.
+    public let since: UInt64?
     private let metadata: @Sendable () -> [String: String]
 
     /// Keeps the cache named `key` in `log`.
@@ -41,10 +49,14 @@ public struct CacheLogFeedStore: FeedStore {
     ///   - key: the log key of this cache, such as `films` or `search:people:sky`.
     ///   - metadata: more named strings for each put to record beside its policy, asked for at
     ///     the moment of the put: a paged search's cursor is known only once its page arrived.
-    public init(log: EventLog, key: String, metadata: @escaping @Sendable () -> [String: String] = { [:] }) {
+    ///   - since: for a store made for one load, the log's last seq read before its request: a
+    ///     save is then refused when a load that began no earlier has saved meanwhile. `nil` (the
+    ///     default): a save lands whatever it replaces, and the last to commit is live.
+    public init(log: EventLog, key: String, metadata: @escaping @Sendable () -> [String: String] = { [:] }, since: UInt64? = nil) {
         self.log = log
         self.key = key
         self.metadata = metadata
+        self.since = since
     }
 
     public func deleteCachedFeed(reason: FeedCache.DeletionReason) async throws {
@@ -57,22 +69,25 @@ public struct CacheLogFeedStore: FeedStore {
     }
 
     public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
-        try await append([put(feed, timestamp: timestamp, policy: policy, validators: validators)], stampedAt: timestamp)
+        try await append([put(feed, timestamp: timestamp, policy: policy, validators: validators)])
     }
 
     public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
         try await append(
-            [.delete(key: key, reason: .replaced), put(feed, timestamp: timestamp, policy: policy, validators: validators)],
-            stampedAt: timestamp)
+            [.delete(key: key, reason: .replaced), put(feed, timestamp: timestamp, policy: policy, validators: validators)])
     }
 
-    /// Appends a save of this key, unless the key's live cache is newer than `timestamp`: the
-    /// log compares the two inside its write transaction, so a save that began earlier and
-    /// committed later (another process's, or another task's) never replaces the newer cache.
+    /// Appends a save of this key, unless the key's live cache is newer by the log's order (with
+    /// ``since``): the log judges inside its write transaction, so a save whose fetch began earlier
+    /// and committed later (another process's, or another task's) never replaces the newer cache.
     ///
     /// - Throws: `NewerCacheError` when the save was refused, and what the log throws.
-    private func append(_ events: [Event], stampedAt timestamp: Date) async throws {
-        if case .superseded(let live) = try await log.append(events, unlessNewerThan: timestamp, liveAt: key) {
+    private func append(_ events: [Event]) async throws {
+        guard let since else {
+            try await log.append(events)
+            return
+        }
+        if case .superseded(let live) = try await log.append(events, unlessSupersededSince: since, liveAt: key) {
             throw NewerCacheError(timestamp: live.timestamp)
         }
     }
@@ -122,8 +137,10 @@ public struct CacheLogFeedStore: FeedStore {
     /// (`ContractName/isBuiltIn`), with the value `cachelog`.
     public static let builtInMarkName = "contract-by"
     static let builtInMark = "cachelog"
-    /// The metadata names this store writes itself.
-    static let reservedNames: Set<String> = [contractName, builtInMarkName, etagName, lastModifiedName, resourceName, validatorCharsetName]
+    /// The metadata names this store (or the log, `Event.sinceName`) writes itself.
+    static let reservedNames: Set<String> = [
+        contractName, builtInMarkName, etagName, lastModifiedName, resourceName, validatorCharsetName, Event.sinceName,
+    ]
     /// The metadata name under which a put records the remote's entity tag (HTTP `ETag`), verbatim.
     public static let etagName = "etag"
     /// The metadata name under which a put records the remote's `Last-Modified`, verbatim.

@@ -213,20 +213,29 @@ public final class EventLog: Sendable {
         return try events.map { try EventCodec.prepare($0, maxKeySize: environment.maxKeySize, level: compressionLevel) }
     }
 
-    /// Appends `events` as one atomic batch, as ``append(_:)-([Event])`` does, unless the live entry of
-    /// `key` was cached later than `timestamp`: a save never replaces a newer cache.
+    /// Appends `events` as one atomic batch, as ``append(_:)-([Event])`` does, unless the live entry
+    /// of `key` is newer: a save never replaces a newer cache.
+    ///
+    /// `position` is the log's last seq (``lastSeq()``, 0 when there is no database yet) when the
+    /// fetch of what the batch saves began, read before its request. Every put of `key` (and of
+    /// `others`) in the batch records it (``Event/sinceName``), and the batch is superseded when
+    /// the key's live put is newer by the log's own order
+    /// (``LogState/Entry/supersedes(aFetchBeganAt:)``): its fetch began at or after `position` (of
+    /// two fetches that began with nothing appended between them, the one that landed first
+    /// stays), or, for a put that recorded no position (an older database, a plain append), it
+    /// landed after `position`. The seqs are what every writer of the log shares; the cache
+    /// timestamps, taken by clocks that may disagree, are kept for ages and are not compared. No
+    /// live entry, or one whose put cannot be read, lets the batch append. A `position` past the
+    /// log's last seq counts as the last seq at the commit.
     ///
     /// The check runs inside the write transaction that would commit the batch, after every batch
     /// committed before it (another process's, or one earlier in the same group commit), so no
     /// save can land between the check and the append. A superseded batch writes nothing and
-    /// takes no seqs; the batches sharing its commit are appended as usual. A live entry cached
-    /// at exactly `timestamp`, or no live entry, lets the batch append. A live entry whose stamp
-    /// cannot be trusted never supersedes: it is judged from when it was recorded if its stamp is
-    /// later, and one later than this log's clock (saved by a clock that was ahead) never wins.
+    /// takes no seqs; the batches sharing its commit are appended as usual.
     ///
-    /// `others` are keys saved in the same batch (a search's objects), each with its own
-    /// timestamp: the events of one whose live entry is newer are left out, and the rest of the
-    /// batch is appended; ``AppendOutcome/appended(_:leftOut:)`` names the keys left out.
+    /// `others` are keys saved in the same batch, from the same fetch (a search's objects), each
+    /// judged by the same rule: the events of one whose live entry is newer are left out, and the
+    /// rest of the batch is appended; ``AppendOutcome/appended(_:leftOut:)`` names the keys left out.
     ///
     /// - Returns: ``AppendOutcome/appended(_:leftOut:)`` with the seqs the batch got, or
     ///   ``AppendOutcome/superseded(by:)`` with the newer live entry.
@@ -234,17 +243,22 @@ public final class EventLog: Sendable {
     ///   ``CacheLogError/keyTooLong(length:maximum:)`` for `key`, and
     ///   ``CacheLogError/emptyBatch`` when `others` are given and no event is about `key`.
     public func append(
-        _ events: [Event], unlessNewerThan timestamp: Date, liveAt key: String, leavingNewer others: [String: Date] = [:]
+        _ events: [Event], unlessSupersededSince position: UInt64, liveAt key: String, leavingNewer others: [String] = []
     ) async throws -> AppendOutcome {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         guard keyBytes.count <= maxKeySize else { throw CacheLogError.keyTooLong(length: keyBytes.count, maximum: maxKeySize) }
         // With others, the batch must keep events of its own key whatever their conditions leave out.
         guard others.isEmpty || events.contains(where: { $0.key.utf8.elementsEqual(keyBytes) }) else { throw CacheLogError.emptyBatch }
-        let prepared = try prepare(events)
-        var conditions = [AppendCondition(key: keyBytes, notAfter: timestamp.storedSeconds)]
-        for (other, stamp) in others where !other.utf8.elementsEqual(keyBytes) {
-            conditions.append(AppendCondition(key: Array(other.utf8), notAfter: stamp.storedSeconds, wholeBatch: false))
+        // Keys are bytes: two spellings of one text (NFC and NFD) are two keys, each judged alone.
+        var judged = [keyBytes]
+        for other in others.map({ Array($0.utf8) }) where !judged.contains(other) { judged.append(other) }
+        let recorded = events.map { event in
+            judged.contains { $0.elementsEqual(event.key.utf8) } ? event.recording(since: position) : event
+        }
+        let prepared = try prepare(recorded)
+        let conditions = judged.enumerated().map { index, bytes in
+            AppendCondition(key: bytes, since: position, wholeBatch: index == 0)
         }
         do {
             let appended = try await writer.append(prepared, conditions: conditions)

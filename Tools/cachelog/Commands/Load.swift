@@ -67,7 +67,10 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
             When the remote items cannot be saved (a key longer than the database allows, a full \
             disk), they are still printed, but not as cached: one line on stderr says why, \
-            --format json has "cached": false, and the exit code is 1.
+            --format json has "cached": false, and the exit code is 1. So it is when a newer cache \
+            was saved during this load: a save never replaces a newer cache, and which is newer is \
+            the log's order, not a clock: a load whose request began no later than that of the \
+            cache saved meanwhile (by another process, whatever its --now) leaves that cache alone.
 
             --format json prints {"source", "key", "cached", "revalidated", "timestamp", "age", \
             "items"}: where the items came from (remote or cache), whether they are in the cache \
