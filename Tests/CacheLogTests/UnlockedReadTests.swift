@@ -25,6 +25,7 @@ struct UnlockedReadTests {
             }
             for save in saves { try await log.append([save]) }
         }
+        try await waitUntilClosed(db)
         let writers = try readDuringCommits(db: db, writer: try builtProduct("cachelog-writer"))
         for writer in writers {
             let result = await writer.finish()
@@ -76,6 +77,7 @@ struct UnlockedReadTests {
             let log = try makeLog(dir)
             try await log.append([.put(key: "films", payload: payload("[]"), timestamp: Date(timeIntervalSince1970: 1_800_000_000))])
         }
+        try await waitUntilClosed(db)
         let log = try EventLog(path: db, options: .init(readOnly: true), withoutLock: true)
         #expect(log.environment.unlocked)
         var following = log.follow(pollInterval: .milliseconds(10)).makeAsyncIterator()
@@ -145,6 +147,7 @@ struct UnlockedReadTests {
             let log = try makeLog(dir)
             for i in 0..<3 { try await log.append([.put(key: "k\(i)", payload: payload("\(i)"), timestamp: Date(timeIntervalSince1970: 1_800_000_000))]) }
         }
+        try await waitUntilClosed(db)
         try readCopyInTemporaryFile(db: db, directory: dir.path("copies"))
     }
 
