@@ -85,11 +85,13 @@ let package = Package(
             dependencies: ["CacheLog", "Locking", "Seeding", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/cachelog-writer"
         ),
+        // A reading process for the tests of a reader without the lock file: verifies and replays.
+        .executableTarget(name: "cachelog-reader", dependencies: ["CacheLog"], path: "Tools/cachelog-reader"),
         // SplitMix64, for the tests and for the writer whose payloads they check.
         .target(name: "Seeding", path: "Tests/Seeding"),
         // Helpers the test targets share (test targets cannot import each other).
         .target(name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "CZlib", "Locking", "LoopbackHTTP", "Seeding"], path: "Tests/TestSupport"),
-        .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "Seeding", "TestSupport", "cachelog-writer"]),
+        .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "Seeding", "TestSupport", "cachelog-writer", "cachelog-reader"]),
         .testTarget(
             name: "CacheLogKitTests",
             dependencies: [

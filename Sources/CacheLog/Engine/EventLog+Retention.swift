@@ -23,12 +23,12 @@ extension EventLog {
     /// The retention policy this database follows, and the seq of the record that set it (nil:
     /// none is recorded, and ``RetentionPolicy/default`` applies).
     public func retentionPolicy() throws -> (policy: RetentionPolicy, seq: UInt64?) {
-        try environment.readRetryingOverlaps { txn in try tables.retentionPolicy(txn) }
+        try environment.read { txn in try tables.retentionPolicy(txn) }
     }
 
     /// The policy, its record, the bytes in use and the last pass, in one read.
     public func retentionStatus() throws -> RetentionStatus {
-        try environment.readRetryingOverlaps { txn in
+        try environment.read { txn in
             let (policy, seq) = try tables.retentionPolicy(txn)
             let by = try seq.flatMap { seq -> String? in
                 guard let record = try txn.get(tables.events, SeqKey.bytes(seq)),
@@ -65,7 +65,7 @@ extension EventLog {
     /// Every key whose history retention trimmed, with the seq it now starts at (see
     /// ``historyStart(of:)``), keyed by the key's UTF-8 bytes.
     public func trimmedHistories() throws -> [[UInt8]: UInt64] {
-        try environment.readRetryingOverlaps { txn in
+        try environment.read { txn in
             guard let trims = tables.trims else { return [:] }
             var starts: [[UInt8]: UInt64] = [:]
             try txn.forEachRow(trims) { row in
@@ -80,7 +80,7 @@ extension EventLog {
     /// compaction (``compactionBase()``) or by retention. The record at that seq, when it is
     /// stored, is the version the history starts from, not a change within it.
     public func historyStart(of key: String) throws -> UInt64 {
-        try environment.readRetryingOverlaps { txn in
+        try environment.read { txn in
             max(try tables.baseSeq(txn), try tables.trimmedThrough(txn, key: Array(key.utf8)))
         }
     }

@@ -154,7 +154,7 @@ final class Writer: @unchecked Sendable {
     /// until the rest fits below the limit's margin. Returns the batches that go on to commit.
     private func makeRoom(for group: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)], now: Date)
         -> [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)] {
-        guard let (limit, used) = try? environment.read({ txn -> (Int, Int)? in
+        guard let (limit, used) = try? environment.read(.newest, { txn -> (Int, Int)? in
             guard let limit = try tables.retentionPolicy(txn).policy.sizeLimit else { return nil }
             return (limit, try tables.bytesInUse(txn))
         }) else { return group }
