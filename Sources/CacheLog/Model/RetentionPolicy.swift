@@ -34,6 +34,7 @@ public struct RetentionPolicy: Sendable, Hashable {
         /// How long their history is kept, in seconds (0: no history, only the live cache).
         public var history: TimeInterval
 
+        /// A window of `history` seconds for the keys `match` names.
         public init(_ match: Match, history: TimeInterval) {
             self.match = match
             self.history = history
@@ -48,6 +49,8 @@ public struct RetentionPolicy: Sendable, Hashable {
         case contract(String)
     }
 
+    /// A policy keeping `history` seconds of each key's history (nil: for ever) within
+    /// `sizeLimit` bytes (nil: no limit), with `overrides` for some keys.
     public init(history: TimeInterval?, sizeLimit: Int?, overrides: [Override] = []) {
         self.history = history
         self.sizeLimit = sizeLimit
