@@ -89,6 +89,14 @@ public final class CacheClient: Sendable {
         CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? Substring($0)) } ?? "app"
     }
 
+    /// Runs the retention pass this client's saves made due, when there is one: a program that
+    /// saves and then ends at once calls this before it ends (a long-running app need not: the
+    /// log runs such passes in the background). Creates nothing.
+    public func applyRetentionIfDue() async throws {
+        guard !opener.readOnlyByChoice, let log = try opener.existing() else { return }
+        try await log.applyRetentionIfDue()
+    }
+
     /// A client on a log the app opened itself; the log's clock is the client's.
     public init(log: EventLog, options: Options = Options()) {
         clock = log.clock

@@ -76,6 +76,20 @@ extension EventLog {
         }
     }
 
+    /// Runs the retention pass that appends made due, to its end, when there is one (and the log
+    /// applies retention: ``Options/automaticRetention``). The writer runs such passes in the
+    /// background, a slice at a time; a process that saves and then ends at once (a command-line
+    /// tool, a cron job) calls this before it ends, so that the pass its saves made due is not
+    /// left to the next process. Returns what the pass did, nil when none was due.
+    @discardableResult
+    public func applyRetentionIfDue() async throws -> RetentionReport? {
+        guard !environment.readOnly else { return nil }
+        let before = try retentionStatus().lastPass
+        try await writer.applyRetention(onlyIfDue: true)
+        let after = try retentionStatus().lastPass
+        return after == before ? nil : after
+    }
+
     /// Where the history of `key` starts: the seq before which its records were removed by a
     /// compaction (``compactionBase()``) or by retention. The record at that seq, when it is
     /// stored, is the version the history starts from, not a change within it.

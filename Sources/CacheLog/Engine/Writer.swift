@@ -62,10 +62,16 @@ final class Writer: @unchecked Sendable {
     }
 
     /// Runs retention steps until the pass under way ends (``LogTables/retentionStep(_:now:incoming:sparing:)``),
-    /// alone on the writer's queue: for `EventLog.applyRetention()`.
-    func applyRetention() async throws {
+    /// alone on the writer's queue: for `EventLog.applyRetention()`. With `onlyIfDue`, only when
+    /// this writer applies retention and a pass is due (as after a commit).
+    func applyRetention(onlyIfDue: Bool = false) async throws {
+        guard !onlyIfDue || retains else { return }
         try await exclusive { [self] in
             let now = clock()
+            if onlyIfDue {
+                let due = try environment.read(.newest) { txn in try tables.retentionDue(txn, now: now, policy: try tables.retentionPolicy(txn).policy) }
+                guard due else { return }
+            }
             while try environment.write({ txn in try tables.retentionStep(txn, now: now) }) {}
         }
     }

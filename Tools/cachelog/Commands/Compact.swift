@@ -65,6 +65,7 @@ struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 return
             }
             let report = try await log.compact(before: position)
+            await DueRetention.apply { try await log.applyRetentionIfDue() }
             let out = StandardOutput()
             try out.show(CompactSummary(report), as: format) {
                 guard report.removed > 0 || !global.quiet else { return }

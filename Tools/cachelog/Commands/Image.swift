@@ -84,6 +84,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             }
             stdout.flush()
             Interruption.commandEnded()
+            await DueRetention.apply { try await client.applyRetentionIfDue() }
             if let warning = ServedDespite.warning(key: loaded.key, source: loaded.source, remoteFailure: loaded.remoteFailure) {
                 Terminal.message("cachelog: \(warning)")
             }

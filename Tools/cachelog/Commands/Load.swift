@@ -157,6 +157,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             try out.show(report, as: format) { if !global.quiet { report.text.forEach(out.line) } }
             out.flush()
             Interruption.commandEnded()
+            await DueRetention.apply { try await client.applyRetentionIfDue() }
             if let warning = report.warning { Terminal.message("cachelog: \(warning)") }
             for object in report.skippedObjects {
                 Terminal.message("cachelog: \(EventPrinter.escaped(object)) was not cached: its key is longer than the \(try client.log().maxKeySize) bytes the database allows")

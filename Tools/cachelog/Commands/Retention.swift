@@ -38,7 +38,7 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             Examples:
               cachelog retention
               cachelog retention --history 30d --size-limit 64MB
-              cachelog retention --keep 'image:=0s' --keep-contract films=90d
+              cachelog retention --keep 'image:=0s' --keep-contract films=90d --by "ops team"
               cachelog retention --apply --format json | jq .lastPass
             """))
 
@@ -62,13 +62,19 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         valueName: "name=duration"), transform: { try Override.parse($0, contract: true) })
     var keepContract: [Override] = []
 
+    @Option(help: ArgumentHelp("Who sets the policy, as replay shows it. (default: cachelog retention (your user name))", valueName: "text"))
+    var by: String?
+
     @Flag(help: "Run a pass now, to its end.")
     var apply = false
 
     @Option(name: .customLong("format"), help: DocumentFormat.help)
     var formatOption: DocumentFormat?
 
-    func validate() throws { try checkDocumentFormat() }
+    func validate() throws {
+        try checkDocumentFormat()
+        if by != nil && !setsPolicy { throw ValidationError("--by names who sets a policy: give it with --history, --size-limit, --keep or --keep-contract") }
+    }
 
     private var setsPolicy: Bool { history != nil || sizeLimit != nil || !keep.isEmpty || !keepContract.isEmpty }
 
@@ -88,7 +94,7 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 if let sizeLimit { policy.sizeLimit = sizeLimit.bytes }
                 if !keep.isEmpty || !keepContract.isEmpty { policy.overrides = (keep + keepContract).map(\.override) }
                 if let problem = policy.problem { throw ValidationError(problem) }
-                try await log.setRetentionPolicy(policy, by: Self.setter)
+                try await log.setRetentionPolicy(policy, by: by ?? Self.setter)
             }
             if setsPolicy || apply { try await log.applyRetention() }
             try show(RetentionSummary(status: try log.retentionStatus()), note: nil)

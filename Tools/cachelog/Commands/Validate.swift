@@ -76,6 +76,7 @@ struct Validate: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                 }
             }
             out.flush()
+            if !dryRun { await DueRetention.apply { try await client.applyRetentionIfDue() } }
             if outcomes.contains(where: { $0.outcome == .failed }) { throw ExitCode(Exit.failure) }
         }
     }
