@@ -265,6 +265,8 @@ extension LogTables {
         let used = try bytesInUse(txn)
         if let limit = policy.sizeLimit, used > limit { return true }
         guard let last = try lastPass(txn) else { return try lastSeq(txn) > 0 }
+        // A policy recorded since the last pass began: the next pass applies it.
+        if try u64(txn, MetaKey.retentionSeq) != (try u64(txn, MetaKey.retentionApplied)) { return true }
         let usedAfter = Double(try u64(txn, MetaKey.retentionUsedAfter))
         return now.storedSeconds - last.startedAt.storedSeconds >= Self.timeBetweenPasses
             || Double(used) >= usedAfter * (1 + Self.growthBetweenPasses) + 65_536
@@ -277,6 +279,10 @@ extension LogTables {
     @available(*, noasync)
     func retentionStep(_ txn: Transaction, now: Date, incoming: Int = 0, sparing: Set<[UInt8]> = []) throws -> Bool {
         let (policy, _) = try retentionPolicy(txn)
+        if try loadPass(txn) == nil {
+            // The policy this pass applies: a newer one makes the next pass due.
+            try setU64(txn, MetaKey.retentionApplied, try u64(txn, MetaKey.retentionSeq))
+        }
         var pass = try loadPass(txn) ?? RetentionPass(now: now.storedSeconds)
         var report = try loadReport(txn) ?? RetentionReport(startedAt: Date(storedSeconds: pass.now))
         if report.finished { report = RetentionReport(startedAt: Date(storedSeconds: pass.now)) }

@@ -20,6 +20,8 @@ enum MetaKey {
     /// u64: the highest seq retention removed: up to it, a missing seq is history retention let go,
     /// not damage (``EventLog/verify()``).
     static let retentionZone = Array("retentionZone".utf8)
+    /// u64: the `retentionSeq` the last pass started under (a newer policy makes a pass due).
+    static let retentionApplied = Array("retentionApplied".utf8)
     /// u64: the bytes in use when the last pass ended (the next is due after some growth).
     static let retentionUsedAfter = Array("retentionUsedAfter".utf8)
 

@@ -96,7 +96,8 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 if let problem = policy.problem { throw ValidationError(problem) }
                 try await log.setRetentionPolicy(policy, by: by ?? Self.setter)
             }
-            if setsPolicy || apply { try await log.applyRetention() }
+            // A new policy makes a pass due (the writer may have run it already); --apply runs one anyway.
+            if apply { try await log.applyRetention() } else if setsPolicy { try await log.applyRetentionIfDue() }
             try show(RetentionSummary(status: try log.retentionStatus()), note: nil)
         }
     }
