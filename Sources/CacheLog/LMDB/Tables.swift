@@ -28,10 +28,16 @@ struct Tables: Sendable {
     /// nil in a read-only open of a database whose format predates it (before format 2), which
     /// is then read by scanning; a writer creates it, and the engine fills it (``stampedFormat``).
     var keyIndex: Table?
+    /// seq of a put that holds payload bytes → the seqs of the puts that need them, as sorted
+    /// duplicates (8 bytes big-endian each): every reference to it, every delta against it.
+    /// Written in the append's transaction; what compaction and retention ask before removing a
+    /// record. nil in a read-only open of a database whose format predates it (before format 3),
+    /// where nothing removes records; a writer creates it, and the engine fills it.
+    var refs: Table?
     /// The format the database was stamped with when it was opened.
     var stampedFormat: UInt32
 
-    static let names = (events: "events", state: "state", checkpoints: "checkpoints", meta: "meta", keyIndex: "keys")
+    static let names = (events: "events", state: "state", checkpoints: "checkpoints", meta: "meta", keyIndex: "keys", refs: "refs")
 
     /// Opens (or, in a new environment, creates and stamps) the named databases, and refuses what
     /// is not a CacheLog database or is of a newer format when opened for writing.
@@ -92,9 +98,12 @@ struct Tables: Sendable {
         let keyIndex = readOnly
             ? (version >= Environment.keyIndexFormat ? try open(names.keyIndex, flags: keyIndexFlags) : nil)
             : try open(names.keyIndex, flags: keyIndexFlags, create: true)
+        let refs = readOnly
+            ? (version >= Environment.refsFormat ? try open(names.refs, flags: keyIndexFlags) : nil)
+            : try open(names.refs, flags: keyIndexFlags, create: true)
         let tables = Tables(
             events: try require(names.events), state: try require(names.state),
-            checkpoints: try require(names.checkpoints), meta: meta, keyIndex: keyIndex, stampedFormat: version)
+            checkpoints: try require(names.checkpoints), meta: meta, keyIndex: keyIndex, refs: refs, stampedFormat: version)
         // Committing (also a read-only transaction) keeps the database handles open for the environment.
         committed = true
         try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")
