@@ -17,7 +17,9 @@ import Logging
 ///
 /// Every operation is an ``Event`` appended under the next sequence number; the state
 /// (key → live `put`) is updated in the same transaction, so every reader, in this process or
-/// another, sees the log and the state agree. Payloads are stored zlib-compressed with a checksum.
+/// another, sees the log and the state agree. Payloads are stored zlib-compressed with a checksum;
+/// a put whose payload equals its key's previous version refers to it, and one that mostly
+/// equals it is stored as a delta against it (`CacheLog.docc/Format.md`).
 ///
 /// Open one instance per database directory and share it: LMDB forbids opening an environment
 /// twice in one process. All methods are safe to call from any task.
