@@ -50,7 +50,7 @@ let package = Package(
         ),
         .target(
             name: "FeedAPI",
-            dependencies: ["CCurl", "Locking", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CCurl", "CZlib", "Locking", .product(name: "Logging", package: "swift-log")]
         ),
         // libcurl's easy interface, loaded with dlopen when CurlHTTPClient first needs it (not
         // linked: a start that does not go to the network maps none of it).
@@ -85,11 +85,13 @@ let package = Package(
             dependencies: ["CacheLog", "Locking", "Seeding", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/cachelog-writer"
         ),
+        // A reading process for the tests of a reader without the lock file: verifies and replays.
+        .executableTarget(name: "cachelog-reader", dependencies: ["CacheLog"], path: "Tools/cachelog-reader"),
         // SplitMix64, for the tests and for the writer whose payloads they check.
         .target(name: "Seeding", path: "Tests/Seeding"),
         // Helpers the test targets share (test targets cannot import each other).
-        .target(name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "Locking", "LoopbackHTTP", "Seeding"], path: "Tests/TestSupport"),
-        .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "Seeding", "TestSupport", "cachelog-writer"]),
+        .target(name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "CZlib", "Locking", "LoopbackHTTP", "Seeding"], path: "Tests/TestSupport"),
+        .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "Seeding", "TestSupport", "cachelog-writer", "cachelog-reader"]),
         .testTarget(
             name: "CacheLogKitTests",
             dependencies: [

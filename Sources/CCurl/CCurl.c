@@ -1,6 +1,7 @@
 #include "CCurl.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,19 @@ long ccurl_setopt_pointer(const ccurl_library *library, void *handle, long optio
     return library->easy_setopt(handle, (int)option, value);
 }
 
+// struct curl_blob as curl/easy.h declares it; CURL_BLOB_COPY (1): libcurl keeps a copy.
+struct ccurl_blob {
+    void *data;
+    size_t len;
+    unsigned int flags;
+};
+enum { CCURL_BLOB_COPY = 1 };
+
+long ccurl_setopt_blob(const ccurl_library *library, void *handle, long option, const void *data, size_t length) {
+    struct ccurl_blob blob = {(void *)data, length, CCURL_BLOB_COPY};
+    return library->easy_setopt(handle, (int)option, &blob);
+}
+
 long ccurl_setopt_data_callback(const ccurl_library *library, void *handle, long option, ccurl_data_callback callback) {
     return library->easy_setopt(handle, (int)option, callback);
 }
@@ -159,6 +173,18 @@ _Static_assert((long)CCURL_GLOBAL_ALL == (long)CURL_GLOBAL_ALL, "CURL_GLOBAL_ALL
 _Static_assert((long)CCURL_ERROR_SIZE == (long)CURL_ERROR_SIZE, "CURL_ERROR_SIZE");
 _Static_assert((long)CCURLOPT_WRITEDATA == (long)CURLOPT_WRITEDATA, "CURLOPT_WRITEDATA");
 _Static_assert((long)CCURLOPT_URL == (long)CURLOPT_URL, "CURLOPT_URL");
+_Static_assert((long)CCURLOPT_PROXY == (long)CURLOPT_PROXY, "CURLOPT_PROXY");
+_Static_assert((long)CCURLOPT_CAPATH == (long)CURLOPT_CAPATH, "CURLOPT_CAPATH");
+_Static_assert((long)CCURLOPT_HTTP_CONTENT_DECODING == (long)CURLOPT_HTTP_CONTENT_DECODING, "CURLOPT_HTTP_CONTENT_DECODING");
+_Static_assert((long)CCURLOPT_NOPROXY == (long)CURLOPT_NOPROXY, "CURLOPT_NOPROXY");
+_Static_assert((long)CCURLOPT_CAINFO_BLOB == (long)CURLOPT_CAINFO_BLOB, "CURLOPT_CAINFO_BLOB");
+_Static_assert((long)CCURLINFO_REDIRECT_URL == (long)CURLINFO_REDIRECT_URL, "CURLINFO_REDIRECT_URL");
+_Static_assert((long)CCURLE_WRITE_ERROR == (long)CURLE_WRITE_ERROR, "CURLE_WRITE_ERROR");
+_Static_assert((long)CCURLE_PROXY == (long)CURLE_PROXY, "CURLE_PROXY");
+_Static_assert((long)CCURL_BLOB_COPY == (long)CURL_BLOB_COPY, "CURL_BLOB_COPY");
+_Static_assert(sizeof(struct ccurl_blob) == sizeof(struct curl_blob), "struct curl_blob");
+_Static_assert(offsetof(struct ccurl_blob, len) == offsetof(struct curl_blob, len), "curl_blob.len");
+_Static_assert(offsetof(struct ccurl_blob, flags) == offsetof(struct curl_blob, flags), "curl_blob.flags");
 _Static_assert((long)CCURLOPT_ERRORBUFFER == (long)CURLOPT_ERRORBUFFER, "CURLOPT_ERRORBUFFER");
 _Static_assert((long)CCURLOPT_WRITEFUNCTION == (long)CURLOPT_WRITEFUNCTION, "CURLOPT_WRITEFUNCTION");
 _Static_assert((long)CCURLOPT_USERAGENT == (long)CURLOPT_USERAGENT, "CURLOPT_USERAGENT");

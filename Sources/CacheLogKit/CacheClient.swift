@@ -85,6 +85,16 @@ public final class CacheClient: Sendable {
         opener = LogOpener(log: log)
     }
 
+    /// How far the log has got: its last seq (0 when there is no database yet), read right before
+    /// a load's request (``FetchStart``). `nil` when the log cannot be read; the save reads it then.
+    func fetchPosition() -> UInt64? {
+        do {
+            return try opener.existing()?.lastSeq() ?? 0
+        } catch {
+            return nil
+        }
+    }
+
     private static var defaultHTTPClient: any HTTPClient { CurlHTTPClient(userAgent: "cachelog/\(EventLog.version)") }
 
     /// The log, opened (and created, when there is none yet) for reading its history, replaying

@@ -11,9 +11,12 @@ struct ClientFeedStore: FeedStore {
     let key: String
     /// More named strings for a put to record (a search's query, cursor and pages).
     var metadata: @Sendable () -> [String: String] = { [:] }
+    /// How far the log had got when the load's request began: what its saves are judged by; read
+    /// at the save when it was not marked.
+    var began = FetchStart()
 
     private func store(_ log: EventLog) -> CacheLogFeedStore {
-        CacheLogFeedStore(log: log, key: key, metadata: metadata)
+        CacheLogFeedStore(log: log, key: key, metadata: metadata, since: began.since ?? (try? log.lastSeq()))
     }
 
     func deleteCachedFeed(reason: DeletionReason) async throws {

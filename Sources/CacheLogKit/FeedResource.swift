@@ -41,8 +41,11 @@ public struct FeedResource<Item: Sendable>: Sendable {
         backoff = .exponential()
     }
 
-    /// Loads the feed by the strategy: the remote's items are cached on their way (a save never
-    /// replaces a newer cache), the cache serves while fresh.
+    /// Loads the feed by the strategy: the remote's items are cached on their way, the cache
+    /// serves while fresh. A save never replaces a newer cache: one saved meanwhile by a load that
+    /// began no earlier than this one, by the log's order (how far the log had got when each
+    /// began), whatever the clocks that stamped them say; the save is then
+    /// `CacheSaveOutcome.superseded(by:)`.
     ///
     /// Remote first, the remote is asked conditionally (with the validators kept with the cache):
     /// "not modified" refreshes the cache without a second copy of its bytes
@@ -52,8 +55,9 @@ public struct FeedResource<Item: Sendable>: Sendable {
     ///   `CancellationError` when the task was cancelled.
     public func load() async throws -> CacheLoad<Item> {
         let start = client.clock()
-        let local = localLoader(at: start)
-        let loader = strategy.compose(remote: retried(remote(into: local)), cache: local, logger: client.logger)
+        let began = FetchStart()
+        let local = localLoader(at: start, began: began)
+        let loader = strategy.compose(remote: retried(remote(into: local, began: began)), cache: local, logger: client.logger)
         do {
             let loaded = try await loader.loadFeed()
             client.metrics.record(loaded, strategy: strategy, contract: contract.name)
@@ -78,12 +82,13 @@ public struct FeedResource<Item: Sendable>: Sendable {
         AsyncThrowingStream { continuation in
             let task = Task {
                 let start = client.clock()
-                let local = localLoader(at: start)
+                let began = FetchStart()
+                let local = localLoader(at: start, began: began)
                 let cached = await staleCache(local, at: start)
                 if let cached { continuation.yield(cached) }
                 do {
                     let loaded = try await FeedLoaderCacheDecorator(
-                        decoratee: retried(remote(into: local)), cache: local, logger: client.logger
+                        decoratee: retried(remote(into: local, began: began)), cache: local, logger: client.logger
                     ).loadFeed()
                     client.metrics.record(loaded, strategy: .remoteFirst, contract: contract.name)
                     continuation.yield(CacheLoad(key: key, loaded, start: start))
@@ -108,22 +113,26 @@ public struct FeedResource<Item: Sendable>: Sendable {
     }
 
     /// The cache's use cases at one instant, `start`: what a save records is what the load reports.
-    func localLoader(at start: Date) -> LocalFeedLoader<Item> {
+    /// Its saves are judged by `began`, how far the log had got when the request began.
+    func localLoader(at start: Date, began: FetchStart) -> LocalFeedLoader<Item> {
         LocalFeedLoader(
-            store: ClientFeedStore(opener: client.opener, key: key), currentDate: { start },
+            store: ClientFeedStore(opener: client.opener, key: key, began: began), currentDate: { start },
             policy: CachePolicy(maxAge: maxAge ?? contract.defaults.maxAge), coder: contract.coder, contract: contract.name,
             judging: maxAge == nil ? .recorded : .loaders, logger: client.logger)
     }
 
     /// The remote, asked conditionally with the cache's validators: validators vouch for the URL
-    /// they came with, so a key loaded from a new URL asks for the whole feed once.
-    private func remote(into local: LocalFeedLoader<Item>) -> RevalidatingFeedLoader<Item> {
+    /// they came with, so a key loaded from a new URL asks for the whole feed once. Each request
+    /// marks in `began` how far the log had got before it.
+    private func remote(into local: LocalFeedLoader<Item>, began: FetchStart) -> RevalidatingFeedLoader<Item> {
         let remote = RemoteLoader(url: url, client: client.http, mapper: contract.map, logger: client.logger)
         let resource = url.absoluteString
         let metrics = client.metrics
         let name = contract.name
+        let client = client
         return RevalidatingFeedLoader(remote: { validators in
-            switch try await metrics.timingRemote(contract: name, { try await remote.load(validators: HTTPValidators(validators.describing(resource))) }) {
+            began.mark(client.fetchPosition())
+            return switch try await metrics.timingRemote(contract: name, { try await remote.load(validators: HTTPValidators(validators.describing(resource))) }) {
             case let .modified(items, validators): .modified(items, CacheValidators(validators, resource: resource))
             case let .notModified(validators): .notModified(CacheValidators(validators, resource: resource))
             }

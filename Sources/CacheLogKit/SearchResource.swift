@@ -55,16 +55,18 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
     /// - Throws: ``NoUsableDataError`` when neither side delivered.
     public func load() async throws -> CacheLoad<Item> {
         let start = client.clock()
+        let began = FetchStart()
         let local = localLoader(at: start)
         let arrived = Locked<SearchPage<Item>?>(nil)
         let first = AnyFeedLoader<Item>.remote {
+            began.mark(client.fetchPosition())
             let page = try await fetch(.number(1))
             arrived.withLock { $0 = page }
             return page.items
         }
         let cache = SearchCache(local: local) { items in
             let next = arrived.withLock { $0?.next }
-            return try await save(items, next: next, pages: [start], objectsOf: items)
+            return try await save(items, next: next, pages: [start], objectsOf: items, since: began.since)
         }
         let loader = strategy.compose(remote: retried(first), cache: cache, logger: client.logger)
         let loaded: LoadedFeed<Item>
@@ -98,6 +100,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
     ///   failed (the cache is then as it was).
     public func loadMore() async throws -> CacheLoad<Item> {
         let start = client.clock()
+        let began = FetchStart()
         let local = localLoader(at: start)
         let list: LoadedFeed<Item>
         let entry: LogState.Entry?
@@ -118,6 +121,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
         do {
             let fetched = Locked<SearchPage<Item>?>(nil)
             _ = try await retried(AnyFeedLoader<Item>.remote {
+                began.mark(client.fetchPosition())
                 let page = try await fetch(next)
                 fetched.withLock { $0 = page }
                 return page.items
@@ -133,7 +137,9 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
         let merged = list.items + page.items
         // The objects of the earlier pages were saved when those pages were fetched, and keep
         // that age: saving them again now would make them look as new as this page.
-        let saving = SearchCache(local: local) { items in try await save(items, next: page.next, pages: pages, objectsOf: page.items) }
+        let saving = SearchCache(local: local) { items in
+            try await save(items, next: page.next, pages: pages, objectsOf: page.items, since: began.since)
+        }
         let saved = await saving.saveReporting(merged, logger: client.logger)
         client.metrics.record(
             LoadedFeed(items: merged, source: .remote, cacheSave: saved), strategy: .remoteFirst, contract: contract.name)
@@ -186,9 +192,13 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
 
     /// Saves the merged list `items` (as old as the oldest of `pages`) and the objects that
     /// `fetched`, the items of the page just fetched, name, in one append, unless the cached list
-    /// is newer; an object whose live cache is newer (loaded on its own meanwhile) is left as it
-    /// is. Returns the object keys skipped because the database cannot hold them.
-    private func save(_ items: [Item], next: PageCursor?, pages: [Date], objectsOf fetched: [Item]) async throws -> [String] {
+    /// is newer by the log's order (saved meanwhile by a load whose request began no earlier than
+    /// this one's, at `since`; read now when it is nil); an object whose live cache is newer by the same rule (loaded on its own
+    /// meanwhile) is left as it is. Returns the object keys skipped because the database cannot
+    /// hold them.
+    private func save(
+        _ items: [Item], next: PageCursor?, pages: [Date], objectsOf fetched: [Item], since: UInt64?
+    ) async throws -> [String] {
         let log = try client.opener.writable(for: [key])
         let timestamp = pages.min() ?? client.clock()
         var metadata = [SearchRecord.queryName: query, SearchRecord.templateName: template, SearchRecord.pagesName: SearchRecord.pagesText(pages)]
@@ -200,7 +210,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
                 policy: RecordedPolicy(maxAge: maxAge ?? contract.defaults.maxAge, contract: contract.name), metadata: metadata),
         ]
         var skipped: [String] = []
-        var objectTimes: [String: Date] = [:]
+        var objectKeys: [String] = []
         if let objects = contract.objects {
             for item in fetched {
                 guard let url = objects.url(item) else { continue }
@@ -211,14 +221,15 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
                     continue
                 }
                 let fetchedAt = pages.last ?? timestamp
-                objectTimes[objectKey] = fetchedAt
+                objectKeys.append(objectKey)
                 events.append(.delete(key: objectKey, reason: .replaced))
                 events.append(CacheLogFeedStore.put(
                     key: objectKey, feed: try objects.contract.coder.encode([item]), timestamp: fetchedAt,
                     policy: RecordedPolicy(maxAge: objects.contract.defaults.maxAge, contract: objects.contract.name)))
             }
         }
-        if case .superseded(let live) = try await log.append(events, unlessNewerThan: timestamp, liveAt: key, leavingNewer: objectTimes) {
+        let position = try since ?? log.lastSeq()
+        if case .superseded(let live) = try await log.append(events, unlessSupersededSince: position, liveAt: key, leavingNewer: objectKeys) {
             throw NewerCacheError(timestamp: live.timestamp)
         }
         return skipped

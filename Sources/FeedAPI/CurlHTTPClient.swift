@@ -11,14 +11,30 @@ import Locking
 /// thirty-odd libraries it brings (TLS, Kerberos, LDAP, SSH, HTTP/2…), so it starts faster.
 ///
 /// - Only `http` and `https` URLs are requested; others throw ``HTTPClientError/unsupportedURL(_:)``.
-///   Redirects are followed (up to 20, over http and https only); the response is the last one.
+///   Redirects (301, 302, 303, 307, 308) are followed up to 20, over http and https only and
+///   never from https to plain http: such a redirect throws
+///   ``HTTPClientError/redirectRefused(from:to:)``, a 21st throws
+///   ``HTTPClientError/transport(code:message:)`` with `.httpTooManyRedirects`. The response is the
+///   last one.
 /// - Bodies larger than ``maxBodySize`` are refused without being held in memory: the transfer is
 ///   stopped as soon as `Content-Length` announces too much, or as soon as the bytes received
-///   exceed the limit, and ``HTTPClientError/bodyTooLarge(limit:)`` is thrown.
+///   (or, for a gzip or deflate body, the bytes it decodes to) exceed the limit, and
+///   ``HTTPClientError/bodyTooLarge(limit:)`` is thrown.
+/// - Requests accept gzip and deflate; such a body is decoded, and one that does not decode or
+///   stops before its end (a gzip body without its trailer) throws
+///   ``HTTPClientError/transport(code:message:)`` with `.cannotDecodeContentData`.
+/// - Header values are read byte for byte as ISO-8859-1 (each byte one character, U+0000 to
+///   U+00FF), so an ETag holding any byte goes back in `If-None-Match` exactly as it came; a
+///   header value given to ``get(from:headers:)`` is sent as ISO-8859-1 when every character fits,
+///   else as UTF-8.
 /// - Cancelling the calling task throws `CancellationError` at once; the transfer stops within
 ///   about a second.
-/// - TLS peers are verified against the system's certificate store, or ``caFile``. A failure says
-///   what failed (`certificate not trusted: …`, `TLS handshake failed: …`).
+/// - TLS peers are verified against the system's certificate store, or against ``caCertificates``
+///   or ``caFile`` alone. A failure says what failed (`certificate not trusted: …`,
+///   `TLS handshake failed: …`).
+/// - Requests go through the ``proxy`` curl's environment variables name (``Proxy``), or one
+///   given; a proxy that cannot be reached throws
+///   ``HTTPClientError/proxyFailed(proxy:code:message:)``, which names it.
 /// - Nothing is cached: caching is the cache layer's job, not the network's.
 /// - Without libcurl (`libcurl.so.4`: Debian's and Ubuntu's package `libcurl4`) a request throws
 ///   ``HTTPClientError/unavailable(_:)``, which names the package to install.
@@ -34,10 +50,20 @@ public final class CurlHTTPClient: HTTPClient {
     public let maxBodySize: Int
     /// How long one request may take in all, from connecting to the last byte; nil: no limit.
     public let timeout: Duration?
-    /// A file of PEM certificates trusted instead of the system's store (curl's `--cacert`); nil:
-    /// the system's store.
+    /// A file of PEM certificates trusted instead of the system's store, alone (curl's
+    /// `--cacert`), read by libcurl at each request; nil: the system's store, unless
+    /// ``caCertificates`` is given. A file that holds no certificate fails each request as
+    /// `TLS handshake failed: the trusted certificates could not be used: …`; check it first with
+    /// ``PEMCertificates``, or give that instead.
     public let caFile: String?
-    private let libraryNames: [String]
+    /// Certificates read and checked already, trusted instead of the system's store, alone; they
+    /// take precedence over ``caFile``. nil: ``caFile``, else the system's store.
+    public let caCertificates: PEMCertificates?
+    /// Which proxy each request goes through: by default the one curl's environment variables
+    /// name (``Proxy/environment``).
+    public let proxy: Proxy
+    /// Where libcurl is looked for, in order.
+    public let libraryNames: [String]
 
     /// The platform's file name for libcurl 4: `libcurl.so.4` (Linux), `libcurl.4.dylib` (macOS).
     public static let defaultLibraryNames = CurlLibrary.defaultNames
@@ -49,17 +75,21 @@ public final class CurlHTTPClient: HTTPClient {
     ///   - maxBodySize: The largest body accepted, in bytes (negative values count as zero).
     ///   - timeout: How long one request may take in all; past it the request fails with
     ///     ``HTTPClientError/transport(code:message:)`` and `.timedOut`.
-    ///   - caFile: PEM certificates to trust instead of the system's store.
+    ///   - caFile: A file of PEM certificates to trust instead of the system's store.
+    ///   - caCertificates: Certificates to trust instead of the system's store (and of `caFile`).
+    ///   - proxy: Which proxy requests go through; curl's environment variables by default.
     ///   - libraryNames: Where to find libcurl, tried in order; the default is the platform's name
-    ///     for libcurl 4 (`libcurl.so.4`, `libcurl.4.dylib`).
+    ///     for libcurl 4 (`libcurl.so.4`, `libcurl.4.dylib`). A path names one file.
     public init(
         userAgent: String, maxBodySize: Int = defaultMaxBodySize, timeout: Duration? = nil, caFile: String? = nil,
-        libraryNames: [String] = defaultLibraryNames
+        caCertificates: PEMCertificates? = nil, proxy: Proxy = .environment, libraryNames: [String] = defaultLibraryNames
     ) {
         self.userAgent = userAgent
         self.maxBodySize = max(0, maxBodySize)
         self.timeout = timeout
         self.caFile = caFile
+        self.caCertificates = caCertificates
+        self.proxy = proxy
         self.libraryNames = libraryNames
     }
 
@@ -79,8 +109,9 @@ public final class CurlHTTPClient: HTTPClient {
         case .success(let loaded): library = loaded
         case .failure(let error): throw HTTPClientError.unavailable(Self.explain(error))
         }
+        let trust: CurlRequest.Trust = if let caCertificates { .certificates(caCertificates.pem) } else if let caFile { .file(caFile) } else { .system }
         let request = CurlRequest(library: library, url: url, headers: headers, options: .init(
-            userAgent: userAgent, maxBodySize: maxBodySize, timeoutMilliseconds: timeout.map(Self.milliseconds) ?? 0, caFile: caFile))
+            userAgent: userAgent, maxBodySize: maxBodySize, timeoutMilliseconds: timeout.map(Self.milliseconds) ?? 0, trust: trust, proxy: proxy))
         let call = CurlCall()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -43,6 +43,14 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
     /// The client cannot make requests on this machine (a library it loads is missing); the
     /// message says what to install.
     case unavailable(String)
+    /// A redirect was not followed: it led from `https` to plain `http` (which would let whoever
+    /// sits on the plain path answer for a resource asked for over TLS), or to a scheme other
+    /// than `http` and `https` (`ftp:`, `file:`…). `to` is the redirect's target as the server
+    /// gave it, resolved against `from`.
+    case redirectRefused(from: URL, to: String)
+    /// The proxy the request went through could not be reached or refused it; `proxy` names it
+    /// (without credentials), `message` says what failed.
+    case proxyFailed(proxy: String, code: TransportCode, message: String)
 
     /// A readable explanation of the failure.
     public var description: String {
@@ -52,11 +60,38 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
         case let .bodyTooLarge(limit):
             "response body is larger than the limit of \(limit) bytes"
         case let .transport(code, message):
-            tlsFailure ?? "transport failure (URLError \(code.rawValue)): \(message)"
+            failure ?? "transport failure (URLError \(code.rawValue)): \(message)"
         case .nonHTTPResponse:
             "the response was not an HTTP response"
         case let .unavailable(message):
             "no HTTP client: \(message)"
+        case .redirectRefused, .proxyFailed:
+            failure ?? "transport failure"
+        }
+    }
+
+    /// The scheme of a redirect's target, lowercased: what precedes its first `:`.
+    static func scheme(of target: String) -> String {
+        String(target.prefix { $0 != ":" }).lowercased()
+    }
+
+    /// What failed, for the failures that are no plain outage (waiting does not fix them): an
+    /// untrusted certificate or a failed handshake, a refused redirect, too many redirects, a
+    /// proxy that failed. nil for others.
+    var failure: String? {
+        switch self {
+        case let .redirectRefused(from, to):
+            let scheme = Self.scheme(of: to)
+            if scheme == "http", from.scheme?.lowercased() == "https" {
+                return "redirect to \(to) refused: it leaves https for plain http"
+            }
+            return "redirect to \(to) refused: the \(scheme.isEmpty ? "(no)" : scheme) scheme is not followed, only http and https"
+        case let .proxyFailed(proxy, _, message):
+            return "proxy \(proxy) unreachable: \(message)"
+        case let .transport(code, message) where code == .httpTooManyRedirects:
+            return "too many redirects: \(message)"
+        default:
+            return tlsFailure
         }
     }
 

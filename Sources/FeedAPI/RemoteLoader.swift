@@ -8,8 +8,10 @@ import Logging
 /// Loads one remote resource and maps it to `Item`. It knows nothing of caching.
 ///
 /// Only HTTP 200 with a body the mapper accepts is valid. Transport failures become
-/// ``RemoteLoaderError/connectivity`` (with the reason when TLS failed, or when the client cannot
-/// run here); everything else becomes ``RemoteLoaderError/invalidData``.
+/// ``RemoteLoaderError/connectivity``, with the reason when it is no plain outage (TLS failed, a
+/// redirect was refused or looped, the proxy failed, the client cannot run here) and the client's
+/// error as ``RemoteLoaderError/cause``; everything else (a body whose content encoding does not
+/// decode too) becomes ``RemoteLoaderError/invalidData``.
 ///
 /// ```swift
 /// let loader = RemoteLoader(url: filmsURL, client: CurlHTTPClient(userAgent: "films/1.0"), mapper: FilmsMapper.map)
@@ -73,14 +75,18 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
             case HTTPClientError.bodyTooLarge(let limit):
                 // The server did answer; what it sent is simply unacceptable.
                 .invalidData("the body is larger than the limit of \(limit) bytes")
+            case HTTPClientError.transport(.cannotDecodeContentData, let message):
+                // The server answered, with a body that does not decode (a truncated gzip body).
+                .invalidData(message)
             case let error as HTTPClientError:
-                // A TLS failure is no outage: it says so (an untrusted certificate is not fixed by waiting).
-                if let tls = error.tlsFailure {
-                    RemoteLoaderError(.connectivity, reason: tls)
-                } else if case .unavailable(let message) = error {
-                    RemoteLoaderError(.connectivity, reason: "not asked: \(message)")
-                } else {
-                    .connectivity
+                // What is no outage says so: an untrusted certificate, a refused redirect, a failed
+                // proxy or a missing libcurl is not fixed by waiting.
+                switch error {
+                case .unavailable(let message): RemoteLoaderError(.connectivity, reason: "not asked: \(message)", cause: error)
+                case .proxyFailed: RemoteLoaderError(.connectivity, reason: "not reached: \(error)", cause: error)
+                case .transport(.httpTooManyRedirects, let message):
+                    RemoteLoaderError(.connectivity, reason: "sent too many redirects: \(message)", cause: error)
+                default: RemoteLoaderError(.connectivity, reason: error.failure, cause: error)
                 }
             default:
                 .connectivity

@@ -21,11 +21,32 @@ public struct RemoteLoaderError: Error, Equatable, Sendable, CustomStringConvert
     /// the remote, as it reads after "remote" (`certificate not trusted: …`); nil when nothing
     /// more is known.
     public let reason: String?
+    /// The error that caused this one, when there was one: for a connectivity error, what the
+    /// ``HTTPClient`` threw (an ``HTTPClientError`` such as ``HTTPClientError/unavailable(_:)``,
+    /// which a tool may want to report even when a cache serves). Not compared.
+    public let cause: (any Error)?
 
-    /// An error of `kind`, with the `reason` in words when one is known.
-    public init(_ kind: Kind, reason: String? = nil) {
+    /// An error of `kind`, with the `reason` in words when one is known, and its `cause`.
+    public init(_ kind: Kind, reason: String? = nil, cause: (any Error)? = nil) {
         self.kind = kind
         self.reason = reason
+        self.cause = cause
+    }
+
+    /// Whether no request could be made because the HTTP client cannot run on this machine
+    /// (``HTTPClientError/unavailable(_:)``: libcurl is missing or broken). A cache that serves
+    /// then hides a broken installation, which a tool should say.
+    public var isClientUnavailable: Bool {
+        if case HTTPClientError.unavailable? = cause { return true }
+        return false
+    }
+
+    /// Whether the client refused a redirect (from https down to plain http, or to another
+    /// scheme): someone sent the request where the user did not ask it to go, which a tool
+    /// should say even when a cache serves.
+    public var isRefusedRedirect: Bool {
+        if case HTTPClientError.redirectRefused? = cause { return true }
+        return false
     }
 
     /// No usable response arrived.

@@ -16,9 +16,11 @@ public enum CacheSaveOutcome: Sendable {
     case saved
     /// Saving the feed failed with `error`; the cache holds whatever it held before.
     case failed(any Error)
-    /// The feed was not saved because the cache already holds a newer one, saved at `timestamp`
-    /// by another task or process while this feed was loading; a newer cache is never replaced
-    /// by an older one (``NewerCacheError``).
+    /// The feed was not saved because the cache already holds a newer one, stamped `timestamp`,
+    /// saved by another task or process while this feed was loading; a newer cache is never
+    /// replaced by an older one (``NewerCacheError``). Which is newer is up to the store (an event
+    /// log: which load began first, by the log's order); the stamps of clocks that disagree may
+    /// put `timestamp` before this feed's own.
     case superseded(by: Date)
 
     /// Whether the feed is in the cache now.

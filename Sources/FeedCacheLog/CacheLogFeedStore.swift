@@ -19,19 +19,28 @@ import Foundation
 /// Deleting or expiring an empty cache appends nothing: the log records what happened to a cache,
 /// not requests that changed nothing.
 ///
-/// A save (replace or insert) whose timestamp is older than the live cache's is refused with
-/// `NewerCacheError`: the log checks inside its write transaction, so the newest cache wins,
-/// not the last commit.
+/// A store made for one load, with ``since`` (the log's last seq read before the load's request),
+/// refuses a save (replace or insert) with `NewerCacheError` when the live cache is newer by the
+/// log's own order: its fetch began no earlier than the save's (each such put records its `since`),
+/// or, recording none, it landed after the save's fetch began. The log judges inside its write
+/// transaction, so the newest cache wins, not the last commit; the timestamps, from clocks that may
+/// disagree, only date the caches. A store without ``since`` knows nothing of when a fetch began:
+/// its saves land (the last to commit is live) and record no position, so that a later load
+/// judges them by when they landed.
 ///
 /// A put records its policy, the max age in the record's max-age field and the contract as the
 /// metadata entry `contract`, and the remote's validators as the entries `etag` and
-/// `last-modified`, with `url`, the resource they describe. A refresh (a put of the payload
+/// `last-modified`, with `url`, the resource they describe (and `validator-charset` when one of
+/// them is not ASCII). A refresh (a put of the payload
 /// already live) is stored as a reference to the earlier record, not as a second copy.
 public struct CacheLogFeedStore: FeedStore {
     /// The log the cache is kept in.
     public let log: EventLog
     /// The log key of this cache.
     public let key: String
+    /// The log's last seq when the fetch this store saves began (`EventLog.lastSeq()`, 0 with no
+    /// database yet); `nil` when the store does not know it.
+    public let since: UInt64?
     private let metadata: @Sendable () -> [String: String]
 
     /// Keeps the cache named `key` in `log`.
@@ -40,10 +49,14 @@ public struct CacheLogFeedStore: FeedStore {
     ///   - key: the log key of this cache, such as `films` or `search:people:sky`.
     ///   - metadata: more named strings for each put to record beside its policy, asked for at
     ///     the moment of the put: a paged search's cursor is known only once its page arrived.
-    public init(log: EventLog, key: String, metadata: @escaping @Sendable () -> [String: String] = { [:] }) {
+    ///   - since: for a store made for one load, the log's last seq read before its request: a
+    ///     save is then refused when a load that began no earlier has saved meanwhile. `nil` (the
+    ///     default): a save lands whatever it replaces, and the last to commit is live.
+    public init(log: EventLog, key: String, metadata: @escaping @Sendable () -> [String: String] = { [:] }, since: UInt64? = nil) {
         self.log = log
         self.key = key
         self.metadata = metadata
+        self.since = since
     }
 
     public func deleteCachedFeed(reason: FeedCache.DeletionReason) async throws {
@@ -56,22 +69,25 @@ public struct CacheLogFeedStore: FeedStore {
     }
 
     public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
-        try await append([put(feed, timestamp: timestamp, policy: policy, validators: validators)], stampedAt: timestamp)
+        try await append([put(feed, timestamp: timestamp, policy: policy, validators: validators)])
     }
 
     public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
         try await append(
-            [.delete(key: key, reason: .replaced), put(feed, timestamp: timestamp, policy: policy, validators: validators)],
-            stampedAt: timestamp)
+            [.delete(key: key, reason: .replaced), put(feed, timestamp: timestamp, policy: policy, validators: validators)])
     }
 
-    /// Appends a save of this key, unless the key's live cache is newer than `timestamp`: the
-    /// log compares the two inside its write transaction, so a save that began earlier and
-    /// committed later (another process's, or another task's) never replaces the newer cache.
+    /// Appends a save of this key, unless the key's live cache is newer by the log's order (with
+    /// ``since``): the log judges inside its write transaction, so a save whose fetch began earlier
+    /// and committed later (another process's, or another task's) never replaces the newer cache.
     ///
     /// - Throws: `NewerCacheError` when the save was refused, and what the log throws.
-    private func append(_ events: [Event], stampedAt timestamp: Date) async throws {
-        if case .superseded(let live) = try await log.append(events, unlessNewerThan: timestamp, liveAt: key) {
+    private func append(_ events: [Event]) async throws {
+        guard let since else {
+            try await log.append(events)
+            return
+        }
+        if case .superseded(let live) = try await log.append(events, unlessSupersededSince: since, liveAt: key) {
             throw NewerCacheError(timestamp: live.timestamp)
         }
     }
@@ -104,6 +120,10 @@ public struct CacheLogFeedStore: FeedStore {
             metadata[Self.etagName] = validators.etag
             metadata[Self.lastModifiedName] = validators.lastModified
             metadata[Self.resourceName] = validators.resource
+            // Only a value that is not ASCII reads differently as ISO-8859-1 and as UTF-8.
+            if [validators.etag, validators.lastModified].contains(where: { $0?.unicodeScalars.contains { !$0.isASCII } == true }) {
+                metadata[Self.validatorCharsetName] = Self.validatorCharset
+            }
         }
         return .put(key: key, payload: feed, timestamp: timestamp, maxAge: policy?.maxAge.timeInterval, metadata: metadata)
     }
@@ -117,18 +137,38 @@ public struct CacheLogFeedStore: FeedStore {
     /// (`ContractName/isBuiltIn`), with the value `cachelog`.
     public static let builtInMarkName = "contract-by"
     static let builtInMark = "cachelog"
-    /// The metadata names this store writes itself.
-    static let reservedNames: Set<String> = [contractName, builtInMarkName, etagName, lastModifiedName, resourceName]
+    /// The metadata names this store (or the log, `Event.sinceName`) writes itself.
+    static let reservedNames: Set<String> = [
+        contractName, builtInMarkName, etagName, lastModifiedName, resourceName, validatorCharsetName, Event.sinceName,
+    ]
     /// The metadata name under which a put records the remote's entity tag (HTTP `ETag`), verbatim.
     public static let etagName = "etag"
     /// The metadata name under which a put records the remote's `Last-Modified`, verbatim.
     public static let lastModifiedName = "last-modified"
     /// The metadata name under which a put records what its validators describe (the URL).
     public static let resourceName = "url"
+    /// The metadata name under which a put whose ETag or Last-Modified is not ASCII records that
+    /// they are the header's bytes read as ISO-8859-1 (each byte one character), with the value
+    /// `iso-8859-1`. A put without it was written when header bytes were read as UTF-8.
+    public static let validatorCharsetName = "validator-charset"
+    static let validatorCharset = "iso-8859-1"
 
-    /// The validators a put recorded, as its stored value's metadata carries them.
+    /// The validators a put recorded, as its stored value's metadata carries them: as the HTTP
+    /// client reads headers now, byte for byte as ISO-8859-1. A put written before that kept the
+    /// header's bytes read as UTF-8; its UTF-8 bytes, read as ISO-8859-1, are the bytes it was
+    /// sent as (and sent back as) then.
     private static func validators(metadata: [String: String]) -> CacheValidators {
-        CacheValidators(etag: metadata[etagName], lastModified: metadata[lastModifiedName], resource: metadata[resourceName])
+        let latin1 = metadata[validatorCharsetName] == validatorCharset
+        let value = { (name: String) in metadata[name].map { latin1 ? $0 : Self.readingUTF8AsLatin1($0) } }
+        return CacheValidators(etag: value(etagName), lastModified: value(lastModifiedName), resource: metadata[resourceName])
+    }
+
+    /// `text`'s UTF-8 bytes, each read as the ISO-8859-1 character of that number; ASCII stays as it is.
+    static func readingUTF8AsLatin1(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { !$0.isASCII }) else { return text }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: text.utf8.map { Unicode.Scalar($0) })
+        return String(scalars)
     }
 
     /// The policy a put recorded, as its live entry or stored value carries it: `nil` without a

@@ -48,7 +48,10 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 }
 
-/// One header field.
+/// One header field. Its name and value are the bytes on the wire read as ISO-8859-1 (each byte
+/// one character, U+0000 to U+00FF), as HTTP defines header bytes: a value holding any byte (an
+/// ETag of `"\u{FF}\u{FE}"`) is sent and received exactly. A value with a character past U+00FF
+/// is sent as UTF-8.
 public struct HTTPHeader: Sendable, Equatable {
     /// The field name.
     public var name: String
@@ -146,7 +149,7 @@ public struct HTTPResponse: Sendable {
         }
         // One request per connection keeps the server trivially correct; clients reconnect.
         lines.append("Connection: close")
-        return Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+        return Data(HeaderText.bytes(lines.joined(separator: "\r\n") + "\r\n\r\n"))
     }
 
     /// Framing headers come from the server so that they always match what is written.
@@ -171,5 +174,22 @@ public struct HTTPResponse: Sendable {
         case 503: "Service Unavailable"
         default: "Status"
         }
+    }
+}
+
+/// Header text and its bytes, byte for byte as ISO-8859-1.
+enum HeaderText {
+    /// `text` as ISO-8859-1 when every character is in it, else as UTF-8.
+    static func bytes(_ text: String) -> [UInt8] {
+        let scalars = text.unicodeScalars
+        guard scalars.allSatisfy({ $0.value <= 0xFF }) else { return Array(text.utf8) }
+        return scalars.map { UInt8(truncatingIfNeeded: $0.value) }
+    }
+
+    /// Each byte as the character of the same number.
+    static func text<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: bytes.lazy.map { Unicode.Scalar($0) })
+        return String(scalars)
     }
 }

@@ -337,9 +337,9 @@ private final class ServerCore: @unchecked Sendable {
             guard buffer.count <= Self.maxHeaderBytes, Socket.receive(fd, into: &buffer) else { return nil }
             headEnd = buffer.firstRange(of: separator)
         }
-        guard let headEnd,
-              let head = String(data: buffer[buffer.startIndex..<headEnd.lowerBound], encoding: .utf8)
-        else { return nil }
+        guard let headEnd else { return nil }
+        // Byte for byte: a header may hold any byte, which a test may want to see exactly.
+        let head = HeaderText.text(buffer[buffer.startIndex..<headEnd.lowerBound])
 
         let lines = head.components(separatedBy: "\r\n")
         let requestLine = lines.first?.split(separator: " ", omittingEmptySubsequences: true) ?? []

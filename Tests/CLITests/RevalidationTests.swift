@@ -105,9 +105,10 @@ struct RevalidationTests {
         #expect(puts.map(\.seq) == [2, 3])
         #expect(puts.map(\.reference) == [false, true])
         #expect(puts.map(\.payloadSeq) == [2, 2])
+        // The refresh's request began with the log at seq 2, the first save's put.
         #expect(puts.last?.metadata == [
             "contract": "films", "contract-by": "cachelog", "etag": #"W/"films-1""#, "last-modified": Self.lastModified,
-            "url": sandbox.url("/films.json"),
+            "url": sandbox.url("/films.json"), "since": "2",
         ])
 
         // Fresh again: offline, the cache serves with its new timestamp.

@@ -88,12 +88,13 @@ final class Sandbox: Sendable {
 
     /// The environment every child starts from: the test runner's, without anything that could
     /// change what the tool does (its own variables, NO_COLOR, proxies that would take loopback
-    /// requests elsewhere), and with a cache home inside the test's directory so that a run that
-    /// forgets `--db` never touches the real `~/.cache`.
+    /// requests elsewhere, a no_proxy that would keep a test's own proxy from being used), and
+    /// with a cache home inside the test's directory so that a run that forgets `--db` never
+    /// touches the real `~/.cache`.
     func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        for name in ["CACHELOG_DB", "CACHELOG_NOW", "NO_COLOR", "http_proxy", "HTTP_PROXY", "https_proxy",
-                     "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+        for name in ["CACHELOG_DB", "CACHELOG_NOW", "CACHELOG_LIBCURL", "NO_COLOR", "http_proxy", "HTTP_PROXY", "https_proxy",
+                     "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {
             environment.removeValue(forKey: name)
         }
         environment["XDG_CACHE_HOME"] = path("xdg-cache")

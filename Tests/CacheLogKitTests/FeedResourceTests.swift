@@ -122,29 +122,27 @@ struct FeedResourceTests {
         #expect(metrics.counters.allSatisfy { counter in counter.dimensions.map(\.0) == ["contract"] })
     }
 
-    /// A load that began first and finished last delivers its items but saves nothing, the
-    /// cache being newer than its items: it counts as a failed save, never as a save.
+    /// A load that began first and finished last delivers its items but saves nothing, a load
+    /// that began later having saved meanwhile: it counts as a failed save, never as a save.
     @Test func metrics_countASaveOnceWhenItLands_andASupersededSaveAsFailedNotSaved() async throws {
         let metrics = TestMetrics()
-        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        let world = try ClientWorld()
         let client = try world.client(CacheClient.Options(metrics: metrics))
-        let films = client.feed("films", at: world.url("/films.json"), contract: .films)
-        let began = world.clock.date
-        world.clock.advance(60)
-        let newer = try await films.load()
-        // The other load, replayed on the test's clock: its items are stamped when it began, and
-        // its remote answers once the newer cache is there (a cache stamped later than the
-        // saver's clock would not count as newer).
-        world.clock.set(began)
-        let clock = world.clock, landed = newer.timestamp
-        world.server.setHandler { _ in
-            clock.set(landed)
+        let answer = Gate()
+        defer { answer.open() }
+        world.server.setHandler { request in
+            if request.path == "/slow.json" { answer.wait() }
             return .json(Bodies.films)
         }
-        let older = try await films.load()
+
+        async let older = client.feed("films", at: world.url("/slow.json"), contract: .films).load()
+        try #require(await world.server.waitForRequests(count: 1), "the slow load never asked")
+        let newer = try await client.feed("films", at: world.url("/films.json"), contract: .films).load()
+        answer.open()
+        let refused = try await older
 
         #expect(newer.cacheSave == .saved)
-        #expect(older.cacheSave == .superseded(by: newer.timestamp))
+        #expect(refused.cacheSave == .superseded(by: newer.timestamp))
         #expect(try client.log().entry("films")?.timestamp == newer.timestamp)
         let dimensions = [("contract", "films")]
         #expect(try metrics.expectCounter("cachelog_saves_total", dimensions).totalValue == 1)
@@ -236,5 +234,76 @@ struct FeedResourceTests {
         #expect(refused.cacheSave == .superseded(by: newer.timestamp))
         #expect(!refused.isCached)
         #expect(try log.entry("films")?.timestamp == newer.timestamp)
+    }
+
+    /// As two processes whose clocks disagree: the first load begins (its request waits at a
+    /// gate), the second begins later, on a clock two days behind, and lands first. The first
+    /// lands last and keeps its hands off the second's cache, although its stamp is the later
+    /// one: which load is newer is the log's order, not what either clock said.
+    @Test func aLoadThatBeganFirstAndLandsLast_isSuperseded_whenTheLaterLoadsClockIsTwoDaysBehind() async throws {
+        try await expectTheFirstBegunLoadSuperseded(laterLoadsClock: -2 * 86_400)
+    }
+
+    /// The same with the later load's clock two days ahead: its cache is stamped in the future of
+    /// the first load's clock, which must not make the first load's save count as the newer one.
+    @Test func aLoadThatBeganFirstAndLandsLast_isSuperseded_whenTheLaterLoadsClockIsTwoDaysAhead() async throws {
+        try await expectTheFirstBegunLoadSuperseded(laterLoadsClock: 2 * 86_400)
+    }
+
+    /// A load that began after another had landed replaces its cache, even on a clock that says it
+    /// began a minute before that cache was stamped (and had passed that stamp when it saved).
+    @Test func aLoadThatBeganAfterAnotherLanded_replacesItsCache_evenOnAClockThatSaysItBeganEarlier() async throws {
+        let world = try ClientWorld()
+        let client = try world.client()
+        let began = world.clock.date
+        let clock = world.clock
+        world.server.setHandler { request in
+            guard request.path == "/one.json" else { return .json(Bodies.films) }
+            clock.set(began + 10)
+            return .json(Self.oneFilm)
+        }
+        _ = try await client.feed("films", at: world.url("/films.json"), contract: .films).load()
+        world.clock.set(began - 60)
+
+        let later = try await client.feed("films", at: world.url("/one.json"), contract: .films).load()
+
+        #expect(later.cacheSave == .saved)
+        #expect(try client.log().entry("films")?.timestamp == began - 60)
+    }
+
+    static let oneFilm = """
+        [{"id":"0440483e-ca0e-4120-8c50-4c8cd9b965d6","title":"Princess Mononoke","description":"Ashitaka","image":"https://example.com/mononoke.jpg","url":"https://example.com/films/0440483e"}]
+        """
+
+    /// One client, its clock moved as two processes' clocks would read: the first load begins at
+    /// the world's date; the second runs on a clock `offset` from it; the first saves on its own.
+    private func expectTheFirstBegunLoadSuperseded(laterLoadsClock offset: TimeInterval) async throws {
+        let world = try ClientWorld()
+        let client = try world.client()
+        let answer = Gate()
+        defer { answer.open() }
+        world.server.setHandler { request in
+            if request.path == "/slow.json" {
+                answer.wait()
+                return .json(Bodies.films)
+            }
+            return .json(Self.oneFilm)
+        }
+        let began = world.clock.date
+
+        async let first = client.feed("films", at: world.url("/slow.json"), contract: .films).load()
+        try #require(await world.server.waitForRequests(count: 1), "the first load never asked")
+        world.clock.set(began + offset)
+        let second = try await client.feed("films", at: world.url("/one.json"), contract: .films).load()
+        world.clock.set(began)
+        answer.open()
+        let refused = try await first
+
+        #expect(second.cacheSave == .saved && second.timestamp == began + offset)
+        #expect(refused.cacheSave == .superseded(by: began + offset))
+        #expect(!refused.isCached && refused.items.count == 2)
+        let live = try #require(try client.log().retrieve("films"))
+        #expect(live.timestamp == began + offset)
+        #expect(live.payload.contains(Data("Mononoke".utf8)))
     }
 }

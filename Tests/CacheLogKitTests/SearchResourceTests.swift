@@ -196,7 +196,10 @@ struct SearchResourceTests {
         #expect(error?.description.hasSuffix("cache expired (cached 2026-12-01T10:00:00Z, 30d old, max age 30d)") == true, "\(String(describing: error))")
     }
 
-    @Test func aSearchStartedEarlier_leavesAPersonLoadedSinceAsItIs() async throws {
+    /// The person's load runs on a clock a minute ahead of the search's, or two days behind it:
+    /// either way it began after the search and landed first, so the search leaves it as it is.
+    @Test(arguments: [60.0, -2 * 86_400.0])
+    func aSearchStartedEarlier_leavesAPersonLoadedSinceAsItIs(personsClock offset: TimeInterval) async throws {
         let world = try ClientWorld()
         let person = world.baseURL.absoluteString + "/people/1.json"
         let page = Bodies.people(["Luke Skywalker"], next: nil, base: world.baseURL)
@@ -210,18 +213,54 @@ struct SearchResourceTests {
             return .json(#"{"name":"Luke Skywalker (newer)","url":"\#(person)"}"#)
         }
         let client = try world.client()
+        let began = world.clock.date
 
-        // The search begins (its page waits for the gate); the person is loaded on its own a
-        // minute later and saved first; then the search's page is answered and saved.
+        // The search begins (its page waits for the gate); the person is loaded on its own,
+        // on the other clock, and saved first; then the search's page is answered and saved.
         async let search = client.search("sky", at: world.template("/people-{query}.json"), contract: .people).load()
         try #require(await world.server.waitForRequests(count: 1), "the search never asked")
-        world.clock.advance(60)
+        world.clock.set(began + offset)
         _ = try await client.object(at: URL(string: person)!, contract: .person).load()
+        world.clock.set(began)
         answer.open()
         let searched = try await search
 
         #expect(searched.isCached)
         #expect(try client.log().retrieve("object:" + person)?.payload.contains(Data("newer".utf8)) == true)
+        #expect(try client.log().entry("object:" + person)?.timestamp == began + offset)
+    }
+
+    /// The same search, loaded twice at once from two endpoints as two processes with clocks two
+    /// days apart would: the load that began first and lands last leaves the other's list.
+    @Test func aSearchThatBeganFirstAndLandsLast_isSuperseded_byOneThatBeganLaterOnAClockTwoDaysBehind() async throws {
+        let world = try ClientWorld()
+        let slowPage = Bodies.people(["Luke Skywalker"], next: nil, base: world.baseURL)
+        let page = Bodies.people(["Leia Organa"], next: nil, base: world.baseURL, idBase: 5)
+        let answer = Gate()
+        defer { answer.open() }
+        world.server.setHandler { request in
+            if request.path == "/slow-sky.json" {
+                answer.wait()
+                return .json(slowPage)
+            }
+            return .json(page)
+        }
+        let client = try world.client()
+        let began = world.clock.date
+
+        async let first = client.search("sky", at: world.template("/slow-{query}.json"), contract: .people).load()
+        try #require(await world.server.waitForRequests(count: 1), "the first search never asked")
+        world.clock.set(began - 2 * 86_400)
+        let second = try await client.search("sky", at: world.template("/people-{query}.json"), contract: .people).load()
+        world.clock.set(began)
+        answer.open()
+        let refused = try await first
+
+        #expect(second.isCached)
+        #expect(refused.cacheSave == .superseded(by: began - 2 * 86_400))
+        #expect(try client.log().retrieve("search:people:sky")?.payload.contains(Data("Leia".utf8)) == true)
+        // Its objects are left out with it: the whole save is refused.
+        #expect(try client.log().entry("object:" + world.baseURL.absoluteString + "/people/1.json") == nil)
     }
 
     @Test func searches_isTheHistory_theLastSearchFirst() async throws {

@@ -32,7 +32,7 @@ struct CacheLogFeedStoreTests {
         let database = try await TemporaryCacheLog()
         let forged = [
             "contract": "films", "contract-by": "cachelog", "etag": #""forged""#, "last-modified": "Tue, 01 Dec 2026 10:00:00 GMT",
-            "url": "https://example.com/films.json", "cursor": "2",
+            "url": "https://example.com/films.json", "cursor": "2", "since": "999",
         ]
         let store = CacheLogFeedStore(log: database.log, key: "films", metadata: { forged })
         let loader = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }, contract: "films")
@@ -50,6 +50,55 @@ struct CacheLogFeedStoreTests {
         try await database.log.append(
             CacheLogFeedStore.put(key: "batch", feed: Data("[]".utf8), timestamp: fixedCurrentDate, policy: nil, metadata: forged))
         #expect(try database.log.entry("batch")?.metadata == ["cursor": "2"])
+    }
+
+    /// Validators are header bytes read as ISO-8859-1: a save with one that is not ASCII says so,
+    /// and reads back as it was given.
+    @Test func save_ofValidatorsThatAreNotASCII_recordsTheirCharset_andReadsThemBackExactly() async throws {
+        let database = try await TemporaryCacheLog()
+        let store = CacheLogFeedStore(log: database.log, key: "films")
+        let validators = CacheValidators(etag: "\"\u{FF}\u{FE}\"", lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", resource: "https://example.com/f")
+        try await store.insert(Data("[]".utf8), timestamp: fixedCurrentDate, policy: nil, validators: validators)
+        #expect(try database.log.entry("films")?.metadata["validator-charset"] == "iso-8859-1")
+        #expect(try await store.retrieve()?.validators == validators)
+
+        let ascii = CacheValidators(etag: #""v1""#, resource: "https://example.com/f")
+        try await store.insert(Data("[]".utf8), timestamp: fixedCurrentDate + 1, policy: nil, validators: ascii)
+        #expect(try database.log.entry("films")?.metadata["validator-charset"] == nil)
+        #expect(try await store.retrieve()?.validators == ascii)
+    }
+
+    /// A put written when header bytes were read as UTF-8 has no charset entry: its values' UTF-8
+    /// bytes are the header's bytes, and read as ISO-8859-1 they go back as those bytes.
+    @Test func retrieve_ofValidatorsSavedAsUTF8_readsTheirBytesAsISO88591() async throws {
+        let database = try await TemporaryCacheLog()
+        try await database.log.append(.put(
+            key: "films", payload: Data("[]".utf8), timestamp: fixedCurrentDate,
+            metadata: ["etag": "\"é\"", "last-modified": "Tue, 01 Dec 2026 10:00:00 GMT", "url": "https://example.com/f"]))
+        let cached = try #require(try await CacheLogFeedStore(log: database.log, key: "films").retrieve())
+        #expect(cached.validators == CacheValidators(etag: "\"\u{C3}\u{A9}\"", lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", resource: "https://example.com/f"))
+    }
+
+    /// Two loads' stores, as two processes whose clocks disagree would make them: each is told how
+    /// far the log had got before its request. The load that began first and saves last is
+    /// refused, although its stamp is two days later; a load that began after that save replaces
+    /// it, although its stamp is earlier still.
+    @Test func aStoreMadeForOneLoad_isRefused_whenALoadThatBeganNoEarlierSavedMeanwhile_whateverTheStamps() async throws {
+        let database = try await TemporaryCacheLog()
+        let log = database.log
+        let first = CacheLogFeedStore(log: log, key: "films", since: try log.lastSeq())
+        let second = CacheLogFeedStore(log: log, key: "films", since: try log.lastSeq())
+        let behind = fixedCurrentDate - 2 * 86_400
+        try await LocalFeedLoader<TestItem>(store: second, currentDate: { behind }).save(uniqueItems())
+
+        await #expect(throws: NewerCacheError(timestamp: behind)) {
+            try await LocalFeedLoader<TestItem>(store: first, currentDate: { fixedCurrentDate }).save(uniqueItems())
+        }
+        #expect(try log.entry("films")?.timestamp == behind && log.entry("films")?.since == 0)
+
+        let third = CacheLogFeedStore(log: log, key: "films", since: try log.lastSeq())
+        try await LocalFeedLoader<TestItem>(store: third, currentDate: { behind - 86_400 }).save(uniqueItems())
+        #expect(try log.entry("films")?.timestamp == behind - 86_400 && log.entry("films")?.since == 2)
     }
 
     @Test func validate_onAnExpiredCache_appendsAnExpireWithTheJudgedTimestampAndMaxAge() async throws {

@@ -5,7 +5,9 @@ import TestSupport
 import Testing
 
 /// What only CurlHTTPClient promises: TLS failures that say what failed, a CA file of one's own,
-/// the User-Agent, a transfer that stops when cancelled, and a clear error without libcurl.
+/// the User-Agent, a transfer that stops when cancelled, a clear error without libcurl, redirects
+/// that never leave https for http, proxies named when they fail, bodies decoded only when whole,
+/// and header bytes kept exactly.
 @Suite("CurlHTTPClient", .timeLimit(.minutes(3)))
 struct CurlHTTPClientTests {
     static let body = #"{"genres":[{"id":1,"name":"Comedy"}]}"#
@@ -112,6 +114,124 @@ struct CurlHTTPClientTests {
 
             let loaderError = await caughtError { try await RemoteLoader(url: baseURL, client: client, mapper: GenresMapper.map).load() }
             #expect("\(loaderError.map { "\($0)" } ?? "")".hasPrefix("remote not asked: libcurl could not be loaded"))
+        }
+    }
+
+    @Test
+    func https_withCACertificatesRead_deliversTheBody() async throws {
+        let server = try await TLSTestServer(body: Self.body)
+        let certificates = try PEMCertificates(contentsOfFile: server.certificateFile)
+        let client = CurlHTTPClient(userAgent: "cachelog-tests/1", timeout: .seconds(20), caCertificates: certificates)
+        let (data, response) = try await client.get(from: server.url("/genres"))
+        #expect(response.statusCode == 200)
+        #expect(data == json(Self.body))
+        await server.stop()
+    }
+
+    @Test
+    func aRedirectFromHTTPSToHTTP_throwsRedirectRefused_withoutAskingTheHTTPServer() async throws {
+        let server = try await TLSTestServer(body: Self.body)
+        try await withServer({ _ in .json(Self.body) }) { plain, baseURL in
+            let target = baseURL.absoluteString + "/genres"
+            let redirect = server.redirect(to: target)
+            let error = await caughtError { try await client(caFile: server.certificateFile).get(from: redirect) }
+            #expect(error as? HTTPClientError == .redirectRefused(from: redirect, to: target))
+            #expect("\(error.map { "\($0)" } ?? "")" == "redirect to \(target) refused: it leaves https for plain http")
+            #expect(plain.requestCount == 0)
+
+            let loaderError = await caughtError {
+                try await RemoteLoader(url: redirect, client: client(caFile: server.certificateFile), mapper: GenresMapper.map).load()
+            }
+            let remote = try #require(loaderError as? RemoteLoaderError)
+            #expect(remote == .connectivity)
+            #expect(remote.description == "remote redirect to \(target) refused: it leaves https for plain http")
+        }
+        await server.stop()
+    }
+
+    @Test
+    func aNotModifiedWithALocation_isDeliveredAsItCame() async throws {
+        try await withServer({ _ in HTTPResponse(status: 304, headers: [HTTPHeader("Location", "/elsewhere")]) }) { server, baseURL in
+            let (_, response) = try await client().get(from: baseURL)
+            #expect(response.statusCode == 304)
+            #expect(server.requests.map(\.path) == ["/"])
+        }
+    }
+
+    @Test
+    func aProxyThatCannotBeReached_throwsProxyFailed_namingIt() async throws {
+        let dead = try DeadPort.shared().port
+        try await withServer({ _ in .json(Self.body) }) { server, baseURL in
+            let client = CurlHTTPClient(userAgent: "cachelog-tests/1", proxy: .init(server: .url("http://who:pw@127.0.0.1:\(dead)")))
+            let error = await caughtError { try await client.get(from: baseURL) }
+            guard case .proxyFailed(let proxy, let code, _)? = error as? HTTPClientError else {
+                Issue.record("expected proxyFailed, got \(String(describing: error))")
+                return
+            }
+            #expect(proxy == "http://127.0.0.1:\(dead)")
+            #expect(code == .cannotConnectToHost)
+            #expect(server.requestCount == 0)
+        }
+    }
+
+    @Test
+    func headerBytes_goBothWaysExactly() async throws {
+        let etag = "\"\u{FF}\u{FE}\u{80}\""
+        try await withServer({ _ in HTTPResponse(status: 200, headers: [HTTPHeader("ETag", etag)], body: json(Self.body)) }) { server, baseURL in
+            let (_, response) = try await client().get(from: baseURL, headers: ["If-None-Match": etag])
+            #expect(response.value(forHTTPHeaderField: "ETag") == etag)
+            #expect(server.requests.first?.header("If-None-Match") == etag)
+            #expect(HTTPValidators(response: response).requestHeaders["If-None-Match"] == etag)
+        }
+    }
+
+    /// Bodies as servers encode them: each decodes to the same JSON.
+    static let encodings: [(coding: String, body: Data)] = [
+        ("gzip", Compressed.gzip(json(body))),
+        ("x-gzip", Compressed.gzip(json(body))),
+        ("deflate", Compressed.deflate(json(body))),
+        ("deflate", Compressed.rawDeflate(json(body))),
+        // Two gzip members, as RFC 1952 allows.
+        ("gzip", Compressed.gzip(json(String(body.prefix(10)))) + Compressed.gzip(json(String(body.dropFirst(10))))),
+        ("identity", json(body)),
+    ]
+
+    @Test(arguments: 0..<encodings.count)
+    func anEncodedBody_isDecoded(_ index: Int) async throws {
+        let (coding, encoded) = Self.encodings[index]
+        try await withServer({ _ in HTTPResponse(status: 200, headers: [HTTPHeader("Content-Encoding", coding)], body: encoded) }) { _, baseURL in
+            let (data, _) = try await client().get(from: baseURL)
+            #expect(data == json(Self.body), "\(coding)")
+        }
+    }
+
+    @Test
+    func aBodyThatDoesNotDecode_throwsCannotDecodeContentData() async throws {
+        let gzip = Compressed.gzip(json(Self.body))
+        let broken: [(coding: String, body: Data, message: String)] = [
+            ("gzip", Data(gzip.dropLast(8)), "the gzip body is truncated: it ends before its gzip stream does"),
+            ("gzip", Data(gzip.dropLast(20)), "the gzip body is truncated: it ends before its gzip stream does"),
+            ("gzip", gzip + Data("junk".utf8), "the gzip body is corrupt: incorrect header check"),
+            ("gzip", json(Self.body), "the gzip body is corrupt: incorrect header check"),
+            ("deflate", Compressed.deflate(json(Self.body)) + Data([0]), "the deflate body is corrupt: data follows the end of the stream"),
+            ("br", json(Self.body), "the body's content encoding 'br' is not one this client decodes (gzip, deflate)"),
+        ]
+        for (coding, body, message) in broken {
+            try await withServer({ _ in HTTPResponse(status: 200, headers: [HTTPHeader("Content-Encoding", coding)], body: body) }) { _, baseURL in
+                let error = await caughtError { try await client().get(from: baseURL) }
+                #expect(error as? HTTPClientError == .transport(code: .cannotDecodeContentData, message: message), "\(coding)")
+            }
+        }
+    }
+
+    @Test
+    func anEncodedBody_isLimitedByItsDecodedSize() async throws {
+        let decoded = Data(repeating: 0x20, count: 100_000)
+        try await withServer({ _ in HTTPResponse(status: 200, headers: [HTTPHeader("Content-Encoding", "gzip")], body: Compressed.gzip(decoded)) }) { _, baseURL in
+            let under = try await CurlHTTPClient(userAgent: "t/1", maxBodySize: 100_000).get(from: baseURL)
+            #expect(under.0 == decoded)
+            let error = await caughtError { try await CurlHTTPClient(userAgent: "t/1", maxBodySize: 99_999).get(from: baseURL) }
+            #expect(error as? HTTPClientError == .bodyTooLarge(limit: 99_999))
         }
     }
 }

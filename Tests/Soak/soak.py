@@ -67,6 +67,7 @@ SEARCH_MAX_AGE = 30 * 86400  # load --help: the verses contract's max age
 # goes backward): a warning, not a failure.
 CLOCK_WARNING = "is before the last recorded event"
 NOT_CACHED = "not cached"  # a save that did not happen says so on stderr (load, image)
+NEWER = "a newer cache"  # …and why, when a newer cache was saved during the load
 
 
 # --------------------------------------------------------------------------------------------
@@ -133,6 +134,22 @@ def is_fresh(ts, recorded_at, now, max_age):
     never is."""
     trusted = trusted_timestamp(ts, recorded_at)
     return math.isfinite(trusted) and trusted <= now < trusted + max_age
+
+
+def supersedes(live, position):
+    """Format.md, "When a put's fetch began": whether the live put `live` (a Rec) is newer, by the
+    log's order, than a save whose fetch began when the log's last seq was `position`: its own
+    fetch began at or after it (of two that began with nothing appended between them, the first
+    to land stays), or, recording none, it landed after it. The cache timestamps play no part."""
+    return live.since >= position if live.since is not None else live.seq > position
+
+
+def batch_start(snap, put):
+    """The first seq of the save that wrote `put`: its delete (replaced) just before it, or itself
+    (a refresh is a lone put)."""
+    prior = snap.events.get(put.seq - 1)
+    whole = prior is not None and prior.framing_ok and prior.kind == DELETE and prior.key == put.key and prior.reason == 1
+    return put.seq - 1 if whole else put.seq
 
 
 def problem_lines(err):
@@ -484,6 +501,23 @@ class Rec:
         return self.max_age if self.flags & 4 else UNRECORDED_MAX_AGE
 
     @property
+    def since_recorded(self):
+        """Format.md, "When a put's fetch began": the put's `since` entry as written (an int, the
+        log's last seq when the fetch of its payload began), None without one or when it is not
+        decimal digits."""
+        text = (self.metadata or {}).get("since")
+        if text is None or not re.fullmatch(r"[0-9]{1,20}", text) or int(text) >= 1 << 64:
+            return None
+        return int(text)
+
+    @property
+    def since(self):
+        """The `since` a later save is judged against: as recorded, or the seq before the put's
+        own when it is at or past it (no fetch can have begun there)."""
+        value = self.since_recorded
+        return None if value is None else min(value, max(self.seq - 1, 0))
+
+    @property
     def metadata(self):
         """Format.md, "The policy a put was saved under": {name: value} (text), {} without the
         block, None when it does not parse."""
@@ -602,6 +636,8 @@ class Snap:
         self.seqs = sorted(self.events)
         self.last = u64(self.meta[b"lastSeq"]) if len(self.meta.get(b"lastSeq", b"")) == 8 else 0
         self.base = u64(self.meta[b"baseSeq"]) if len(self.meta.get(b"baseSeq", b"")) == 8 else 0
+        raw = self.meta.get(b"lastRecordedAt", b"")
+        self.last_recorded_at = struct.unpack(">d", raw)[0] if len(raw) == 8 else float("nan")
         self.stored = {}
         self.malformed = set()
         for key, raw in self.state.items():
@@ -701,11 +737,12 @@ class Snap:
             raise OracleError(rec.seq, "payload is not JSON")
         return items, rec.ts, rec.seq, rec
 
-    def readable_live_ts(self, key):
-        """The cache timestamp a save of `key` is compared with (a save never replaces a newer
-        cache): the live entry's, when it reads back; None when there is none or it cannot be
-        read (an unreadable entry counts as none: the save replaces it). OracleError when the
-        engine cannot know it: a damaged row, and the base checkpoint its fold starts from too."""
+    def judged_live_put(self, key):
+        """The live put a save of `key` is judged against (a save never replaces a newer cache):
+        the put the state row names, or, for a row that does not decode, the one the fold gives;
+        None when there is none, or when the record at its seq is no put of the key with the row's
+        timestamp (no cache to keep). OracleError when the engine cannot know it: a damaged row,
+        and the base checkpoint its fold starts from too."""
         if key in self.malformed:
             if self.base_checkpoint_damaged or self.base_state() is None:
                 raise OracleError(self.base, "damaged state row and base checkpoint")
@@ -714,14 +751,10 @@ class Snap:
             entry = self.stored.get(key)
         if entry is None:
             return None
-        try:
-            self.payload(entry[0], key)
-        except OracleError:
+        r = self.events.get(entry[0])
+        if r is None or not r.framing_ok or r.kind != PUT or r.key != key or r.ts_bits != entry[1]:
             return None
-        # Judged as the engine judges it: from when its put was recorded, if stamped later.
-        recorded = self.events[entry[0]].recorded_at if entry[0] in self.events else float("nan")
-        ts = entry_ts(entry)
-        return min(ts, recorded) if math.isfinite(recorded) else ts
+        return r
 
     def last_record(self):
         """The last record in the log (what the binary compares --now with), or None."""
@@ -998,10 +1031,13 @@ class Key:
 
 
 class Save:
-    """A load that reported its feed cached: it must be in the log as a put of these items."""
+    """A load that reported its feed cached: it must be in the log as a put of these items,
+    recording as `since` the seq before its batch ("alone": no other process wrote meanwhile),
+    or one from `since` (a seq) up to below its own."""
 
-    def __init__(self, key, ts, items, cmd, step):
+    def __init__(self, key, ts, items, cmd, step, since=None):
         self.key, self.ts, self.items, self.cmd, self.step = key, ts, items, cmd, step
+        self.since = since
         self.seq = None
 
 
@@ -1249,28 +1285,32 @@ class Run:
         return ("cache", items, ts, rec)
 
     @staticmethod
-    def expected_save(snap, key_bytes, ts, now=None):
-        """A save never replaces a newer cache: 'superseded' when the live entry that reads back
-        was stamped later than `ts` (judged from its recording, if stamped later than that), else
-        'saved' (an unreadable entry is no cache to keep). A live entry stamped later than the
-        saving process's clock (`now`, its --now: the save's own stamp) cannot be trusted and keeps
-        nothing from being saved, so with fixed clocks every save lands: the last one wins."""
+    def expected_save(snap, key_bytes, position):
+        """A save never replaces a newer cache, by the log's order: 'superseded' when the live
+        put it is judged against (Snap.judged_live_put) began its fetch at or after `position`,
+        the log's last seq when the save's request began, or, recording none, landed after it;
+        else 'saved'. The stamps (and so the clocks that took them) play no part. A load run
+        alone begins at the snapshot's last seq, which no live put is past: it saves."""
         try:
-            live = snap.readable_live_ts(key_bytes)
+            live = snap.judged_live_put(key_bytes)
         except OracleError:
             return None  # either: the engine cannot tell the live entry, and may count it as none
-        now = ts if now is None else now
-        return "superseded" if live is not None and ts < live <= now else "saved"
+        return "superseded" if live is not None and supersedes(live, position) else "saved"
 
-    def check_clock_warning(self, o, snap, now):
+    def check_clock_warning(self, o, snap, now, beside=False):
         """A writer whose --now is before the last recorded event says so on stderr (what it
-        appends is recorded at that later time); one whose clock is not behind does not."""
+        appends is recorded at that later time); one whose clock is not behind does not. `beside`:
+        other writers ran at once, and one that appended first recorded its events at the log's
+        last recorded time (meta), which a compaction or a deleted record may have left later
+        than the last record's: a warning is then no failure."""
         if o.killed or o.rc not in (0, 1, 3) or not snap.exists:
             return
         last = snap.last_record()
         if last is None or not last.intact or not math.isfinite(last.recorded_at) or not in_range(now):
             return
         behind = last.recorded_at > now
+        if beside and not behind and CLOCK_WARNING in o.err and snap.last_recorded_at > now:
+            return
         if behind:
             self.met("clock behind the log")
         self.fail((CLOCK_WARNING in o.err) == behind, "clock-warning", "--now %s, the last record (seq %d) was recorded at %s: %s" % (
@@ -1304,7 +1344,7 @@ class Run:
             self.fail(report.get("key") == key.name, "load-output",
                       "reported key %r, asked for %r" % (short(report.get("key")), short(key.name)), o)
         if candidates is None:
-            self.check_clock_warning(o, snap, now)
+            self.check_clock_warning(o, snap, now, beside=plan.get("beside", False))
         hits = plan["hits"]()
         if plan["strategy"] == "cache-first" and candidates is None:
             want = self.expect_fallback(snap, key, now, max_age)
@@ -1318,7 +1358,7 @@ class Run:
         fits = len(key.bytes) <= MAX_KEY_BYTES
         if remote_ok:
             save_ts = plan.get("save_ts", now)
-            want_save = plan["save"] if "save" in plan else self.expected_save(snap, key.bytes, save_ts)
+            want_save = plan["save"] if "save" in plan else self.expected_save(snap, key.bytes, snap.last)
             self.fail(hits == 1, "load-requests", "an answered request was sent %d times" % hits, o)
             if o.rc == 0 and report is not None:
                 self.fail(report.get("source") == "remote", "load-outcome",
@@ -1334,13 +1374,17 @@ class Run:
                 cached = report.get("cached", True)
                 self.fail(isinstance(cached, bool), "load-output", "'cached' is %r, not a boolean" % (cached,), o)
                 if cached is True:
-                    self.pending.append(Save(key, save_ts, plan["items"], o.cmd, self.soak.step))
+                    # Its request began with the log where its own save starts (alone), or at the
+                    # snapshot's last seq or later (beside other writers): what its put records.
+                    self.pending.append(Save(key, save_ts, plan["items"], o.cmd, self.soak.step,
+                                             since="alone" if candidates is None else snap.last))
                     self.fail(fits, "unsaved-reported-cached",
                               "a %d-byte key (over LMDB's %d) cannot be saved, yet load says it cached it (exit 0%s)"
                               % (len(key.bytes), MAX_KEY_BYTES, "" if "cached" in report else ", no 'cached' field"), o)
                     if want_save == "superseded":
-                        self.fail(False, "older-save-cached", "a save stamped %s replaced the newer cache of %r (stamped %s)" % (
-                            iso(save_ts), short(key.name), iso(snap.readable_live_ts(key.bytes))), o)
+                        live = snap.judged_live_put(key.bytes)
+                        self.fail(False, "older-save-cached", "a save whose request began at seq %d replaced the newer cache of %r "
+                                  "(seq %d, its fetch begun at %s)" % (snap.last, short(key.name), live.seq, live.since), o)
                 else:
                     self.fail(False, "load-outcome", "exit 0 although the feed was not cached", o)
             elif o.rc != 0:
@@ -1353,14 +1397,14 @@ class Run:
                 if want_save == "superseded" and fits:
                     self.met("older save refused")
                     # The older save writes nothing, says so, and still prints what the remote sent.
-                    self.fail(NOT_CACHED in o.err, "superseded-save", "a save older than the live cache: exit %d without "
-                              "saying the items were not cached" % o.rc, o)
+                    self.fail(NOT_CACHED in o.err and NEWER in o.err, "superseded-save", "a save older than the live cache: exit %d "
+                              "without saying the items were not cached for a newer cache" % o.rc, o)
                     if report is not None:
                         self.fail(report.get("source") == "remote" and same_json(report.get("items"), plan["items"]),
                                   "superseded-save", "a save older than the live cache printed source %r, items %s" % (
                                       report.get("source"), short(report.get("items"))), o)
                 elif want_save == "saved" and fits and not self.disk_limited:
-                    refused = "newer cache" in o.err
+                    refused = NEWER in o.err
                     why = ""
                     if refused:
                         live = snap.stored.get(key.bytes)
@@ -1449,6 +1493,7 @@ class Run:
                 key = shared if self.rng.random() < 0.5 else self.key_for()
                 mode = self.rng.choices(["ok", "slow", "500", "unreachable"], [60, 15, 15, 10])[0]
                 cmd, plan = self.plan_load(key, mode, retries=0)
+                plan["beside"] = True
                 jobs.append(("load", cmd, plan))
             else:
                 what = self.rng.choice(["verify", "state", "replay", "stats", "audit", "validate", "compact", "rebuild", "follow"])
@@ -1474,13 +1519,15 @@ class Run:
                 else:
                     cmd = self.cmd("replay", "--follow", "--format", "jsonl")
                 jobs.append((what, cmd, None))
-        # A save never replaces a newer cache: the loads all have this step's clock, so none
-        # replaces another; one older than the live entry writes nothing, unless a validate
-        # beside it removes that entry first.
+        # A save never replaces a newer cache, by the log's order: every request here begins
+        # with the log at the snapshot's last seq or later, so no live put of the snapshot is
+        # newer, and a load alone on its key saves; of loads of one key that overlap, the one
+        # that lands first saves and a later one may be refused (which is checked after).
         for what, _, plan in jobs:
             if what == "load":
-                plan["save"] = self.expected_save(snap, plan["key"].bytes, self.now)
-                if plan["save"] == "superseded" and any(j[0] == "validate" for j in jobs):
+                plan["save"] = self.expected_save(snap, plan["key"].bytes, snap.last)
+                if any(other is not plan and other["key"].bytes == plan["key"].bytes and other["mode"] in ("ok", "slow")
+                       for w, _, other in jobs if w == "load"):
                     plan["save"] = None
         victim = self.rng.randrange(len(jobs)) if self.rng.random() < 0.35 else None
         delay = self.rng.uniform(0.0, 0.4)
@@ -1501,6 +1548,7 @@ class Run:
         for r in follow:
             self.runner.kill(r, signal.SIGINT)
         outcomes = [self.runner.finish(r) for r in running]
+        self.check_refusals([(plan, o) for (what, _, plan), o in zip(jobs, outcomes) if what == "load"], snap)
         writers = {}
         for (what, _, plan), o in zip(jobs, outcomes):
             if what == "load" and plan["mode"] in ("ok", "slow"):
@@ -1567,6 +1615,8 @@ class Run:
         running = [self.runner.launch(cmd, self.dir) for cmd, _ in jobs]
         outcomes = [self.runner.finish(r) for r in running]
         empty = Snap(self.db + ".none", {})
+        loads = [(plan, o) for (_, plan), o in zip(jobs, outcomes) if plan is not None]
+        self.check_refusals(loads, empty)
         for (cmd, plan), o in zip(jobs, outcomes):
             self.basic(o)
             if plan is None:
@@ -1574,7 +1624,12 @@ class Run:
                 self.fail(o.rc == 0 or o.rc == 1 and "no CacheLog database" in o.err, "concurrent-first-open",
                           "a reader while %d processes create the database: exit %d" % (n, o.rc), o)
                 continue
-            if not self.fail(o.rc == 0, "concurrent-first-open",
+            # Two loads of one key, both begun on the empty log: the first to land stays, and the
+            # other is refused (exit 1; check_refusals judged it).
+            shared = any(other is not plan and other["key"].bytes == plan["key"].bytes for other, _ in loads)
+            if shared:
+                plan["save"] = None
+            if not self.fail(o.rc == 0 or shared and o.rc == 1 and NEWER in o.err, "concurrent-first-open",
                              "%d processes creating one database at once: exit %d" % (n, o.rc), o):
                 continue
             self.judge_load(o, plan, empty, candidates=[plan["items"]])
@@ -1958,8 +2013,9 @@ class Run:
     def step_future_save(self):
         """A save with the clock ahead, then reads with the clock back where it was: a cache
         stamped in the future is never fresh. Remote first falls back to nothing, cache first
-        asks the remote (whose save is older, so it writes nothing), state calls it not fresh,
-        validate expires it; until then it is the newer cache, which no older save replaces."""
+        asks the remote, state calls it not fresh, validate expires it. A later load replaces it
+        whatever its stamp: its request began after that cache landed, which the log's order
+        says, and no clock."""
         key = self.key_for()
         ahead = self.rng.choice([1, 90, 3600, self.max_age, 30 * 86400, 400 * 86400])
         self.step_load(key=key, mode="ok", same=False, retries=0, strategy="remote-first", now=self.now + ahead)
@@ -1978,33 +2034,33 @@ class Run:
 
     def step_race_clocks(self):
         """Concurrent saves of one key by processes with different clocks (a fixed --now each).
-        Each process judges the live cache by its own clock: one stamped later than that clock
-        cannot be trusted, and keeps nothing from being saved, so with fixed clocks every save
-        lands (the last to commit is the live one) and reports it was cached; one whose live cache
-        is newer and trusted by its clock (stamped at or before it) is refused, writes nothing and
-        exits 1. The log gains one put per save reported cached."""
+        Which save is newer is the log's order, never a clock: every request begins with the log
+        at the snapshot's last seq or later, so no live put of the snapshot refuses a save; the
+        first to land saves, and one that lands after a put whose request began no earlier than
+        its own is refused (exit 1, "a newer cache" on stderr, nothing written), whatever the
+        clocks say. check_refusals judges the refusals, check() the order of the puts that
+        landed; the log gains one put per save reported cached."""
         snap = self.snap
         key = self.key_for()
         if len(key.bytes) > MAX_KEY_BYTES:
             return
         try:
-            snap.readable_live_ts(key.bytes)
+            snap.judged_live_put(key.bytes)
         except OracleError:
             return
-        offsets = [self.rng.choice([0, 0, -1, 1, -90, 90, -3600, 3600, -86400, -self.max_age, self.max_age // 2])
+        offsets = [self.rng.choice([0, 0, -1, 1, -90, 90, -3600, 3600, -86400, 86400, -2 * 86400, 2 * 86400,
+                                    -self.max_age, self.max_age // 2])
                    for _ in range(self.rng.randint(2, 4))]
         jobs = [self.plan_load(key, self.rng.choice(["ok", "ok", "slow"]), same=False, now=self.now + off) for off in offsets]
         for _, plan in jobs:
-            # What another of these saves left live, if it committed first, is judged by this
-            # process's clock too: newer and trusted only if stamped exactly at it. The snapshot's
-            # live entry is judged here; the others, by the order of the commits.
-            plan["save"] = "superseded" if self.expected_save(snap, key.bytes, plan["now"]) == "superseded" else None
+            plan["save"] = None  # the order of the requests and of the commits decides
         if self.soak.verbose:
             for cmd, _ in jobs:
                 print("    & " + cmd.shell(self.soak.display), flush=True)
         self.met("concurrent saves with clocks apart")
         running = [self.runner.launch(cmd, self.dir) for cmd, _ in jobs]
         outcomes = [self.runner.finish(r) for r in running]
+        self.check_refusals([(plan, o) for (_, plan), o in zip(jobs, outcomes)], snap)
         candidates = [plan["items"] for _, plan in jobs]
         saved = []
         for (cmd, plan), o in zip(jobs, outcomes):
@@ -2018,9 +2074,30 @@ class Run:
         clocks = ", ".join(iso(plan["now"]) for _, plan in jobs)
         self.fail(len(puts) == len(saved), "race-clocks", "%d loads of %r (clocks %s) reported their feed cached; the log gained %d puts" % (
             len(saved), short(key.name), clocks, len(puts)), cmd=jobs[0][0])
-        if saved:
-            last = max(saved, key=lambda plan: plan["now"])
-            key.last_body, key.last_items = last["body"], last["items"]
+        if puts:
+            try:
+                items = json.loads(after.payload(puts[-1].seq, key.bytes))
+            except (OracleError, ValueError):
+                items = None
+            live = next((plan for plan in saved if items is not None and same_json(plan["items"], items)), None)
+            if live is not None:
+                key.last_body, key.last_items = live["body"], live["items"]
+
+    def check_refusals(self, loads, snap):
+        """Loads (plan, outcome) that ran at once, from `snap`: one refused for a newer cache
+        (exit 1, "a newer cache" on stderr) must have met a put of its key that landed while it
+        ran, after the snapshot: its request began with the log at the snapshot's last seq or
+        later, and no put of the snapshot began its fetch there (so of loads of one key whose
+        remote answered, the first to land saves)."""
+        after = self.read()
+        landed = {after.events[q].key for q in after.seqs if q > snap.last and after.events[q].kind == PUT}
+        for plan, o in loads:
+            if o.killed or o.rc != 1 or NEWER not in o.err:
+                continue
+            self.met("concurrent save refused for a newer cache")
+            self.fail(plan["key"].bytes in landed, "superseded-save",
+                      "a load of %r was refused for a newer cache, yet no put of the key landed while it ran (the log went "
+                      "from seq %d to %d)" % (short(plan["key"].name), snap.last, after.last), o)
 
     # -- images
 
@@ -2087,14 +2164,15 @@ class Run:
             self.fail(o.rc == 3 and not new, "image", "no fresh cached image and the remote sent %s: exit %d, appended %d records, "
                       "expected exit 3 and nothing written" % ("HTTP 500" if mode == "500" else "no bytes", o.rc, len(new)), o)
             return
-        want = self.expected_save(snap, key, now)
+        want = self.expected_save(snap, key, snap.last)
         self.met("image from the remote")
         if want == "superseded":
             self.met("older save refused")
+            live = snap.judged_live_put(key)
             self.fail(o.rc == 1 and report.get("cached") is False and report.get("source") == "remote" and NOT_CACHED in o.err
-                      and not new, "superseded-save", "an image older than the cached copy (stamped %s): exit %d, %s, appended %d "
-                      "records; expected exit 1, cached false, nothing written" % (
-                          iso(snap.readable_live_ts(key)), o.rc, short(o.out), len(new)), o)
+                      and not new, "superseded-save", "an image older than the cached copy (seq %d, its fetch begun at %s): exit %d, "
+                      "%s, appended %d records; expected exit 1, cached false, nothing written" % (
+                          live.seq, live.since, o.rc, short(o.out), len(new)), o)
             return
         if not self.fail(o.rc == 0 and report.get("cached") is True and report.get("source") == "remote"
                          and report.get("bytes") == len(body), "image", "an image from the remote (%d bytes): exit %d, %s" % (
@@ -2105,6 +2183,10 @@ class Run:
         self.fail(ts is not None and abs(ts - now) < 0.001, "image", "timestamp %r, the clock was %s" % (report.get("timestamp"), iso(now)), o)
         puts = [r for r in new if r.kind == PUT and r.key == key]
         ok = len(puts) == 1 and abs(puts[0].ts - now) < 0.001
+        if len(puts) == 1:
+            began = batch_start(after, puts[0]) - 1
+            self.fail(puts[0].since_recorded == began, "since-recorded", "the image's put (seq %d) records since %r; its "
+                      "request began with the log at seq %d" % (puts[0].seq, (puts[0].metadata or {}).get("since"), began), o)
         try:
             ok = ok and after.payload(puts[0].seq, key) == body
         except OracleError:
@@ -2616,7 +2698,7 @@ class Run:
             self.disk_limited = False
         self.check()
         # With room again the same save works.
-        older = self.expected_save(self.snap, key.bytes, self.now) == "superseded"
+        older = self.expected_save(self.snap, key.bytes, self.snap.last) == "superseded"
         o2, _ = self.step_load(key=key, mode="ok", same=False, strategy="remote-first")
         self.fail(o2.rc == 0 or older, "full-disk", "after the disk has room again a save: exit %d" % o2.rc, o2)
 
@@ -2628,7 +2710,7 @@ class Run:
                 "L" * (MAX_KEY_BYTES + 1), "é" * 256, "k:" + "🎬" * 127 + "xy"])  # 512 bytes
             key = Key(name, "genres")
             self.keys.append(key) if len(key.bytes) <= MAX_KEY_BYTES else None
-            older = self.expected_save(self.snap, key.bytes, self.now) == "superseded"
+            older = self.expected_save(self.snap, key.bytes, self.snap.last) == "superseded"
             o, plan = self.step_load(key=key, mode="ok", strategy="remote-first")
             if len(key.bytes) > MAX_KEY_BYTES:
                 self.fail(o.rc != 0, "unsaved-reported-cached", "a %d-byte key: load exit 0" % len(key.bytes), o)
@@ -2903,6 +2985,16 @@ class Run:
                 found = r
             ok = self.fail(found is not None, "saved-missing",
                            "load reported %r cached at %s; no put of it is in the log" % (short(save.key.name), save.ts), cmd=save.cmd)
+            if found is not None and save.since is not None:
+                if save.since == "alone":
+                    lowest = highest = batch_start(snap, found) - 1
+                else:
+                    lowest, highest = save.since, found.seq - 1
+                recorded = found.since_recorded
+                self.fail(recorded is not None and lowest <= recorded <= highest,
+                          "since-recorded", "the save of %r (seq %d) records since %r; its request began with the log at seq %s" % (
+                              short(save.key.name), found.seq, (found.metadata or {}).get("since"),
+                              lowest if highest == lowest else "%d or later" % lowest), cmd=save.cmd)
             if found is not None:
                 taken.add(found.seq)
                 save.seq = found.seq
@@ -2912,6 +3004,28 @@ class Run:
             elif not ok and self.expect_live.get(save.key.bytes) == "pending":
                 self.expect_live.pop(save.key.bytes, None)
         self.pending = []
+        # 1b. A save never replaces a newer cache, by the log's order: a put written since the
+        # last check replaced a live put that began its fetch before its own (or, recording none,
+        # landed no later than its own began). Keys whose state row or records the harness damaged
+        # are judged by what the engine read there, which the fold does not tell.
+        skip = self.damaged | self.state_faults | snap.malformed
+        for r in new_puts:
+            if not r.intact or r.key in skip:
+                continue
+            since = r.since_recorded
+            if not self.fail(since is not None and since < r.seq, "since-recorded", "the put of %r at seq %d records since %r" % (
+                    short(r.key_text()), r.seq, (r.metadata or {}).get("since"))):
+                continue
+            start = batch_start(snap, r)
+            if start - 1 < snap.base or snap.base_state() is None:
+                continue
+            before = snap.fold(upto=start - 1).get(r.key)
+            live = snap.events.get(before[0]) if before else None
+            if live is None or not live.intact or live.kind != PUT or live.key != r.key:
+                continue
+            self.fail(not supersedes(live, since), "older-save-cached",
+                      "seq %d, a put of %r whose request began at seq %d, replaced seq %d, whose fetch began at %s: a newer cache" % (
+                          r.seq, short(r.key_text()), since, live.seq, live.since if live.since is not None else "no recorded seq"))
         for k, v in list(self.expect_live.items()):
             if v == "pending":
                 self.uncertain.add(k)

@@ -12,7 +12,8 @@ import Darwin
 ///
 /// The server binds its ports itself (port 0) and holds them for its whole life; it answers every
 /// path with `body` (as JSON), except `/trickle`, which sends 100 000 bytes one every 10 ms and
-/// prints `client closed` when the client hangs up before the end. It exits when ``stop()`` is
+/// prints `client closed` when the client hangs up before the end, and `/redirect?to=URL`, which
+/// answers `302 Found` with `Location: URL` (``redirect(to:)``). It exits when ``stop()`` is
 /// called or when the test process is gone.
 public final class TLSTestServer: Sendable {
     /// The port it listens on.
@@ -62,6 +63,13 @@ public final class TLSTestServer: Sendable {
         URL(string: "https://\(host):\(port)\(path)") ?? URL(fileURLWithPath: "/")
     }
 
+    /// Its URL that redirects (302) to `target`.
+    public func redirect(to target: String) -> URL {
+        var components = URLComponents()
+        components.queryItems = [URLQueryItem(name: "to", value: target)]
+        return url("/redirect?" + (components.percentEncodedQuery ?? ""))
+    }
+
     /// What the server printed after its ports: `request PATH` per request, `sent 10 bytes` once
     /// a trickle has sent that many, `client closed`.
     public var events: [String] { Array(Self.lines(of: child.stdoutFile).dropFirst()) }
@@ -79,7 +87,7 @@ public final class TLSTestServer: Sendable {
     }
 
     private static let script = #"""
-    import http.server, os, socket, ssl, sys, threading, time
+    import http.server, os, socket, ssl, sys, threading, time, urllib.parse
     cert, key, body, parent = sys.argv[1], sys.argv[2], sys.argv[3].encode(), int(sys.argv[4])
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -87,6 +95,13 @@ public final class TLSTestServer: Sendable {
         def log_message(self, *args): pass
         def do_GET(self):
             print("request", self.path, flush=True)
+            if self.path.startswith("/redirect?"):
+                target = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)["to"][0]
+                self.send_response(302)
+                self.send_header("Location", target)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if self.path == "/trickle":
                 self.send_response(200)
                 self.send_header("Content-Length", "100000")

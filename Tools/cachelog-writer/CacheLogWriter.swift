@@ -1,16 +1,17 @@
 // cachelog-writer: a second process for the engine's multi-process, crash and full-disk tests.
 //
 //   cachelog-writer DB COUNT [--batch | --mixed] [--seed N] [--map-size BYTES] [--payload-bytes N]
-//                   [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N] [--cached-at S,S,…]
+//                   [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N] [--lag N,N,…]
 //                   [--unsynced]
 //   cachelog-writer DB COUNT --history [--keys N] [--start DATE] [--days N] [--seed N]
 //
 // Appends COUNT saves to key "k<i % 7>", printing the seq range of each append on stdout as it
 // commits, so a parent can tell exactly which appends were acknowledged before it killed this
-// process. With --cached-at, save i is cached at the i-th of those times (seconds since 1970,
-// cycled) and appended unless the key's live entry is newer: a superseded save prints
-// "superseded SEQ", the seq of that live entry. With --history it writes a dated history over
-// many keys instead (HistoryWriter).
+// process. With --lag, save i is a conditional append whose fetch began the i-th of those numbers
+// of events before it (cycled): at the log's last seq minus that, or 0. It is appended unless the
+// key's live entry is newer by the log's order; a superseded save prints "superseded SEQ SINCE",
+// the seq of that live entry and the position the save's fetch began at. With --history it writes
+// a dated history over many keys instead (HistoryWriter).
 //
 // `cachelog-writer --help` lists the options; `--seed` payloads are `SeededGenerator.payload(seed:index:count:)` (Tests/Seeding)
 // below, and `--file-size-limit` makes a write past it fail with EFBIG, as a full disk does.
@@ -41,8 +42,8 @@ struct CacheLogWriter: AsyncParsableCommand {
     @Option(name: .customLong("delay-ms"), help: "Milliseconds to wait after each append.") var delayMilliseconds = 0
     @Option(name: .customLong("file-size-limit"), help: "RLIMIT_FSIZE in bytes, with SIGXFSZ ignored.") var fileSizeLimit: UInt64?
     @Option(name: .customLong("checkpoint-interval"), help: "Events between checkpoints.") var checkpointInterval = 4096
-    @Option(name: .customLong("cached-at"), help: "Cache timestamps (seconds since 1970, comma-separated, cycled): each save is appended unless the key's live entry is newer.")
-    var cachedAt: String?
+    @Option(help: "Fetch lags (events, comma-separated, cycled): save i's fetch began that many events before it (at lastSeq minus the lag, or 0), and it is appended unless the key's live entry is newer by the log's order.")
+    var lag: String?
     @Flag(help: "Commit without syncing (unsynced durability), then sync once after the last append.") var unsynced = false
     @Flag(help: "Write a dated history of COUNT events instead (saves, expires, deletes over --keys keys and --days days from --start, recorded at those times; unsynced batches): the report's scale test.") var history = false
     @Option(help: "With --history: how many keys.") var keys = 1000
@@ -52,8 +53,8 @@ struct CacheLogWriter: AsyncParsableCommand {
     /// A negative count would trap in the loops below instead of saying what is wrong.
     func validate() throws {
         guard count >= 0, payloadBytes >= 0 else { throw ValidationError("COUNT and --payload-bytes must not be negative") }
-        if let cachedAt, conditionalTimes.count != cachedAt.split(separator: ",").count || conditionalTimes.isEmpty {
-            throw ValidationError("--cached-at takes seconds since 1970, comma-separated, such as 1800000000,1800000005")
+        if let lag, lags.count != lag.split(separator: ",").count || lags.isEmpty {
+            throw ValidationError("--lag takes numbers of events, comma-separated, such as 0,3,1000000")
         }
     }
 
@@ -78,24 +79,26 @@ struct CacheLogWriter: AsyncParsableCommand {
         let log = try EventLog(path: db, options: .init(
             durability: unsynced ? .unsynced : .synced, initialMapSize: mapSize, checkpointInterval: checkpointInterval))
         var generator = SystemRandomNumberGenerator()
-        let conditionalTimes = conditionalTimes
+        let lags = lags
         for i in 0..<count {
             let key = "k\(i % 7)"
             // Varied bytes, so that compression cannot shrink the payload to nothing.
             let bytes = seed.map { SeededGenerator.payload(seed: $0, index: i, count: payloadBytes) }
                 ?? Data((0..<payloadBytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            let timestamp = conditionalTimes.isEmpty ? Date() : conditionalTimes[i % conditionalTimes.count]
-            let put = Event.put(key: key, payload: bytes, timestamp: timestamp)
+            let put = Event.put(key: key, payload: bytes, timestamp: Date())
             let isBatch = batch || (mixed && i % 2 == 1)
             let events: [Event] = isBatch ? [.delete(key: key, reason: .replaced), put] : [put]
             let line: String
-            if conditionalTimes.isEmpty {
+            if lags.isEmpty {
                 let range = try await log.append(events)
                 line = "\(range.lowerBound) \(range.upperBound)"
             } else {
-                switch try await log.append(events, unlessNewerThan: timestamp, liveAt: key) {
+                let last = try log.lastSeq()
+                let lag = lags[i % lags.count]
+                let since = last > lag ? last - lag : 0
+                switch try await log.append(events, unlessSupersededSince: since, liveAt: key) {
                 case .appended(let range, _): line = "\(range.lowerBound) \(range.upperBound)"
-                case .superseded(let live): line = "superseded \(live.seq)"
+                case .superseded(let live): line = "superseded \(live.seq) \(since)"
                 }
             }
             // Unbuffered, so every acknowledged append reaches the parent before a kill can lose it.
@@ -105,9 +108,9 @@ struct CacheLogWriter: AsyncParsableCommand {
         if unsynced { try log.sync() }
     }
 
-    /// The `--cached-at` times; empty without the option.
-    private var conditionalTimes: [Date] {
-        (cachedAt ?? "").split(separator: ",").compactMap { Double($0).map(Date.init(timeIntervalSince1970:)) }
+    /// The `--lag` numbers; empty without the option.
+    private var lags: [UInt64] {
+        (lag ?? "").split(separator: ",").compactMap { UInt64($0) }
     }
 
     /// Past the limit a write fails with EFBIG instead of the process dying of SIGXFSZ.

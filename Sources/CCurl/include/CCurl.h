@@ -25,9 +25,11 @@ typedef int (*ccurl_progress_callback)(void *context, int64_t download_total, in
 enum {
     CCURL_ERROR_SIZE = 256,
 
-    // CURLoption: the type's base plus the number (long 0, pointer 10000, function 20000, off_t 30000).
+    // CURLoption: the type's base plus the number (long 0, pointer 10000, function 20000, off_t 30000,
+    // blob 40000).
     CCURLOPT_WRITEDATA = 10001,
     CCURLOPT_URL = 10002,
+    CCURLOPT_PROXY = 10004,
     CCURLOPT_ERRORBUFFER = 10010,
     CCURLOPT_WRITEFUNCTION = 20011,
     CCURLOPT_USERAGENT = 10018,
@@ -40,19 +42,25 @@ enum {
     CCURLOPT_MAXREDIRS = 68,
     CCURLOPT_HEADERFUNCTION = 20079,
     CCURLOPT_HTTPGET = 80,
+    CCURLOPT_CAPATH = 10097,
     CCURLOPT_NOSIGNAL = 99,
     CCURLOPT_ACCEPT_ENCODING = 10102,
     CCURLOPT_MAXFILESIZE_LARGE = 30117,
     CCURLOPT_TIMEOUT_MS = 155,
+    CCURLOPT_HTTP_CONTENT_DECODING = 158,
+    CCURLOPT_NOPROXY = 10177,
     CCURLOPT_PROTOCOLS = 181,
     CCURLOPT_REDIR_PROTOCOLS = 182,
     CCURLOPT_XFERINFOFUNCTION = 20219,
+    // A struct curl_blob * (CURLOPTTYPE_BLOB, 40000): set through ccurl_setopt_blob.
+    CCURLOPT_CAINFO_BLOB = 40309,
 
     CCURLPROTO_HTTP = 1,
     CCURLPROTO_HTTPS = 2,
 
     // CURLINFO: the type's base plus the number (string 0x100000, long 0x200000).
     CCURLINFO_EFFECTIVE_URL = 0x100001,
+    CCURLINFO_REDIRECT_URL = 0x10001F,
     CCURLINFO_RESPONSE_CODE = 0x200002,
 
     // CURLcode
@@ -65,6 +73,7 @@ enum {
     CCURLE_WEIRD_SERVER_REPLY = 8,
     CCURLE_HTTP2 = 16,
     CCURLE_PARTIAL_FILE = 18,
+    CCURLE_WRITE_ERROR = 23,
     CCURLE_OPERATION_TIMEDOUT = 28,
     CCURLE_SSL_CONNECT_ERROR = 35,
     CCURLE_TOO_MANY_REDIRECTS = 47,
@@ -80,6 +89,7 @@ enum {
     CCURLE_SSL_CRL_BADFILE = 82,
     CCURLE_SSL_ISSUER_ERROR = 83,
     CCURLE_HTTP2_STREAM = 92,
+    CCURLE_PROXY = 97,
     CCURLE_SSL_CLIENTCERT = 98,
 };
 
@@ -97,6 +107,8 @@ long ccurl_setopt_long(const ccurl_library *library, void *handle, long option, 
 long ccurl_setopt_int64(const ccurl_library *library, void *handle, long option, int64_t value);
 long ccurl_setopt_string(const ccurl_library *library, void *handle, long option, const char *value);
 long ccurl_setopt_pointer(const ccurl_library *library, void *handle, long option, const void *value);
+/// Sets a blob option (CCURLOPT_CAINFO_BLOB) to `length` bytes at `data`, which libcurl copies.
+long ccurl_setopt_blob(const ccurl_library *library, void *handle, long option, const void *data, size_t length);
 long ccurl_setopt_data_callback(const ccurl_library *library, void *handle, long option, ccurl_data_callback callback);
 long ccurl_setopt_progress_callback(const ccurl_library *library, void *handle, long option, ccurl_progress_callback callback);
 

@@ -1,14 +1,14 @@
-/// The precondition of a conditional append: the live entry of `key` must not have been cached
-/// later than `notAfter` (stored seconds). Checked by the writer inside the write transaction, so
-/// every batch committed before it, in this process's group or by another process, is seen.
+/// The precondition of a conditional append: the batch saves data whose fetch began when the log's
+/// last seq was `since`, and it is not appended while `key`'s live put is newer by the log's own
+/// order (``LogState/Entry/supersedes(aFetchBeganAt:)``). Checked by the writer inside the write
+/// transaction, so every batch committed before it, in this process's group or by another process,
+/// is seen.
 ///
-/// A live entry counts as later only when its cache timestamp can be trusted: it is judged from
-/// when it was recorded if its stamp is later than that, and one still later than the writer's
-/// clock (a run whose clock was ahead, a damaged stamp) never wins: it would block every save of
-/// its key until a validation removed it.
+/// Seqs are what every writer of the log shares; the cache timestamps are not compared, because the
+/// clocks that took them may disagree (two processes, a `--now`, a clock set ahead).
 struct AppendCondition: Sendable {
     var key: [UInt8]
-    var notAfter: Double
+    var since: UInt64
     /// Whether a failure leaves out the whole batch (the save) or only this key's events (an
     /// object saved beside a search, where the newer object stays and the rest is saved).
     var wholeBatch = true
@@ -23,7 +23,7 @@ struct AppendedBatch: Sendable {
 
 /// A batch left out because its condition failed: how the writer answers the one append it
 /// concerns while the rest of the group commits. Only a conditional append can meet it, and
-/// ``EventLog/append(_:unlessNewerThan:liveAt:leavingNewer:)`` turns it into ``AppendOutcome/superseded(by:)``.
+/// ``EventLog/append(_:unlessSupersededSince:liveAt:leavingNewer:)`` turns it into ``AppendOutcome/superseded(by:)``.
 struct SupersededBatch: Error {
     var live: LogState.Entry
 }

@@ -17,7 +17,9 @@ extension EventLog {
     /// before the index scans instead, and then delivers every corrupt record).
     public func forEachEvent(_ query: EventQuery = EventQuery(), _ body: (LogItem) throws -> Bool) throws {
         let low = try firstSeq(of: query)
-        let bounds: (UInt64, UInt64) = try environment.readRetryingOverlaps { txn in
+        // The reads after the first read what it held: a reader without the lock file copies
+        // the database once for the whole scan, not once per chunk.
+        let bounds: (UInt64, UInt64) = try environment.read(.held) { txn in
             let last = try tables.lastSeq(txn)
             let high = min(try query.to.map { try tables.resolve(txn, $0, upperBound: true) } ?? last, last)
             return (max(low, 1), high)
@@ -63,20 +65,29 @@ extension EventLog {
                 do {
                     var next = try firstSeq(of: query)
                     var remaining = query.limit ?? Int.max
+                    // Whether the bounds are read from the newest commit. A reader without the
+                    // lock file reads what it holds until it has delivered all of it (copying
+                    // nothing while it catches up), then the newest commit, once per poll.
+                    var newest = false
                     while !Task.isCancelled, remaining > 0 {
                         // Asked before the log is read: an event recorded by then is in the read.
                         let pastTheDate = if case .date(let date)? = end { clock() > date } else { false }
-                        let (last, high) = try followBounds(to: end)
+                        let (last, high) = try followBounds(to: end, newest ? .newest : .held)
                         let reached = switch end {
                         case .seq(let seq)?: last >= seq
                         case .date?: high < last || pastTheDate
                         case nil: false
                         }
                         if next > high {
+                            if !newest {
+                                newest = true
+                                continue
+                            }
                             if reached { break }
                             try await Task.sleep(for: pollInterval)
                             continue
                         }
+                        newest = false
                         let (items, after) = try readChunk(query, from: max(next, 1), bounds: max(next, 1)...high, max: min(remaining, Self.readChunk))
                         for item in items where remaining > 0 {
                             continuation.yield(item)
@@ -96,8 +107,8 @@ extension EventLog {
     }
 
     /// The last seq in the log, and the last one a follow that ends at `end` delivers now.
-    private func followBounds(to end: LogPosition?) throws -> (last: UInt64, high: UInt64) {
-        try environment.readRetryingOverlaps { txn in
+    private func followBounds(to end: LogPosition?, _ recency: Environment.Recency) throws -> (last: UInt64, high: UInt64) {
+        try environment.read(recency) { txn in
             let last = try tables.lastSeq(txn)
             return (last, min(last, try end.map { try tables.resolve(txn, $0, upperBound: true) } ?? last))
         }
@@ -105,13 +116,14 @@ extension EventLog {
 
     /// The seq the query starts from.
     private func firstSeq(of query: EventQuery) throws -> UInt64 {
-        try environment.readRetryingOverlaps { txn in try query.from.map { try tables.resolve(txn, $0, upperBound: false) } ?? 1 }
+        try environment.read { txn in try query.from.map { try tables.resolve(txn, $0, upperBound: false) } ?? 1 }
     }
 
     /// Reads up to `max` selected records starting at `from`, in one read transaction. Returns
-    /// them and the seq to continue from (nil when the range is exhausted).
+    /// them and the seq to continue from (nil when the range is exhausted). It reads what the
+    /// environment holds: the read that fixed `bounds` saw them all.
     private func readChunk(_ query: EventQuery, from: UInt64, bounds: ClosedRange<UInt64>, max: Int) throws -> ([LogItem], UInt64?) {
-        try environment.readRetryingOverlaps { txn in
+        try environment.read(.held) { txn in
             if let key = query.key, let keyIndex = tables.keyIndex {
                 return try readKeyChunk(txn, keyIndex, key: Array(key.utf8), query, from: from, bounds: bounds, max: max)
             }

@@ -17,9 +17,11 @@ extension EventLog {
         guard let keyIndex = tables.keyIndex else { return try scannedKeys(withPrefix: start) }
         var keys: [[UInt8]] = []
         var done = false
+        var recency = Environment.Recency.newest
         while !done {
-            // Chunked, so that a log of many keys holds no read transaction for long.
-            try environment.read { txn in
+            // Chunked, so that a log of many keys holds no read transaction for long. The chunks
+            // after the first read what it held (a reader without the lock file copies once).
+            try environment.read(recency) { txn in
                 try txn.withCursor(keyIndex) { rows in
                     // Each chunk starts again at the last key read, which it skips.
                     let resume = keys.last ?? start
@@ -35,6 +37,7 @@ extension EventLog {
                     done = true
                 }
             }
+            recency = .held
         }
         return keys.map { String(decoding: $0, as: UTF8.self) }
     }

@@ -10,9 +10,12 @@ extension EventLog {
         var stats = LogStats()
         var next: UInt64 = 1
         var done = false
+        var recency = Environment.Recency.newest
         while !done {
-            // Chunked, so that the scan of a large log holds no read transaction for long.
-            try environment.read { txn in
+            // Chunked, so that the scan of a large log holds no read transaction for long. The
+            // chunks after the first read what it held (a reader without the lock file copies
+            // the database once).
+            try environment.read(recency) { txn in
                 stats.lastSeq = try tables.lastSeq(txn)
                 stats.liveKeys = try txn.entryCount(tables.state)
                 try txn.withCursor(tables.events, from: .atLeast(SeqKey.bytes(next))) { rows in
@@ -37,6 +40,7 @@ extension EventLog {
                     done = true
                 }
             }
+            recency = .held
         }
         stats.mapSize = environment.mapSize
         stats.mapUsed = environment.mapUsed

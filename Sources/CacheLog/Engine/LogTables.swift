@@ -112,7 +112,7 @@ struct LogTables {
         batches: for (batch, conditions) in batches {
             var leftOut: [[UInt8]] = []
             for condition in conditions {
-                guard let live = try newerLiveEntry(txn, than: condition, now: now.storedSeconds) else { continue }
+                guard let live = try supersedingEntry(txn, for: condition) else { continue }
                 guard condition.wholeBatch else {
                     leftOut.append(condition.key)
                     continue
@@ -174,16 +174,16 @@ struct LogTables {
         return ranges
     }
 
-    /// The live entry of the condition's key when it was cached later than the condition allows
-    /// and no later than `now` (see ``AppendCondition``). The `state` table holds this
-    /// transaction's own appends, so a batch earlier in the same group counts. An entry that
-    /// cannot be read counts as none, as it does for a plain append.
-    private func newerLiveEntry(_ txn: Transaction, than condition: AppendCondition, now: Double) throws -> LogState.Entry? {
-        guard let row = liveEntryIfReadable(txn, key: condition.key) else { return nil }
-        let live = try withRecordedPolicy(row, txn)
-        let stamp = live.timestamp.storedSeconds
-        let trusted = min(stamp, live.recordedAt?.storedSeconds ?? stamp)
-        guard trusted.isFinite, trusted > condition.notAfter, trusted <= now else { return nil }
+    /// The live entry of the condition's key when it is newer, by the log's order, than the fetch
+    /// the condition's batch saves (see ``AppendCondition``). The `state` table holds this
+    /// transaction's own appends, so a batch earlier in the same group counts. An entry whose put
+    /// cannot be read counts as none, as it does for a plain append: a damaged row that names
+    /// another record must not make a save wait for ever.
+    private func supersedingEntry(_ txn: Transaction, for condition: AppendCondition) throws -> LogState.Entry? {
+        guard let row = liveEntryIfReadable(txn, key: condition.key),
+              let live = try checkedAgainstItsPut(row, key: condition.key, txn),
+              live.supersedes(aFetchBeganAt: condition.since)
+        else { return nil }
         return live
     }
 

@@ -11,6 +11,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Locking
 import Logging
 
 /// One open LMDB environment and the rules for using it.
@@ -22,18 +23,23 @@ import Logging
 /// - `mdb_env_set_mapsize` may only be called when this process has no transaction open. Every
 ///   transaction holds `resizeLock` shared; growing or adopting the map size holds it exclusive.
 /// - Never open the same environment twice in one process (lmdb.h, "Caveats"): `OpenPaths`.
-/// - A read-only open that may not write `lock.mdb` opens without it (`MDB_NOLOCK`); see
-///   ``unlocked``, and ``read(_:)`` for the check that makes its reads safe.
+/// - A read-only open that may not write `lock.mdb` reads a private copy of the data file
+///   instead; see ``unlocked``.
 final class Environment: @unchecked Sendable {
-    let raw: OpaquePointer
+    /// The LMDB environment. For a reader without the lock file, the one opened on its current
+    /// copy: a read of the newest commit replaces it (holding `resizeLock` exclusive).
+    private(set) var raw: OpaquePointer
     let path: String
     let readOnly: Bool
-    /// Opened with `MDB_NOLOCK`: read-only, by a process that may read `data.mdb` but not write
-    /// `lock.mdb` (another user's database, a lock file made read-only). LMDB's readers register
-    /// in the lock file's reader table, which tells writers which pages are still being read;
-    /// without it, lmdb.h leaves it to the caller to "ensure that no readers are using old
-    /// transactions while a writer is active". This process cannot stop another's writer, so
-    /// each read checks afterwards that no writer could have reused its pages (``read(_:)``).
+    /// Read-only, by a process that may read `data.mdb` but not write `lock.mdb` (another user's
+    /// database, a lock file made read-only). LMDB's readers register in the lock file's reader
+    /// table, which tells writers which pages are still being read; without it (`MDB_NOLOCK`),
+    /// lmdb.h leaves it to the caller to "ensure that no readers are using old transactions while
+    /// a writer is active", and this process cannot stop another's writer. So it reads none of
+    /// the data file in LMDB: it reads a private copy of one commit (``PrivateCopy``), which no
+    /// writer can reach, and copies again when a read asks for the newest commit and the data
+    /// file has moved on (``read(_:_:)``). Memory: about the used size of `data.mdb` (its pages
+    /// up to the newest commit's last), twice that while a newer copy replaces the old one.
     let unlocked: Bool
     let maxKeySize: Int
     let tables: Tables
@@ -42,6 +48,9 @@ final class Environment: @unchecked Sendable {
     private let resizeLock = ReadWriteLock()
     private let headroom = DataFileHeadroom()
     private let logger: Logger
+    /// Without the lock file: `data.mdb`, open for reading its meta pages and copying it, and
+    /// the commit the current copy holds. One copy is made at a time, under this lock.
+    private let copySource: Locked<(dataFile: Int32, commit: Int)>?
 
     /// Format of the database as a whole, stamped in `meta` at creation.
     /// 2: the key index (``Tables/keyIndex``). A format-1 database is upgraded on its first
@@ -63,12 +72,24 @@ final class Environment: @unchecked Sendable {
         if readOnly { flags |= UInt32(MDB_RDONLY) }
         if noSync { flags |= UInt32(MDB_NOSYNC) }
         var unlocked = withoutLock && readOnly
-        var (opening, code) = try Self.open(path, flags: unlocked ? flags | UInt32(MDB_NOLOCK) : flags, mapSize: mapSize)
-        // MDB_RDONLY still writes lock.mdb (lmdb.h, mdb_env_open): a reader that may read the data
-        // but not the lock file opens without locks instead, which MDB_NOLOCK allows read-only.
-        if code == EACCES && readOnly && !unlocked && access(path + "/data.mdb", R_OK) == 0 {
-            (opening, code) = try Self.open(path, flags: flags | UInt32(MDB_NOLOCK), mapSize: mapSize)
-            unlocked = true
+        var (opening, code): (OpaquePointer?, Int32) = (nil, MDB_SUCCESS)
+        if !unlocked {
+            (opening, code) = try Self.open(path, flags: flags, mapSize: mapSize)
+            // MDB_RDONLY still writes lock.mdb (lmdb.h, mdb_env_open): a reader that may read the
+            // data but not the lock file reads a copy instead.
+            unlocked = code == EACCES && readOnly && access(path + "/data.mdb", R_OK) == 0
+        }
+        var copied: (dataFile: Int32, commit: Int)?
+        if unlocked {
+            let dataFile = try PrivateCopy.openDataFile(path)
+            do {
+                let copy = try Self.openCopy(of: dataFile, path: path)
+                (opening, code) = (copy.env, MDB_SUCCESS)
+                copied = (dataFile, copy.commit)
+            } catch {
+                close(dataFile)
+                throw error
+            }
         }
         switch code {
         case MDB_SUCCESS: break
@@ -88,7 +109,12 @@ final class Environment: @unchecked Sendable {
         guard let env = opening else { throw CacheLogError.lmdb(operation: "mdb_env_open", code: .outOfMemory) }
         // Until every property is set, a throw must close the environment here (deinit will not run).
         var opened = false
-        defer { if !opened { mdb_env_close(env) } }
+        defer {
+            if !opened {
+                mdb_env_close(env)
+                if let copied { close(copied.dataFile) }
+            }
+        }
 
         // Before any transaction touches a page (a page past the end of the file is a SIGBUS).
         try DataFileLength.check(env, path: path)
@@ -98,11 +124,9 @@ final class Environment: @unchecked Sendable {
         try lmdbCheck(mdb_reader_check(env, &dead), "mdb_reader_check")
         if dead > 0 { logger.info("cleared stale reader slots", metadata: ["count": "\(dead)"]) }
 
-        // Opening the tables reads too: checked as ``read(_:)`` checks its reads.
-        let before = Self.lastCommit(env)
         let tables = try Tables.open(in: env, path: path, readOnly: readOnly)
-        if unlocked && Self.lastCommit(env) > before + 1 { throw CacheLogError.overlappedWrites(path: path) }
         raw = env
+        copySource = copied.map { Locked($0) }
         self.path = path
         self.readOnly = readOnly
         self.unlocked = unlocked
@@ -124,6 +148,7 @@ final class Environment: @unchecked Sendable {
 
     deinit {
         mdb_env_close(raw)
+        copySource?.withLock { _ = close($0.dataFile) }
         OpenPaths.release(path)
     }
 
@@ -149,61 +174,89 @@ final class Environment: @unchecked Sendable {
         return (env, code)
     }
 
+    /// Which commit a read sees. With the lock file, every read sees the newest; the choice is
+    /// what a reader without it (``unlocked``) pays for that: a copy of the data file.
+    enum Recency {
+        /// The newest commit when the read begins: without the lock file, the data file is
+        /// copied again first when it has a newer commit than the copy.
+        case newest
+        /// The commit the environment holds: without the lock file, the copy as it is, no older
+        /// than what any earlier read saw. For the later reads of one operation whose first read
+        /// fixed what it reads (the next chunk of a scan): they copy nothing.
+        case held
+    }
+
     /// Runs `body` in a short read transaction. Everything `body` returns must be copied out of
     /// the map: the transaction ends when it returns.
     ///
-    /// Opened ``unlocked``, no writer knows of this read, so its pages are checked afterwards. A
-    /// writer reuses only pages freed by transactions at least two before its own (lmdb.c,
-    /// `mdb_find_oldest` with no reader table), and the pages of snapshot S are freed by S+1 at
-    /// the earliest: only transaction S+3 may overwrite them, and it begins after S+2 committed.
-    /// So a read of S that ends with the newest commit at most S+1 read nothing overwritten;
-    /// otherwise it throws ``CacheLogError/overlappedWrites(path:)`` instead of its result, which
-    /// may rest on pages rewritten under it (whatever `body` gathered is discarded with it).
+    /// Without the lock file, the read is of a private copy (``PrivateCopy``): nothing another
+    /// process writes reaches it. Making that copy (for `.newest`, when the data file has moved
+    /// on) throws ``CacheLogError/overlappedWrites(path:)`` when another process committed more
+    /// than once during each of ``copyAttempts`` copies.
     @available(*, noasync)
-    func read<T>(_ body: (Transaction) throws -> T) throws -> T {
+    func read<T>(_ recency: Recency = .newest, _ body: (Transaction) throws -> T) throws -> T {
+        if recency == .newest { try copyNewestCommit() }
         let txn = try begin(readOnly: true)
-        let snapshot = mdb_txn_id(txn)
-        let result = Result { try body(Transaction(raw: txn)) }
-        mdb_txn_abort(txn)
-        resizeLock.unlock()
-        // The unlock above and the lock in `lastCommit` order every read of the body before this one.
-        if unlocked && lastCommit > snapshot + 1 {
-            throw CacheLogError.overlappedWrites(path: path)
+        defer {
+            mdb_txn_abort(txn)
+            resizeLock.unlock()
         }
-        return try result.get()
+        return try body(Transaction(raw: txn))
     }
 
-    /// ``read(_:)``, made again when a read without the lock file overlapped two commits of
-    /// another process, up to ``overlapAttempts`` reads in all: only for a `body` whose one effect
-    /// is its result (it may run more than once). A writer that commits without pause can still
-    /// outrun every attempt; ``CacheLogError/overlappedWrites(path:)`` then says so.
-    @available(*, noasync)
-    func readRetryingOverlaps<T>(_ body: (Transaction) throws -> T) throws -> T {
-        var attempt = 1
-        while true {
+    /// How many copies a reader without the lock file makes before it says the database was
+    /// busy: a copy fails only when a writer commits twice while it is made (a few milliseconds
+    /// for 10 MB), so a few nearly always find a quiet moment.
+    static let copyAttempts = 8
+
+    /// Without the lock file: moves this environment onto a copy of the data file's newest
+    /// commit, when that is not the commit its copy holds. Reads of the old copy finish first.
+    private func copyNewestCommit() throws {
+        guard let copySource else { return }
+        try copySource.withLock { source in
+            let live = try MetaPages.read(source.dataFile, path: path)
+            guard live.metas[live.newest].commit != source.commit else { return }
+            let copy = try Self.openCopy(of: source.dataFile, path: path)
             do {
-                return try read(body)
-            } catch CacheLogError.overlappedWrites where attempt < Self.overlapAttempts {
-                attempt += 1
+                _ = try Tables.open(in: copy.env, path: path, readOnly: true, like: tables)
+            } catch {
+                mdb_env_close(copy.env)
+                throw error
             }
+            resizeLock.lockExclusive()
+            let old = raw
+            raw = copy.env
+            resizeLock.unlock()
+            mdb_env_close(old)
+            source.commit = copy.commit
         }
     }
 
-    /// How many reads ``readRetryingOverlaps(_:)`` makes: each overlaps two commits only while a
-    /// writer commits more than once during it, so a few reads nearly always find a quiet moment.
-    static let overlapAttempts = 8
-
-    /// The newest committed transaction, read from the meta pages.
-    private var lastCommit: Int {
-        resizeLock.lockShared()
-        defer { resizeLock.unlock() }
-        return Self.lastCommit(raw)
-    }
-
-    private static func lastCommit(_ env: OpaquePointer) -> Int {
+    /// Copies the newest commit of the data file `dataFile` and opens LMDB on the copy: read-only,
+    /// without a lock file (it is this process's alone), and by the copy's name, not a directory.
+    /// `directory`: see ``PrivateCopy/take(of:path:attempts:directory:)``.
+    static func openCopy(of dataFile: Int32, path: String, directory: String? = nil) throws -> (env: OpaquePointer, commit: Int) {
+        let copy = try PrivateCopy.take(of: dataFile, path: path, attempts: copyAttempts, directory: directory)
+        // LMDB opens a descriptor of its own; the copy lives as long as that one or its map.
+        defer { copy.file.discard() }
+        let flags = UInt32(MDB_NOTLS | MDB_RDONLY | MDB_NOLOCK | MDB_NOSUBDIR)
+        let (opening, code) = try open(copy.file.path, flags: flags, mapSize: copy.length)
+        guard code == MDB_SUCCESS, let env = opening else {
+            if code == MDB_INVALID || code == MDB_VERSION_MISMATCH {
+                throw CacheLogError.notADatabase(path: path, detail: String(cString: mdb_strerror(code)))
+            }
+            throw CacheLogError.lmdb("mdb_env_open(a copy of data.mdb)", code)
+        }
+        // LMDB must read the copy as MetaPages did: the commit copied, ending at the last page
+        // copied. Otherwise this liblmdb lays its meta pages out differently, and the copy is not
+        // read at all.
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
-        return info.me_last_txnid
+        guard info.me_last_txnid == copy.commit, info.me_last_pgno == copy.lastPage else {
+            mdb_env_close(env)
+            throw CacheLogError.notADatabase(path: path, detail: "its meta pages are not laid out as this liblmdb reads them")
+        }
+        return (env, copy.commit)
     }
 
     /// Runs `body` in a write transaction and commits it. Call only from the writer's queue.

@@ -13,7 +13,7 @@ import Darwin
 #endif
 
 /// The named databases (tables) inside one environment.
-struct Tables: Sendable {
+struct Tables: Sendable, Equatable {
     /// seq (8 bytes big-endian) → record. Append-only, written with ``PutOptions/append``.
     var events: Table
     /// key (UTF-8) → the key's live entry (``StateRowCodec``): the state, updated in the
@@ -41,7 +41,12 @@ struct Tables: Sendable {
 
     /// Opens (or, in a new environment, creates and stamps) the named databases, and refuses what
     /// is not a CacheLog database or is of a newer format when opened for writing.
-    static func open(in env: OpaquePointer, path: String, readOnly: Bool) throws -> Tables {
+    ///
+    /// `like`: the tables of an earlier environment on the same database (a newer copy of it, for
+    /// a reader without the lock file), whose handles the callers keep: the same tables are
+    /// opened in the same order, so that they get the same handles, and a database whose tables
+    /// no longer match is refused. Its format may have moved on; the earlier tables' is kept.
+    static func open(in env: OpaquePointer, path: String, readOnly: Bool, like earlier: Tables? = nil) throws -> Tables {
         var txn: OpaquePointer?
         var code = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
         // Another process grew the map between this open and its first transaction: adopt its
@@ -95,15 +100,22 @@ struct Tables: Sendable {
         // A reader trusts the index only from the format that fills it; a writer creates it when
         // missing, and the engine fills it before stamping that format.
         let keyIndexFlags = MDB_DUPSORT | MDB_DUPFIXED
+        let indexed = earlier.map { $0.keyIndex != nil } ?? (version >= Environment.keyIndexFormat)
         let keyIndex = readOnly
-            ? (version >= Environment.keyIndexFormat ? try open(names.keyIndex, flags: keyIndexFlags) : nil)
+            ? (indexed ? try open(names.keyIndex, flags: keyIndexFlags) : nil)
             : try open(names.keyIndex, flags: keyIndexFlags, create: true)
+        // `refs` as the key index: a reader trusts it only from the format that fills it.
+        let referenced = earlier.map { $0.refs != nil } ?? (version >= Environment.refsFormat)
         let refs = readOnly
-            ? (version >= Environment.refsFormat ? try open(names.refs, flags: keyIndexFlags) : nil)
+            ? (referenced ? try open(names.refs, flags: keyIndexFlags) : nil)
             : try open(names.refs, flags: keyIndexFlags, create: true)
-        let tables = Tables(
+        var tables = Tables(
             events: try require(names.events), state: try require(names.state),
             checkpoints: try require(names.checkpoints), meta: meta, keyIndex: keyIndex, refs: refs, stampedFormat: version)
+        if let earlier {
+            tables.stampedFormat = earlier.stampedFormat
+            guard tables == earlier else { throw CacheLogError.notADatabase(path: path, detail: "its tables changed while it was open") }
+        }
         // Committing (also a read-only transaction) keeps the database handles open for the environment.
         committed = true
         try lmdbCheck(mdb_txn_commit(txn), "mdb_txn_commit")

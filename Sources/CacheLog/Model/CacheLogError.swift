@@ -15,9 +15,9 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case notWritable(path: String)
     /// A read-only open may not read the data file (another user's database, mode 0600).
     case notReadable(path: String)
-    /// A read-only open that may not write the lock file reads without it, so writers cannot
-    /// see it; another process committed twice during one of its reads, which may have reused
-    /// the pages it read. Nothing of that read is returned: reading again usually succeeds.
+    /// A read-only open that may not write the lock file reads a copy of the database, as
+    /// writers cannot see it; another process committed twice or more during each copy it made,
+    /// so no copy was whole. Nothing was read: reading again usually succeeds.
     case overlappedWrites(path: String)
     /// A read-only open found no database at the path.
     case noDatabase(path: String)
@@ -71,7 +71,7 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notReadable(let path):
             return "\(path)/data.mdb is not readable by this user; reading needs read access to it"
         case .overlappedWrites(let path):
-            return "\(path) was busy: another process kept writing during every read made without its lock file (not writable here), so nothing of those reads was used; try again"
+            return "\(path) was busy: another process kept writing while it was copied to be read without its lock file (not writable here), so nothing was read; try again"
         case .noDatabase(let path):
             return "no CacheLog database at \(path)"
         case .notADatabase(let path, let detail):

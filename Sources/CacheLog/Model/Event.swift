@@ -13,6 +13,7 @@ public enum Event: Sendable, Equatable {
     /// knows nothing of the writer can judge the key alone; `nil` records none. `metadata` is a
     /// few short named strings kept with the put (which contract the payload follows, an HTTP
     /// validator): names of 1 to 255 UTF-8 bytes, values up to 65,535, at most 65,535 in all.
+    /// The name ``sinceName`` is the log's own: a conditional append writes it.
     case put(key: String, payload: Data, timestamp: Date, maxAge: TimeInterval? = nil, metadata: [String: String] = [:])
     /// Remove the live value of `key`, for `reason`.
     case delete(key: String, reason: DeletionReason)
@@ -35,6 +36,20 @@ public enum Event: Sendable, Equatable {
         case .delete: return .delete
         case .expire: return .expire
         }
+    }
+}
+
+extension Event {
+    /// The metadata name under which a put records the log's last seq when the fetch of its
+    /// payload began, in decimal (``LogState/Entry/since``): written by
+    /// ``EventLog/append(_:unlessSupersededSince:liveAt:leavingNewer:)`` into the puts it judges.
+    public static let sinceName = "since"
+
+    /// This event, when it is a put, recording that its fetch began at `since`.
+    func recording(since: UInt64) -> Event {
+        guard case .put(let key, let payload, let timestamp, let maxAge, var metadata) = self else { return self }
+        metadata[Self.sinceName] = String(since)
+        return .put(key: key, payload: payload, timestamp: timestamp, maxAge: maxAge, metadata: metadata)
     }
 }
 

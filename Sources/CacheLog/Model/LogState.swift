@@ -44,6 +44,31 @@ extension LogState {
         /// later than this was not taken by the clock that recorded the put, and cannot be trusted.
         public var recordedAt: Date?
 
+        /// The log's last seq when the fetch whose payload this put holds began, as a conditional
+        /// append recorded it (the metadata entry ``Event/sinceName``, filled in as ``maxAge`` is);
+        /// `nil` for a put that recorded none (a plain append, a put written before the entry
+        /// existed) or one whose entry is not decimal digits. A recorded seq at or past the put's
+        /// own cannot be (the put landed after its fetch began) and reads as the seq before it, so
+        /// that damage never makes a put newer than every save to come.
+        public var since: UInt64? {
+            guard let text = metadata[Event.sinceName], !text.isEmpty, text.utf8.count <= 20,
+                  text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                  let value = UInt64(text)
+            else { return nil }
+            return seq > 0 ? min(value, seq - 1) : 0
+        }
+
+        /// Whether this live put is newer, by the log's own order, than a save whose fetch began
+        /// when the log's last seq was `position`, so that the save must not replace it: its own
+        /// fetch began at or after `position` (of two fetches that began with nothing appended
+        /// between them, the one that landed first stays); or, when it recorded no ``since``, it
+        /// landed after `position`. Cache timestamps play no part: the clocks that took them may
+        /// disagree.
+        public func supersedes(aFetchBeganAt position: UInt64) -> Bool {
+            if let since { return since >= position }
+            return seq > position
+        }
+
         /// Same entries in the same order, keys compared byte for byte.
         static func sameEntries(_ a: [LogState.Entry], _ b: [LogState.Entry]) -> Bool {
             a.count == b.count && zip(a, b).allSatisfy { $0.key.utf8.elementsEqual($1.key.utf8) && $0 == $1 }

@@ -25,7 +25,9 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             is never followed. --format json prints {"source", "url", "key", "bytes", "cached", "timestamp", "age"} instead \
             of the bytes (and still writes --out).
 
-            HTTPS, --cacert, --max-body and --timeout work as for load (see cachelog load --help).
+            HTTPS, redirects, --cacert (its file alone is trusted), --proxy, --noproxy, the \
+            proxy variables (https_proxy, http_proxy, all_proxy, no_proxy), CACHELOG_LIBCURL, \
+            --max-body and --timeout work as for load (see cachelog load --help).
 
             SIGINT, SIGTERM, SIGHUP or SIGQUIT during the download delivers nothing and caches \
             nothing: exit code 128 + the signal (130, 143, 129, 131).
@@ -82,6 +84,9 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             }
             stdout.flush()
             Interruption.commandEnded()
+            if let warning = ServedDespite.warning(key: loaded.key, source: loaded.source, remoteFailure: loaded.remoteFailure) {
+                Terminal.message("cachelog: \(warning)")
+            }
             switch loaded.cacheSave {
             case .failed(let error): throw CLIFailure("the image was loaded from the remote but not cached: \(error)")
             case .superseded(let newer): throw CLIFailure("the image was loaded from the remote but not cached: \(NewerCacheError(timestamp: newer))")

@@ -48,16 +48,29 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             the feed, which is cached as usual. A 304 with nothing cached that can be read saves \
             nothing; the cache is then the fallback, as for any remote failure.
 
-            HTTPS: the server's certificate must be trusted by the system's store, or by --cacert \
-            FILE. A certificate that is not (or a TLS handshake that fails) says so, as remote \
-            certificate not trusted: … or remote TLS handshake failed: …, and the cache serves as \
-            for any remote failure. A body over --max-body bytes (10 MiB unless given) counts as \
-            invalid data. Requests say User-Agent: cachelog/VERSION. libcurl (Debian's libcurl4) \
-            is loaded only when a request is made.
+            HTTPS: the server's certificate must be trusted by the system's store, or, with \
+            --cacert FILE, by the certificates in FILE alone (the system's store is then not \
+            trusted; a FILE with no certificate in it is a usage error). A certificate that is \
+            not trusted (or a TLS handshake that fails) says so, as remote certificate not \
+            trusted: … or remote TLS handshake failed: …, and the cache serves as for any remote \
+            failure. Redirects are followed, up to 20 (then remote sent too many redirects), over \
+            http and https only, and never from https to plain http: such a redirect is refused \
+            (remote redirect to URL refused: …) and the cache serves. A gzip or deflate body is \
+            decoded; one that does not decode, or stops short (a gzip body without its trailer), \
+            counts as invalid data, and so does a body over --max-body bytes (10 MiB unless \
+            given), counted after decoding. Requests say User-Agent: cachelog/VERSION. libcurl \
+            (Debian's libcurl4) is loaded only when a request is made; without it, a load that \
+            the cache serves still says so in one line on stderr (warning: KEY came from the \
+            cache: remote not asked: …), exit code 0.
+
+            \(NetworkOptions.environmentHelp)
 
             When the remote items cannot be saved (a key longer than the database allows, a full \
             disk), they are still printed, but not as cached: one line on stderr says why, \
-            --format json has "cached": false, and the exit code is 1.
+            --format json has "cached": false, and the exit code is 1. So it is when a newer cache \
+            was saved during this load: a save never replaces a newer cache, and which is newer is \
+            the log's order, not a clock: a load whose request began no later than that of the \
+            cache saved meanwhile (by another process, whatever its --now) leaves that cache alone.
 
             --format json prints {"source", "key", "cached", "revalidated", "timestamp", "age", \
             "items"}: where the items came from (remote or cache), whether they are in the cache \
@@ -144,6 +157,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             try out.show(report, as: format) { if !global.quiet { report.text.forEach(out.line) } }
             out.flush()
             Interruption.commandEnded()
+            if let warning = report.warning { Terminal.message("cachelog: \(warning)") }
             for object in report.skippedObjects {
                 Terminal.message("cachelog: \(EventPrinter.escaped(object)) was not cached: its key is longer than the \(try client.log().maxKeySize) bytes the database allows")
             }

@@ -26,6 +26,8 @@ struct LoadReport: Encodable {
 
     /// For a search with an object cache: the object keys that could not be cached.
     var skippedObjects: [String] = []
+    /// A line for stderr although the items were delivered (``ServedDespite``); nil: none.
+    var warning: String?
 
     var cached: Bool { saveError == nil }
 
@@ -46,6 +48,7 @@ struct LoadReport: Encodable {
         more = loaded.more
         revalidated = loaded.revalidated
         skippedObjects = loaded.skippedObjects
+        warning = ServedDespite.warning(key: loaded.key, source: loaded.source, remoteFailure: loaded.remoteFailure)
     }
 
     /// An item as compact JSON: a ``JSONValue`` exactly as the server sent it, anything else

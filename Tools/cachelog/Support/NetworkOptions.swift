@@ -7,12 +7,31 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// How `load` and `image` reach the remote (`--timeout`, `--cacert`, `--max-body`), and the
-/// client they make of it.
+/// How `load` and `image` reach the remote (`--timeout`, `--cacert`, `--proxy`, `--noproxy`,
+/// `--max-body`), and the client they make of it.
 struct NetworkOptions: ParsableArguments {
     /// What `--max-body` accepts: from 1 KiB (no feed is smaller) to 1 GiB (a body is held in
     /// memory, then compressed into one record).
     static let maxBodyRange = 1024...(1 << 30)
+
+    /// The environment variable that names the libcurl to load instead of the platform's.
+    static let libcurlVariable = "CACHELOG_LIBCURL"
+
+    /// What the network options' help says of the environment (load's help; image refers to it).
+    static let environmentHelp = """
+        Proxies: as with curl, a request goes through the proxy --proxy names, else the one of \
+        the environment: https_proxy (or HTTPS_PROXY) for an https URL, http_proxy for an http \
+        one (upper-case HTTP_PROXY is ignored, as curl ignores it: a CGI program gets a \
+        request's Proxy: header as HTTP_PROXY), else all_proxy (or ALL_PROXY); http://, \
+        https://, socks4://, socks4a://, socks5:// and socks5h:// proxies work. Hosts in \
+        --noproxy, else in no_proxy (or NO_PROXY), are reached directly; 127.0.0.1 and \
+        localhost are proxied too unless listed there. --proxy "" goes directly whatever the \
+        environment says. A proxy that cannot be reached is named: remote not reached: proxy \
+        http://HOST:PORT unreachable: …
+
+        CACHELOG_LIBCURL names the libcurl file to load (a path, or a name the dynamic loader \
+        looks up) instead of libcurl.so.4.
+        """
 
     @Option(help: ArgumentHelp(
         "Seconds the remote may take in all, from connecting to the last byte (1 to 3600).",
@@ -21,9 +40,20 @@ struct NetworkOptions: ParsableArguments {
     var timeout = 60
 
     @Option(help: ArgumentHelp(
-        "Trust the PEM certificates in this file instead of the system's, as curl's --cacert does.",
-        valueName: "file"))
-    var cacert: String?
+        "Trust only the PEM certificates in this file, not the system's store, as curl's --cacert does.",
+        discussion: "A file that holds no certificate (empty, not PEM) is a usage error.",
+        valueName: "file"), transform: CACertificatesArgument.init)
+    var cacert: CACertificatesArgument?
+
+    @Option(help: ArgumentHelp(
+        "Go through this proxy, as curl's --proxy: [scheme://]host[:port], scheme http (the default), https, socks4, socks4a, socks5 or socks5h; \"\" for none. (default: the environment's, see load --help)",
+        valueName: "url"))
+    var proxy: String?
+
+    @Option(name: .customLong("noproxy"), help: ArgumentHelp(
+        "Reach these hosts directly, as curl's --noproxy: a comma-separated list of names (each with its subdomains), IP addresses and CIDR ranges, or * for all. (default: $no_proxy)",
+        valueName: "list"))
+    var noProxy: String?
 
     @Option(name: .customLong("max-body"), help: ArgumentHelp(
         "The largest body accepted, in bytes (1024 to 1073741824); a larger one counts as invalid data.",
@@ -35,15 +65,43 @@ struct NetworkOptions: ParsableArguments {
         guard Self.maxBodyRange.contains(maxBody) else {
             throw ValidationError("--max-body must be between \(Self.maxBodyRange.lowerBound) and \(Self.maxBodyRange.upperBound) bytes")
         }
-        if let cacert {
-            guard isDirectory(atPath: cacert) == false, FileManager.default.isReadableFile(atPath: cacert) else {
-                throw ValidationError("--cacert must name a readable file of PEM certificates, not '\(cacert)'")
+        if let cacert, case .failure(let error) = cacert.certificates {
+            switch error.problem {
+            case .unreadable, .directory:
+                throw ValidationError("--cacert must name a readable file of PEM certificates, not '\(cacert.path)'")
+            case .noCertificate, .tooLarge, .malformedCertificate:
+                throw ValidationError("--cacert: \(error)")
             }
+        }
+        if let proxy, let problem = CurlHTTPClient.Proxy.problem(with: proxy) {
+            throw ValidationError("--proxy must be a proxy URL such as http://proxy.example:3128, not '\(proxy)': \(problem)")
         }
     }
 
     /// The client these options describe; its User-Agent names the tool and its version.
     func client() -> CurlHTTPClient {
-        CurlHTTPClient(userAgent: "cachelog/\(EventLog.version)", maxBodySize: maxBody, timeout: .seconds(timeout), caFile: cacert)
+        let server: CurlHTTPClient.Proxy.Server = switch proxy {
+        case nil: .environment
+        case ""?: .none
+        case let proxy?: .url(proxy)
+        }
+        let library = Environment.value(Self.libcurlVariable).flatMap { $0.isEmpty ? nil : [$0] }
+        return CurlHTTPClient(
+            userAgent: "cachelog/\(EventLog.version)", maxBodySize: maxBody, timeout: .seconds(timeout),
+            caCertificates: try? cacert?.certificates.get(), proxy: CurlHTTPClient.Proxy(server: server, noProxy: noProxy),
+            libraryNames: library ?? CurlHTTPClient.defaultLibraryNames)
+    }
+}
+
+/// `--cacert FILE`, read once while the command line is parsed (a pipe, `--cacert <(…)`, can be
+/// read only once): the certificates, or why the file holds none, which `validate()` reports as
+/// a usage error.
+struct CACertificatesArgument {
+    let path: String
+    let certificates: Result<PEMCertificates, PEMCertificatesError>
+
+    init(_ path: String) {
+        self.path = path
+        certificates = Result { () throws(PEMCertificatesError) in try PEMCertificates(contentsOfFile: path) }
     }
 }
