@@ -166,7 +166,7 @@ struct DeltaTests {
 
     /// Issue 29's target: a year of two-hourly refreshes of a 100-film feed, 2 films changing each
     /// time, under a 30-day window, ends with data.mdb within 2.5 MB. Compaction to 30 days ago,
-    /// once a day, stands in for the retention that keeps the window (whole copies end at 6.8 MB).
+    /// once a day, stands in for the retention that keeps the window (whole copies end at 6.9 MB).
     @Test func aYearOfTwoHourlyRefreshes_2Of100FilmsChanging_endsWithin2_5MB_underA30DayWindow() async throws {
         let dir = try TemporaryDirectory()
         let clock = TestClock()

@@ -60,7 +60,7 @@ enum EventCodec {
     /// of two-hourly refreshes compacted daily to 30 days (release build): the whole copy's
     /// share of a refresh falls as 1/(N+1) and a read grows by about 5 µs per delta (66 µs for
     /// a whole put). N = 4, 6, 8, 12, 16 stored 3.2, 2.4, 1.9, 1.4, 1.2 KB of records per
-    /// refresh and left data.mdb at 1.8, 1.5, 1.3, 1.0, 0.9 MB (whole copies: 14.4 KB, 6.8 MB),
+    /// refresh and left data.mdb at 1.8, 1.5, 1.3, 1.1, 1.0 MB (whole copies: 14.4 KB, 6.9 MB),
     /// with the deepest read at 87, 98, 108, 128, 148 µs. 8 is under half the 2.5 MB the year
     /// may take, with reads of the deepest version at 1.6 times a whole put's.
     static let maxDeltaDepth = 8
