@@ -189,10 +189,12 @@ struct CompressionLevelTests {
         let log = try EventLog(path: dir.path())
         let value = try #require(try log.retrieve("films"))
         #expect(value.payload == feed && value.timestamp == cachedAt && value.maxAge == 600 && value.metadata == ["contract": "films"])
-        try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: feed + payload(" "), timestamp: cachedAt + 1)])
+        // Another feed, which shares too little with the first for a delta: stored whole.
+        let other = payload((0..<300).map { "[\($0 &* 7919 % 1000),\"\($0 % 11)\"]" }.joined(separator: ","))
+        try await log.append([.delete(key: "films", reason: .replaced), .put(key: "films", payload: other, timestamp: cachedAt + 1)])
         #expect(try levelByte(log, seq: 4) == 0x01)
         let puts = try events(log, EventQuery(includePayload: true)).filter { $0.kind == .put }
-        #expect(puts.map(\.payload) == [feed, feed + payload(" ")])
+        #expect(puts.map(\.payload) == [feed, other])
         #expect(try log.verify().isClean)
     }
 }

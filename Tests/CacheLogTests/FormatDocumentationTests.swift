@@ -1,4 +1,5 @@
 import Foundation
+import Seeding
 import TestSupport
 import Testing
 @testable import CacheLog
@@ -24,6 +25,18 @@ struct FormatDocumentationTests {
         try await log.append([.delete(key: "films", reason: .replaced), films])
         try await log.append(.expire(key: "films", timestamp: cachedAt, maxAge: 604_800))
         try await log.append(.put(key: "image:https://example.com/a.png", payload: Data([0, 1, 2, 255]), timestamp: cachedAt + 0.5))
+        // Refreshes of a feed in which two films changed each time: chains of deltas, a whole
+        // put wherever a chain reached its bound, and an unchanged refresh that refers to a delta.
+        var generator = SeededGenerator(seed: 1)
+        var feed = FilmFeed(count: 100, using: &generator)
+        for refresh in 0..<(EventCodec.maxDeltaDepth + 4) {
+            if refresh != 5 { feed.change(2, using: &generator) }
+            try await log.append([.delete(key: "feed", reason: .replaced),
+                                  .put(key: "feed", payload: feed.payload, timestamp: cachedAt + Double(refresh), metadata: ["contract": "films"])])
+        }
+        let recorded = try events(log, EventQuery(includePayload: true))
+        #expect(recorded.filter { $0.formatVersion == 2 }.count >= EventCodec.maxDeltaDepth)
+        #expect(recorded.contains { $0.formatVersion == 1 && $0.key == "feed" && $0.kind == .put && $0.storedBytes < 100 })
 
         let text = try String(contentsOf: Self.article, encoding: .utf8)
         let start = try #require(text.range(of: "```python\n"))
@@ -35,8 +48,10 @@ struct FormatDocumentationTests {
         let printed = python.stdoutText
         #expect(python.exited && python.status == 0, "the article's reader failed; is python3-lmdb installed (Tools/setup)? \(python.stderrText)")
 
-        let expected = try events(log, EventQuery(includePayload: true)).map { event in
-            "\(event.seq) \(event.kind.name) \(event.key) \(event.timestamp?.timeIntervalSince1970 ?? 0) \(event.payload?.count ?? 0)"
+        // Every version's payload, by its length and CRC-32, as the engine reads it.
+        let expected = recorded.map { event in
+            let crc = (event.payload ?? Data()).withUnsafeBytes { Zlib.crc32($0) }
+            return "\(event.seq) \(event.kind.name) \(event.key) \(event.timestamp?.timeIntervalSince1970 ?? 0) \(event.payload?.count ?? 0) \(crc)"
         }
         #expect(printed.split(separator: "\n").map(String.init) == expected)
     }

@@ -185,7 +185,7 @@ struct KeyIndexTests {
 
         let log = try makeLog(dir)
         #expect(log.tables.keyIndex != nil)
-        #expect(try RawLMDB.dump(log, \.meta)[MetaKey.format] == withUnsafeBytes(of: UInt32(2).bigEndian) { Array($0) })
+        #expect(try RawLMDB.dump(log, \.meta)[MetaKey.format] == withUnsafeBytes(of: EventLog.databaseFormat.bigEndian) { Array($0) })
         for (key, want) in zip(Self.keys, expected) { #expect(try Self.indexed(log, key: key, EventQuery()) == want, "\(key), by index") }
         #expect(try log.verify().isClean)
         try await log.append(.put(key: "films", payload: Data("new".utf8), timestamp: Date()))

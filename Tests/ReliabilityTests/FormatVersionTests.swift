@@ -21,9 +21,9 @@ struct FormatVersionTests {
             // would be judged from the recording.
             let log = try EventLog(path: db, options: .init(clock: clock.function))
             try await feedLoader(log, clock: clock.function).save(saved)
-            // A future CacheLog stamped the database with format 3.
+            // A future CacheLog stamped the database with format 4.
             try RawLMDB.write(log) { txn, dbs in
-                let newer = withUnsafeBytes(of: UInt32(3).bigEndian) { Array($0) }
+                let newer = withUnsafeBytes(of: UInt32(4).bigEndian) { Array($0) }
                 #expect(RawLMDB.put(txn, dbs.meta, MetaKey.format, newer) == MDB_SUCCESS)
             }
         }
@@ -31,9 +31,9 @@ struct FormatVersionTests {
         let untouched = try Data(contentsOf: URL(fileURLWithPath: db + "/data.mdb"))
 
         // Refused for writing, with a message that says why and what to do.
-        #expect(throws: CacheLogError.newerFormat(found: 3, supported: 2)) { _ = try EventLog(path: db) }
-        #expect(CacheLogError.newerFormat(found: 3, supported: 2).description.contains("newer"))
-        #expect(CacheLogError.newerFormat(found: 3, supported: 2).description.contains("read-only"))
+        #expect(throws: CacheLogError.newerFormat(found: 4, supported: 3)) { _ = try EventLog(path: db) }
+        #expect(CacheLogError.newerFormat(found: 4, supported: 3).description.contains("newer"))
+        #expect(CacheLogError.newerFormat(found: 4, supported: 3).description.contains("read-only"))
         try await waitUntilClosed(db)
 
         // Readable through the store, read-only.

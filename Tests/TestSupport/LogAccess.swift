@@ -6,6 +6,9 @@ import Testing
 /// A log's table handles as LMDB's C API takes them, for tests that write bytes beneath the engine.
 public struct RawTables {
     public var events, state, checkpoints, meta: MDB_dbi
+    /// The `refs` table (sorted duplicates); 0, the main table, in a read-only open of a format
+    /// before it.
+    public var refs: MDB_dbi
 
     init(_ log: EventLog) {
         let tables = log.environment.tables
@@ -13,6 +16,7 @@ public struct RawTables {
         state = tables.state.handle
         checkpoints = tables.checkpoints.handle
         meta = tables.meta.handle
+        refs = tables.refs?.handle ?? 0
     }
 }
 

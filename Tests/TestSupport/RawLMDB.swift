@@ -55,7 +55,20 @@ public enum RawLMDB {
         }
     }
 
-    /// Every key and value of table `dbi`, copied.
+    /// Removes one value of `key` from a table of sorted duplicates.
+    public static func deleteDuplicate(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]) throws {
+        var key = key, value = value
+        let code = key.withUnsafeMutableBytes { k in
+            value.withUnsafeMutableBytes { v in
+                var kv = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
+                var vv = MDB_val(mv_size: v.count, mv_data: v.baseAddress)
+                return mdb_del(txn, dbi, &kv, &vv)
+            }
+        }
+        guard code == MDB_SUCCESS else { throw Failure(operation: "mdb_del", code: code) }
+    }
+
+    /// Every key and value of table `dbi`, copied (of a table of duplicates, each key's last value).
     public static func dump(environment: OpaquePointer, _ dbi: MDB_dbi) throws -> [[UInt8]: [UInt8]] {
         var txn: OpaquePointer?
         let begun = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn)

@@ -27,38 +27,46 @@ extension EventLog {
                 try tables.writeCheckpoint(txn, seq: newBase, rows: baseRows)
 
                 // Keep the live puts, the records holding their payloads, and every record before
-                // the cut that a put after it refers to for its (unchanged) payload. Keep the puts
-                // of the state at the cut too: "as of" any point from the cut on reads each entry's
-                // policy (max age, contract) from its put, and the audit tells its story from it.
-                var live = Set(try tables.currentEntries(txn, onDamaged: self.logDamagedRows).flatMap { [$0.seq, $0.payloadSeq] })
-                live.formUnion(baseRows.flatMap { [$0.entry.seq, $0.entry.payloadSeq] })
+                // the cut that a kept record needs for its payload (a reference's target, a delta's
+                // base, and theirs in turn). Keep the puts of the state at the cut too: "as of" any
+                // point from the cut on reads each entry's policy (max age, contract) from its put,
+                // and the audit tells its story from it.
+                var needed = Set(try tables.currentEntries(txn, onDamaged: self.logDamagedRows).flatMap { [$0.seq, $0.payloadSeq] })
+                needed.formUnion(baseRows.flatMap { [$0.entry.seq, $0.entry.payloadSeq] })
                 // The policy in effect is read from its record, whatever its age.
-                if case let policy = try tables.u64(txn, MetaKey.retentionSeq), policy > 0 { live.insert(policy) }
-                try txn.forEachRow(tables.events, from: .atLeast(SeqKey.bytes(cut))) { row in
-                    guard let seq = SeqKey.decode(row.key) else { return }
-                    if let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false),
-                       header.kind == .put, header.isReference,
-                       let source = try? EventCodec.payloadSeq(header, in: row.value, seq: seq), source < cut {
-                        live.insert(source)
-                    }
-                }
+                if case let policy = try tables.u64(txn, MetaKey.retentionSeq), policy > 0 { needed.insert(policy) }
                 let before = try tables.seqs(txn, in: tables.events, below: cut)
-                let doomed = before.filter { !live.contains($0) }
-                var freed = 0
-                for seq in doomed {
-                    guard let record = try txn.get(tables.events, SeqKey.bytes(seq)) else { continue }
-                    freed += record.count
-                    // The key index loses the record too (a record whose framing is damaged names
-                    // no key: the walk below removes its entry).
-                    if let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false),
-                       try tables.unindex(txn, key: Array(EventCodec.keyBytes(header, in: record)), seq: seq) {
-                        freed += SeqKey.size
+                // Newest first: whatever needs a record comes after it, so each record is judged
+                // once every record that could need it has been. The `refs` table names what needs
+                // a record, instead of a walk over every record after the cut; a kept record's own
+                // source is read from it too, which keeps it even where `refs` lost the entry.
+                var kept = Set<UInt64>()
+                var doomed: [UInt64] = []
+                for seq in before.reversed() {
+                    let neededByKept = try tables.payloadDependents(txn, of: seq).contains { $0 >= cut || kept.contains($0) }
+                    guard needed.contains(seq) || neededByKept else {
+                        doomed.append(seq)
+                        continue
                     }
-                    try txn.delete(tables.events, SeqKey.bytes(seq))
+                    kept.insert(seq)
+                    if let record = try txn.get(tables.events, SeqKey.bytes(seq)),
+                       let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false), header.kind == .put,
+                       let source = try? EventCodec.payloadSource(header, in: record, seq: seq) {
+                        needed.insert(source)
+                    }
                 }
-                // Entries of records that were already missing or unreadable name no key to
-                // remove them by: one walk of the index drops what is left below the cut.
-                freed += SeqKey.size * (try tables.unindexStragglers(txn, below: cut, keeping: live))
+                var freed = 0
+                var removed = 0
+                for seq in doomed {
+                    // Its dependents were all doomed, and removed before it.
+                    guard let bytes = try tables.removeRecord(txn, seq) else { continue }
+                    freed += bytes
+                    removed += 1
+                }
+                // Entries of records that were already missing or unreadable name no key or
+                // source to remove them by: one walk of each table drops what is left below the cut.
+                freed += SeqKey.size * (try tables.unindexStragglers(txn, below: cut, keeping: kept))
+                freed += SeqKey.size * (try tables.dropRefStragglers(txn, below: cut, keeping: kept))
                 for seq in try tables.seqs(txn, in: tables.checkpoints, below: newBase) {
                     try txn.delete(tables.checkpoints, SeqKey.bytes(seq))
                 }
@@ -67,7 +75,7 @@ extension EventLog {
                     try tables.setU64(txn, MetaKey.checkpointSeq, newBase)
                 }
                 return CompactionReport(
-                    removed: doomed.count, keptLive: before.count - doomed.count, firstAvailable: newBase, bytesFreed: freed)
+                    removed: removed, keptLive: before.count - removed, firstAvailable: newBase, bytesFreed: freed)
             }
         }
     }

@@ -54,6 +54,7 @@ extension EventLog {
                 // The fold's digest answers for a healthy index; only damage pays for the repair's
                 // record-by-record comparison.
                 let indexRepaired = try tables.keyIndexMatches(txn, folded: fold.applied, base: base) ? 0 : try tables.repairKeyIndex(txn)
+                let refsRepaired = try tables.refsMatch(txn, folded: fold.sources, base: base) ? 0 : try tables.repairRefs(txn)
                 if try tables.u64(txn, MetaKey.checkpointSeq) != lastCheckpoint {
                     try tables.setU64(txn, MetaKey.checkpointSeq, lastCheckpoint)
                     restored.append("checkpointSeq")
@@ -61,7 +62,7 @@ extension EventLog {
                 return RebuildReport(
                     eventsFolded: folded, liveKeys: fold.count, corruptSeqs: corrupt, repairedKeys: repaired,
                     checkpointsRewritten: rewritten, checkpointsRemoved: stale.count, restoredCounters: restored,
-                    keyIndexEntriesRepaired: indexRepaired)
+                    keyIndexEntriesRepaired: indexRepaired, refsEntriesRepaired: refsRepaired)
             }
         }
         if !report.corruptSeqs.isEmpty {

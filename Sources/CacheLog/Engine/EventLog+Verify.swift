@@ -6,8 +6,9 @@ import Foundation
 
 extension EventLog {
     /// Checks every record (framing, checksum, inflate, kind, seq order, recorded-time order),
-    /// every checkpoint, that the stored state equals the fold of the log, and that the key index
-    /// lists every record under its key.
+    /// every checkpoint, that the stored state equals the fold of the log, that the key index
+    /// lists every record under its key, and that the `refs` table lists every put that needs
+    /// another record's payload (a reference, a delta) under that record.
     ///
     /// Runs in one read transaction, so it checks one consistent snapshot while appends go on.
     /// Without the lock file (a reader who may not write it), it checks a private copy of the
@@ -20,6 +21,7 @@ extension EventLog {
             try verification.checkRecords()
             try verification.checkState()
             try verification.checkKeyIndex()
+            try verification.checkRefs()
             return verification.report()
         }
     }

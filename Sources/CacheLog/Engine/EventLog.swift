@@ -17,7 +17,9 @@ import Logging
 ///
 /// Every operation is an ``Event`` appended under the next sequence number; the state
 /// (key → live `put`) is updated in the same transaction, so every reader, in this process or
-/// another, sees the log and the state agree. Payloads are stored zlib-compressed with a checksum.
+/// another, sees the log and the state agree. Payloads are stored zlib-compressed with a checksum;
+/// a put whose payload equals its key's previous version refers to it, and one that mostly
+/// equals it is stored as a delta against it (`CacheLog.docc/Format.md`).
 ///
 /// Open one instance per database directory and share it: LMDB forbids opening an environment
 /// twice in one process. All methods are safe to call from any task.
@@ -164,8 +166,8 @@ public final class EventLog: Sendable {
         tables = LogTables(environment.tables, checkpointInterval: options.checkpointInterval)
         writer = Writer(environment: environment, tables: tables, clock: options.clock,
                         retains: options.automaticRetention && !options.readOnly)
-        if !options.readOnly && environment.tables.stampedFormat < Environment.keyIndexFormat {
-            try upgradeToKeyIndex()
+        if !options.readOnly && environment.tables.stampedFormat < Environment.formatVersion {
+            try upgradeFormat()
         }
         if environment.tables.createdNow, let (policy, by) = options.initialRetention {
             // The first record of the database, before any save: every process applies it from the start.
@@ -175,14 +177,18 @@ public final class EventLog: Sendable {
         }
     }
 
-    /// Gives a database written before the key index its index (one pass over the log, in one
-    /// write transaction), on its first open for writing. Until then, reads scan the log.
-    private func upgradeToKeyIndex() throws {
+    /// Gives a database written by an earlier format what this one adds (the key index, the
+    /// `refs` table: one pass over the log, in one write transaction), on its first open for
+    /// writing. Until then, reads scan the log for one key's history; nothing else needs them.
+    private func upgradeFormat() throws {
         let started = ContinuousClock.now
         let tables = self.tables
-        let added = try environment.write { txn in try tables.upgradeToKeyIndex(txn) }
-        if added > 0 {
-            logger.notice("built the key index", metadata: ["entries": "\(added)", "took": "\(ContinuousClock.now - started)"])
+        let added = try environment.write { txn in try tables.upgradeFormat(txn) }
+        if added.keyIndex > 0 {
+            logger.notice("built the key index", metadata: ["entries": "\(added.keyIndex)", "took": "\(ContinuousClock.now - started)"])
+        }
+        if added.refs > 0 {
+            logger.notice("built the table of shared payloads", metadata: ["entries": "\(added.refs)", "took": "\(ContinuousClock.now - started)"])
         }
     }
 
@@ -217,11 +223,59 @@ public final class EventLog: Sendable {
         try await writer.append(try prepare(events)).range
     }
 
-    /// Validates and compresses a batch on the calling task, before it queues for the writer.
-    private func prepare(_ events: [Event]) throws -> [EventCodec.Prepared] {
+    /// Validates and compresses a batch on the calling task, before it queues for the writer, and
+    /// makes the deltas its puts may be stored as (a put stored as a delta is not compressed whole).
+    func prepare(_ events: [Event]) throws -> [EventCodec.Prepared] {
         guard !environment.readOnly else { throw CacheLogError.readOnly }
         guard !events.isEmpty else { throw CacheLogError.emptyBatch }
-        return try events.map { try EventCodec.prepare($0, maxKeySize: environment.maxKeySize, level: compressionLevel) }
+        var prepared = try events.map { event in
+            var deltaSized = false
+            if case .put(_, let payload, _, _, _) = event { deltaSized = Self.deltaSizes.contains(payload.count) }
+            return try EventCodec.prepare(event, maxKeySize: environment.maxKeySize, level: compressionLevel, compressing: !deltaSized)
+        }
+        addDeltas(to: &prepared)
+        // A put that is a delta or equals its live version needs its whole body only if the
+        // writer finds its base gone: the writer compresses it then.
+        for index in prepared.indices where prepared[index].delta == nil && prepared[index].identical == nil {
+            try prepared[index].compressBody()
+        }
+        return prepared
+    }
+
+    /// The payload sizes a put may be stored as a delta at. Smaller payloads compress to a few
+    /// hundred bytes, about what a delta's record costs anyway; up to the largest, a whole body
+    /// made by the writer (when the base is gone) always fits its record's u32 lengths.
+    static let deltaSizes = 1024...DeflateStreams.maximumInput
+
+    /// Gives each put prepared without its whole body (``deltaSizes``) whose key has a live
+    /// version what the writer needs to store less than a whole copy: the note that its payload
+    /// equals that version's, or a delta against that version when the delta is under half of
+    /// what a whole copy would take (judged by how the whole put that starts the version's chain
+    /// compressed) and the version's chain is not at ``EventCodec/maxDeltaDepth`` already. The
+    /// live versions are read in one short read transaction. Nothing here can fail the append:
+    /// what cannot be read leaves the put whole, and the writer uses a delta only while its base
+    /// is the record it was made from.
+    private func addDeltas(to prepared: inout [EventCodec.Prepared]) {
+        let candidates = prepared.indices.filter { prepared[$0].uncompressed != nil }
+        guard !candidates.isEmpty else { return }
+        let tables = self.tables
+        let keys = candidates.map { prepared[$0].key }
+        let bases: [LogTables.BaseVersion?] = (try? environment.read { txn in keys.map { tables.baseVersion(txn, key: $0) } }) ?? []
+        for (index, base) in zip(candidates, bases) {
+            guard let base, let payload = prepared[index].uncompressed else { continue }
+            if base.payload == payload {
+                prepared[index].identical = EventCodec.IdenticalPayload(seq: base.seq, checksum: base.checksum)
+                continue
+            }
+            let whole = Double(payload.count) * base.compression
+            guard base.depth < EventCodec.maxDeltaDepth,
+                  let body = try? EventCodec.deltaBody(from: base.payload, to: payload, baseSeq: base.seq, depth: base.depth + 1,
+                                                       level: compressionLevel, maxInserted: payload.count / 2),
+                  Double(body.count) * 2 < whole
+            else { continue }
+            prepared[index].delta = EventCodec.PreparedDelta(
+                base: base.seq, baseChecksum: base.checksum, baseLength: base.payload.count, depth: base.depth + 1, body: body)
+        }
     }
 
     /// Appends `events` as one atomic batch, as ``append(_:)-([Event])`` does, unless the live entry

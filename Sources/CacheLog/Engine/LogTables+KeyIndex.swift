@@ -178,7 +178,7 @@ extension LogTables {
     /// the index): no lookup per record and no checksum, as there is nothing to compare with.
     /// Returns nil when the index is not empty (another process's appends got there first).
     @available(*, noasync)
-    private func fillEmptyKeyIndex(_ txn: Transaction) throws -> Int? {
+    func fillEmptyKeyIndex(_ txn: Transaction) throws -> Int? {
         guard let keyIndex = table.keyIndex, try txn.entryCount(keyIndex) == 0 else { return nil }
         var added = 0
         try txn.forEachRow(table.events) { row in
@@ -197,16 +197,5 @@ extension LogTables {
     @available(*, noasync)
     func stampedFormat(_ txn: Transaction) throws -> UInt32 {
         try txn.get(table.meta, MetaKey.format).flatMap(MetaKey.format(in:)) ?? 0
-    }
-
-    /// Fills the index of a database written before it existed, and stamps the format that
-    /// has it, in one transaction: a crash leaves the old format, and the next open starts over.
-    /// Returns the entries added (0 when another process did it first).
-    @available(*, noasync)
-    func upgradeToKeyIndex(_ txn: Transaction) throws -> Int {
-        guard try stampedFormat(txn) < Environment.keyIndexFormat else { return 0 }
-        let added = try fillEmptyKeyIndex(txn) ?? repairKeyIndex(txn)
-        try txn.put(table.meta, MetaKey.format, MetaKey.formatValue(Environment.keyIndexFormat))
-        return added
     }
 }

@@ -31,7 +31,7 @@ extension LogTables {
     /// size limit bounds.
     @available(*, noasync)
     func bytesInUse(_ txn: Transaction) throws -> Int {
-        try txn.bytesInUse(tables: [table.events, table.state, table.checkpoints, table.meta] + [table.keyIndex, table.trims].compactMap { $0 })
+        try txn.bytesInUse(tables: [table.events, table.state, table.checkpoints, table.meta] + [table.keyIndex, table.refs, table.trims].compactMap { $0 })
     }
 
     /// Where the key's history starts: the seq retention recorded for it (0 when none).
@@ -69,26 +69,25 @@ extension LogTables {
                 guard let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false),
                       header.kind != .retention
                 else { continue }  // damage is verify's to name; a policy's record stays as its history
-                let key = Array(EventCodec.keyBytes(header, in: row.value))
-                guard let startsAt = try judge.removable(seq, header: header, record: row.value, key: key) else { continue }
-                slice.freedBytes += row.value.count
-                slice.removed += 1
-                try judge.remember(key: key, startsAt: startsAt)
+                try judge.consider(seq, key: Array(EventCodec.keyBytes(header, in: row.value)))
             }
         }
-        // Removed after the walk: a cursor over the table must not see the table change under it.
-        if let highest = judge.doomed.max(), highest > (try u64(txn, MetaKey.retentionZone)) {
+        // Removed after the walk (a cursor must not see its table change under it), the newest
+        // first: a delta or a reference goes before the record it needs, which then may go too,
+        // so that a chain of versions outside the window goes in one slice.
+        var removed: [(seq: UInt64, key: [UInt8])] = []
+        for (seq, key) in judge.candidates.reversed() {
+            guard let freed = try removeRecord(txn, seq) else { continue }
+            slice.removed += 1
+            slice.freedBytes += freed
+            removed.append((seq, key))
+        }
+        if let highest = removed.map(\.seq).max(), highest > (try u64(txn, MetaKey.retentionZone)) {
             try setU64(txn, MetaKey.retentionZone, highest)
         }
-        for seq in judge.doomed {
-            guard let record = try txn.get(table.events, SeqKey.bytes(seq)) else { continue }
-            let header = try EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
-            let key = Array(EventCodec.keyBytes(header, in: record))
-            _ = try unindex(txn, key: key, seq: seq)
-            try txn.delete(table.events, SeqKey.bytes(seq))
-        }
         if let trims = table.trims {
-            for (key, startsAt) in judge.startsAt where try trimmedThrough(txn, key: key) < startsAt {
+            for key in Set(removed.map(\.key)) {
+                guard let startsAt = judge.historyStart(of: key), try trimmedThrough(txn, key: key) < startsAt else { continue }
                 try txn.put(trims, key, SeqKey.bytes(startsAt))
             }
         }
@@ -132,11 +131,8 @@ private struct HistoryJudge {
     private var windowStarts: [TimeInterval: UInt64] = [:]
     /// Per key: the window's start and the records kept as the version its history starts from.
     private var keys: [[UInt8]: KeyHistory] = [:]
-    /// Per key: the seqs whose payload bytes a stored record of the key refers to.
-    private var sources: [[UInt8]: Set<UInt64>] = [:]
-    /// Records to remove once the walk is over, and where each key's history then starts.
-    private(set) var doomed: [UInt64] = []
-    private(set) var startsAt: [[UInt8]: UInt64] = [:]
+    /// Records that may go, in seq order, with their keys.
+    private(set) var candidates: [(seq: UInt64, key: [UInt8])] = []
 
     private struct KeyHistory {
         /// Records before this seq are outside the key's window (0: the key keeps all).
@@ -171,20 +167,20 @@ private struct HistoryJudge {
         return start
     }
 
-    /// Where the key's history would start, when record `seq` may go; nil when it stays.
-    mutating func removable(_ seq: UInt64, header: EventCodec.Header, record: UnsafeRawBufferPointer, key: [UInt8]) throws -> UInt64? {
+    /// Notes record `seq` of `key` as one that may go when it is history outside the key's window
+    /// and not kept as the version the history starts from or the key's live cache. Whether a
+    /// kept record still needs its bytes is asked when it is removed.
+    mutating func consider(_ seq: UInt64, key: [UInt8]) throws {
         let history = try self.history(of: key)
         guard seq < history.windowStart, !history.kept.contains(seq), !history.live.contains(seq),
               let boundary = history.boundary, seq < boundary
-        else { return nil }
-        guard try !isPayloadSource(seq, key: key) else { return nil }
-        doomed.append(seq)
-        return boundary
+        else { return }
+        candidates.append((seq, key))
     }
 
-    mutating func remember(key: [UInt8], startsAt seq: UInt64) throws {
-        startsAt[key] = max(startsAt[key] ?? 0, seq)
-    }
+    /// Where the history of `key` starts once its records before it are gone: the record kept
+    /// as its first version.
+    func historyStart(of key: [UInt8]) -> UInt64? { keys[key]?.boundary }
 
     private mutating func history(of key: [UInt8]) throws -> KeyHistory {
         if let known = keys[key] { return known }
@@ -221,27 +217,6 @@ private struct HistoryJudge {
         }
         keys[key] = history
         return history
-    }
-
-    /// Whether a record of `key` that is still stored takes its payload bytes from `seq` (a
-    /// reference to an identical payload). Payload sources are always records of the same key,
-    /// so one walk over the key's own records per slice finds them all.
-    private mutating func isPayloadSource(_ seq: UInt64, key: [UInt8]) throws -> Bool {
-        if let known = sources[key] { return known.contains(seq) }
-        guard let keyIndex = tables.keyIndex else { return true }
-        var found: Set<UInt64> = []
-        try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(0), atMost: false)) { seqs in
-            while let row = try seqs.next(), let later = SeqKey.decode(row.value) {
-                guard let record = try txn.get(tables.events, SeqKey.bytes(later)),
-                      let header = try? EventCodec.decodeHeader(record, seq: later, verifyChecksum: false),
-                      header.kind == .put, header.isReference,
-                      let source = try? EventCodec.payloadSeq(header, in: record, seq: later)
-                else { continue }
-                found.insert(source)
-            }
-        }
-        sources[key] = found
-        return found.contains(seq)
     }
 }
 

@@ -131,14 +131,25 @@ struct LogTables {
             for event in events {
                 seq += 1
                 var payloadSeq = seq
-                var reference: UInt64?
-                if event.kind == .put, let earlier = try identicalPayload(txn, event, removed: removed) {
-                    reference = earlier
-                    payloadSeq = earlier
+                var form = EventCodec.Form.whole
+                var source: UInt64?
+                if event.kind == .put {
+                    if let earlier = try identicalPayload(txn, event, removed: removed) {
+                        form = .reference(earlier)
+                        payloadSeq = earlier
+                        source = earlier
+                    } else if let delta = event.delta, deltaBaseHolds(txn, event, delta) {
+                        form = .delta
+                        source = delta.base
+                    }
                 } else if event.kind == .delete || event.kind == .expire, let entry = liveEntryIfReadable(txn, key: event.key) {
                     removed[event.key] = entry.payloadSeq
                 }
-                let record = EventCodec.encode(event, recordedAt: recordedAt, payloadAt: reference)
+                // A put prepared as a delta has no whole body yet: made here, in the rare case that
+                // its base is gone.
+                var event = event
+                if form == .whole { try event.compressBody() }
+                let record = EventCodec.encode(event, recordedAt: recordedAt, as: form)
                 // Appended: a seq sorts after every existing key, so LMDB fills pages to the end
                 // instead of splitting them.
                 do {
@@ -154,6 +165,7 @@ struct LogTables {
                     try applyToState(txn, event, seq: seq, payloadSeq: payloadSeq)
                     try index(txn, key: event.key, seq: seq)
                 }
+                if let source { try addRef(txn, source: source, dependent: seq) }
             }
             ranges.append(.success(AppendedBatch(range: first...seq, leftOut: leftOut)))
             if try checkpointDue(txn, seq: seq, last: checkpointSeq) {
@@ -184,7 +196,9 @@ struct LogTables {
     /// The seq of an earlier put of the same key whose payload is byte-identical to `event`'s:
     /// the key's live version, or the one this transaction just removed. The compressed bodies are
     /// compared: the same bytes compressed the same way give the same stream, and a mismatch only
-    /// costs a second copy, never a wrong payload.
+    /// costs a second copy, never a wrong payload. A candidate stored as a delta has no such body:
+    /// it counts when it is the record the appending task compared payloads with (its seq, and
+    /// the CRC-32 its record ends with: records are never rewritten).
     ///
     /// The candidate must pass its checksum: a reference to a damaged record would make every
     /// later save of the same feed unreadable too, and the cache could never heal. A damaged
@@ -196,10 +210,29 @@ struct LogTables {
               let record = try txn.get(table.events, SeqKey.bytes(candidate)),
               let header = try? EventCodec.decodeHeader(record, seq: candidate, verifyChecksum: false),
               header.kind == .put, !header.isReference, header.payloadLength == Int(event.payloadLength),
-              event.body.withUnsafeBytes({ EventCodec.sameBytes(UnsafeRawBufferPointer(rebasing: record[header.body]), $0) }),
+              event.identical == EventCodec.IdenticalPayload(seq: candidate, checksum: EventCodec.storedChecksum(record) ?? 0)
+                || !header.isDelta && !event.body.isEmpty && event.body.withUnsafeBytes({ EventCodec.sameBytes(UnsafeRawBufferPointer(rebasing: record[header.body]), $0) }),
               Self.passesChecksum(record, seq: candidate)
         else { return nil }
         return candidate
+    }
+
+    /// Whether the base a delta was made against is still the record it was made from: stored,
+    /// whole as written (its checksum passes, and it ends with the CRC-32 the appending task
+    /// read), a put of this key of the length the delta was made from, one short of the delta's
+    /// depth, which is within the bound. Records are never rewritten, so the base then holds the
+    /// payload the delta was made against, whatever was appended or removed since: the delta is
+    /// correct without trusting what the appending task read. Otherwise the put is stored whole.
+    private func deltaBaseHolds(_ txn: Transaction, _ event: EventCodec.Prepared, _ delta: EventCodec.PreparedDelta) -> Bool {
+        guard delta.depth >= 1, delta.depth <= EventCodec.maxDeltaDepth,
+              let record = try? txn.get(table.events, SeqKey.bytes(delta.base)),
+              EventCodec.storedChecksum(record) == delta.baseChecksum,
+              let header = try? EventCodec.decodeHeader(record, seq: delta.base),
+              header.kind == .put, !header.isReference, header.payloadLength == delta.baseLength,
+              EventCodec.keyBytes(header, in: record).elementsEqual(event.key),
+              (try? EventCodec.depth(header, in: record, seq: delta.base)) == delta.depth - 1
+        else { return false }
+        return true
     }
 
     private func applyToState(_ txn: Transaction, _ event: EventCodec.Prepared, seq: UInt64, payloadSeq: UInt64) throws {
@@ -241,15 +274,92 @@ struct LogTables {
     // MARK: payloads
 
     /// The payload of the put `record` at `seq`, following its reference to the earlier put that
-    /// holds the bytes when it has one. A broken reference is corruption of the referring record;
-    /// bad bytes in the target are reported at the target's seq.
+    /// holds the bytes when it has one, and that put's delta chain when it is a delta. A broken
+    /// reference or base is corruption of the record that names it; bad bytes in the target are
+    /// reported at the target's seq.
     func payload(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64) throws -> Data {
         let (sourceHeader, source, sourceSeq) = try payloadRecord(txn, header, in: record, seq: seq)
-        return try EventCodec.payload(sourceHeader, in: source, seq: sourceSeq)
+        return try storedPayload(txn, sourceHeader, in: source, seq: sourceSeq)
+    }
+
+    /// The payload of a put that is not a reference: its body inflated, or, for a delta, rebuilt
+    /// through its chain: each base read (its checksum checked) down to the whole put that starts
+    /// the chain, then each delta's instructions applied on the way back up. Each base is one
+    /// shallower than the delta on it (``deltaBase(_:_:of:in:seq:)``), so a chain is at most the
+    /// delta's depth plus one records, whatever its bytes say: the engine writes at most
+    /// ``EventCodec/maxDeltaDepth`` + 1, and damage cannot make it more than 256.
+    func storedPayload(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64) throws -> Data {
+        try rebuilt(txn, header, in: record, seq: seq).payload
+    }
+
+    /// ``storedPayload(_:_:in:seq:)``, and the header of the whole put that starts the chain.
+    private func rebuilt(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64)
+        throws -> (payload: Data, whole: EventCodec.Header) {
+        guard header.isDelta else { return (try EventCodec.payload(header, in: record, seq: seq), header) }
+        var deltas: [(EventCodec.Header, UnsafeRawBufferPointer, UInt64)] = []
+        var current = (header, record, seq)
+        while current.0.isDelta {
+            deltas.append(current)
+            let delta = try EventCodec.delta(current.0, in: current.1, seq: current.2)
+            let (baseHeader, base) = try deltaBase(txn, delta, of: current.0, in: current.1, seq: current.2)
+            current = (baseHeader, base, delta.base)
+        }
+        var payload = try EventCodec.payload(current.0, in: current.1, seq: current.2)
+        for (deltaHeader, deltaRecord, deltaSeq) in deltas.reversed() {
+            payload = try EventCodec.applyDelta(deltaHeader, in: deltaRecord, seq: deltaSeq, to: payload)
+        }
+        return (payload, current.0)
+    }
+
+    /// The base of delta put `seq`, checked (its checksum too) to be a put of the same key that
+    /// holds its payload (no reference) at a depth one short of the delta's. A missing or
+    /// mismatched base is corruption of the delta; a damaged base is reported at its own seq.
+    func deltaBase(_ txn: Transaction, _ delta: EventCodec.DeltaBody, of header: EventCodec.Header,
+                   in record: UnsafeRawBufferPointer, seq: UInt64) throws -> (EventCodec.Header, UnsafeRawBufferPointer) {
+        guard let base = try txn.get(table.events, SeqKey.bytes(delta.base)) else {
+            throw CacheLogError.corruptRecord(seq: seq, detail: "its delta base at seq \(delta.base) is missing")
+        }
+        let baseHeader = try EventCodec.decodeHeader(base, seq: delta.base)
+        guard baseHeader.kind == .put, !baseHeader.isReference,
+              EventCodec.keyBytes(baseHeader, in: base).elementsEqual(EventCodec.keyBytes(header, in: record)),
+              try EventCodec.depth(baseHeader, in: base, seq: delta.base) == delta.depth - 1
+        else {
+            throw CacheLogError.corruptRecord(seq: seq, detail: "its delta base at seq \(delta.base) does not match that record")
+        }
+        return (baseHeader, base)
+    }
+
+    /// What the appending task needs of the version a put replaces, to store the put as a
+    /// reference to it or a delta against it: the record that holds the live payload of `key`
+    /// (checksum checked), its chain depth, the CRC-32 it ends with, the payload, and how well
+    /// the whole put that starts its chain compressed. nil when there is none or it cannot be
+    /// read: the put is then stored whole, as it would be anyway.
+    func baseVersion(_ txn: Transaction, key: [UInt8]) -> BaseVersion? {
+        guard let seq = liveEntryIfReadable(txn, key: key)?.payloadSeq,
+              let record = try? txn.get(table.events, SeqKey.bytes(seq)),
+              let header = try? EventCodec.decodeHeader(record, seq: seq),
+              header.kind == .put, !header.isReference, EventCodec.keyBytes(header, in: record).elementsEqual(key),
+              let checksum = EventCodec.storedChecksum(record),
+              let depth = try? EventCodec.depth(header, in: record, seq: seq),
+              let (payload, whole) = try? rebuilt(txn, header, in: record, seq: seq)
+        else { return nil }
+        let ratio = whole.payloadLength > 0 ? Double(whole.body.count) / Double(whole.payloadLength) : 1
+        return BaseVersion(seq: seq, checksum: checksum, depth: depth, payload: payload, compression: ratio)
+    }
+
+    /// A put's payload as ``baseVersion(_:key:)`` found it, copied out of the transaction.
+    struct BaseVersion {
+        var seq: UInt64
+        var checksum: UInt32
+        var depth: Int
+        var payload: Data
+        /// Compressed bytes per payload byte of the whole put that starts the chain: what a
+        /// whole copy of a similar payload of this key would cost, without compressing it.
+        var compression: Double
     }
 
     /// The record that holds the payload bytes of the put `record`: itself, or the earlier put it
-    /// references, checked to be a put of the same key and length.
+    /// references (which may be a delta), checked to be a put of the same key and length.
     func payloadRecord(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64)
         throws -> (EventCodec.Header, UnsafeRawBufferPointer, UInt64) {
         let source = try EventCodec.payloadSeq(header, in: record, seq: seq)

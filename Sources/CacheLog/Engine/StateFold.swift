@@ -88,6 +88,11 @@ struct StateFold: Equatable {
             let index = findOrInsert(keyBytes, hash: hash)
             if live[index] == nil { count += 1 }
             live[index] = Live(seq: seq, timestamp: header.timestamp, bytes: header.payloadLength, payloadSeq: payloadSeq)
+            // A delta's base is no part of the state (its put holds its own payload, as
+            // instructions): a damaged one is the payload read's to report, not the fold's.
+            if let source = header.isDelta ? try? EventCodec.payloadSource(header, in: record, seq: seq) : payloadSeq != seq ? payloadSeq : nil {
+                sources.add(keyHash: Self.sourceHash(source), seq: seq)
+            }
         case .delete:
             if let index = find(keyBytes, hash: hash).index, live[index] != nil { remove(index) }
         case .expire:
@@ -104,6 +109,12 @@ struct StateFold: Equatable {
     /// The records applied so far (not those of a checkpoint it started from), for comparing with
     /// the key index.
     private(set) var applied = RecordDigest()
+    /// The (source, put) pairs of the puts applied so far that need another record's payload
+    /// bytes (a reference, a delta), for comparing with the `refs` table.
+    private(set) var sources = RecordDigest()
+
+    /// What a source seq stands in for in a ``RecordDigest`` (which mixes a key hash with a seq).
+    static func sourceHash(_ source: UInt64) -> UInt64 { source &* 0xD6E8_FEB8_6659_FD93 }
 
     private mutating func remove(_ index: Int) {
         live[index] = nil

@@ -127,6 +127,19 @@ struct Verification {
         if header.recordedAt.isFinite { previousTime = header.recordedAt }
         _ = try EventCodec.decodeHeader(record, seq: seq)
         guard header.kind == .put else { return }
+        // A delta is checked against its base: the base matches, and every instruction lies
+        // within the base's length and makes exactly the payload's. The base's bytes are checked
+        // at the base, so a chain costs one pass and not a rebuild of every version.
+        if header.isDelta {
+            let delta = try EventCodec.delta(header, in: record, seq: seq)
+            guard try txn.get(tables.events, SeqKey.bytes(delta.base)) != nil else {
+                usersOfMissing[delta.base, default: []].append("the delta put at seq \(seq)")
+                return
+            }
+            let (baseHeader, _) = try tables.deltaBase(txn, delta, of: header, in: record, seq: seq)
+            try EventCodec.checkDelta(header, in: record, seq: seq, baseLength: baseHeader.payloadLength)
+            return
+        }
         // A reference is checked against its target; the target's bytes are checked at the target.
         guard header.isReference else {
             _ = try EventCodec.payload(header, in: record, seq: seq)
@@ -214,6 +227,39 @@ struct Verification {
             default: what = "the key index lists this record under \"\(key)\", which is not its key"
             }
             problems.append(.init(seq: first.seq, message: what + more, fixedByRebuild: true))
+        }
+    }
+
+    /// `refs` lists every put that needs another record's payload bytes under that record, and
+    /// nothing else.
+    @available(*, noasync)
+    mutating func checkRefs() throws {
+        if try tables.refsMatch(txn, folded: folded.sources, base: base) { return }
+        var missing: [(dependent: UInt64, source: UInt64)] = []
+        var extra: [(source: UInt64?, dependent: UInt64?)] = []
+        try tables.compareRefs(txn, missing: { missing.append(($0, $1)) }, extra: { key, value in
+            extra.append((key.withUnsafeBytes { SeqKey.decode($0) }, value.withUnsafeBytes { SeqKey.decode($0) }))
+        })
+        if let first = missing.first {
+            let what = missing.count == 1
+                ? "the refs table does not list this record under seq \(first.source), whose payload it needs"
+                : "the refs table does not list \(missing.count) records from this one on under the records whose payloads they need"
+            problems.append(.init(seq: first.dependent, message: what, fixedByRebuild: true))
+        }
+        // A record already named (missing, corrupt) is one problem, not also its entry's.
+        extra.removeAll { entry in entry.dependent.map { seq in problems.contains { $0.seq == seq } } ?? false }
+        if let first = extra.first {
+            let more = extra.count == 1 ? "" : " (and \(extra.count - 1) more entries)"
+            let what: String
+            switch (first.source, first.dependent) {
+            case (let source?, let dependent?) where source < dependent:
+                what = try txn.get(tables.events, SeqKey.bytes(dependent)) == nil
+                    ? "the refs table lists this seq as needing the payload of seq \(source), but the log holds no such record"
+                    : "the refs table lists this record as needing the payload of seq \(source), which it does not"
+            default:
+                what = "the refs table holds an entry that is not an earlier seq and a later one"
+            }
+            problems.append(.init(seq: first.dependent, message: what + more, fixedByRebuild: true))
         }
     }
 

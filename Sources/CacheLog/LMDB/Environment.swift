@@ -55,9 +55,14 @@ final class Environment: @unchecked Sendable {
     /// Format of the database as a whole, stamped in `meta` at creation.
     /// 2: the key index (``Tables/keyIndex``). A format-1 database is upgraded on its first
     /// open for writing; until then it is read by scanning.
-    static let formatVersion: UInt32 = 2
+    /// 3: delta puts (record format version 2) and the `refs` table (``Tables/refs``). A
+    /// format-2 database is upgraded on its first open for writing, which fills `refs`; a
+    /// writer of format 2 refuses format 3, so every record it could append lacks no entry.
+    static let formatVersion: UInt32 = 3
     /// The first format whose key index is complete.
     static let keyIndexFormat: UInt32 = 2
+    /// The first format whose `refs` table is complete.
+    static let refsFormat: UInt32 = 3
     static let magic = Array("cachelog".utf8)
 
     /// `withoutLock` opens a read-only environment ``unlocked`` at once, as one that may not

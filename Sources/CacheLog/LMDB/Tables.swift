@@ -28,17 +28,25 @@ struct Tables: Sendable, Equatable {
     /// nil in a read-only open of a database whose format predates it (before format 2), which
     /// is then read by scanning; a writer creates it, and the engine fills it (``stampedFormat``).
     var keyIndex: Table?
+    /// seq of a put that holds payload bytes → the seqs of the puts that need them, as sorted
+    /// duplicates (8 bytes big-endian each): every reference to it, every delta against it.
+    /// Written in the append's transaction; what compaction and retention ask before removing a
+    /// record. nil in a read-only open of a database whose format predates it (before format 3),
+    /// where nothing removes records; a writer creates it, and the engine fills it.
+    var refs: Table?
     /// key (UTF-8) → u64 seq: where retention left the key's history starting (the record at
     /// that seq is kept as the version the history starts from; the key's records before it
-    /// are gone). nil in a read-only open of a database no writer of today has opened, which
-    /// then has no trimmed history.
+    /// are gone). nil in a read-only open of a database from before format 3, which then has
+    /// no trimmed history.
     var trims: Table?
     /// The format the database was stamped with when it was opened.
     var stampedFormat: UInt32
     /// Whether this open created the database.
     var createdNow = false
 
-    static let names = (events: "events", state: "state", checkpoints: "checkpoints", meta: "meta", keyIndex: "keys", trims: "trims")
+    static let names = (
+        events: "events", state: "state", checkpoints: "checkpoints", meta: "meta", keyIndex: "keys", refs: "refs", trims: "trims"
+    )
 
     /// Opens (or, in a new environment, creates and stamps) the named databases, and refuses what
     /// is not a CacheLog database or is of a newer format when opened for writing.
@@ -105,13 +113,18 @@ struct Tables: Sendable, Equatable {
         let keyIndex = readOnly
             ? (indexed ? try open(names.keyIndex, flags: keyIndexFlags) : nil)
             : try open(names.keyIndex, flags: keyIndexFlags, create: true)
+        // `refs` as the key index: a reader trusts it only from the format that fills it.
+        let referenced = earlier.map { $0.refs != nil } ?? (version >= Environment.refsFormat)
+        let refs = readOnly
+            ? (referenced ? try open(names.refs, flags: keyIndexFlags) : nil)
+            : try open(names.refs, flags: keyIndexFlags, create: true)
         // A reopen (of a reader's new private copy) opens what the first open did, in its order.
         let trims = readOnly
             ? (earlier.map { $0.trims != nil } ?? true ? try open(names.trims) : nil)
             : try open(names.trims, create: true)
         var tables = Tables(
-            events: try require(names.events), state: try require(names.state),
-            checkpoints: try require(names.checkpoints), meta: meta, keyIndex: keyIndex, trims: trims, stampedFormat: version, createdNow: isNew)
+            events: try require(names.events), state: try require(names.state), checkpoints: try require(names.checkpoints),
+            meta: meta, keyIndex: keyIndex, refs: refs, trims: trims, stampedFormat: version, createdNow: isNew)
         if let earlier {
             tables.stampedFormat = earlier.stampedFormat
             guard tables == earlier else { throw CacheLogError.notADatabase(path: path, detail: "its tables changed while it was open") }

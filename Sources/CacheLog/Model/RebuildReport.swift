@@ -18,4 +18,6 @@ public struct RebuildReport: Sendable, Equatable {
     /// Entries of the key index added (a record it did not list) or removed (an entry naming no
     /// record of its key).
     public var keyIndexEntriesRepaired: Int = 0
+    /// Entries of the `refs` table (which puts need which record's payload bytes) added or removed.
+    public var refsEntriesRepaired: Int = 0
 }

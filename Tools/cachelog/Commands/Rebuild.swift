@@ -42,6 +42,9 @@ struct Rebuild: AsyncParsableCommand, DatabaseCommand, DocumentCommand {
                 if report.keyIndexEntriesRepaired > 0 {
                     out.line("key index: repaired \(counted(report.keyIndexEntriesRepaired, "entry", plural: "entries"))")
                 }
+                if report.refsEntriesRepaired > 0 {
+                    out.line("refs table: repaired \(counted(report.refsEntriesRepaired, "entry", plural: "entries"))")
+                }
                 if !report.restoredCounters.isEmpty {
                     out.line("counters: restored \(report.restoredCounters.joined(separator: ", ")) from the log")
                 }

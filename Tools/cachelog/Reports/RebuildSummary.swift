@@ -8,11 +8,13 @@ struct RebuildSummary: Encodable {
     let restoredCounters: [String]
     let corruptSeqs: [UInt64]
     let keyIndexEntriesRepaired: Int
+    let refsEntriesRepaired: Int
 
     init(_ report: RebuildReport) {
         (events, liveKeys, repairedKeys) = (report.eventsFolded, report.liveKeys, report.repairedKeys)
         (checkpointsRewritten, checkpointsRemoved) = (report.checkpointsRewritten, report.checkpointsRemoved)
         (restoredCounters, corruptSeqs) = (report.restoredCounters, report.corruptSeqs)
         keyIndexEntriesRepaired = report.keyIndexEntriesRepaired
+        refsEntriesRepaired = report.refsEntriesRepaired
     }
 }

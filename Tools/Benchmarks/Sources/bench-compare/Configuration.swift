@@ -33,7 +33,7 @@ struct Configuration {
           --bulk N        events per bulk-append repetition (default 10000)
           --keys N        distinct keys in the large logs (default 1000)
           --big N         events in the largest log; logs of N/100 and N/10 are made too (default 1000000)
-          --refreshes N   refreshes of an unchanged feed (default 1000)
+          --refreshes N   refreshes of an unchanged feed, and of one with 2 films changed (default 1000)
           --scale N       also measure history at scale on a log of N events (e.g. 10000000;
                           tens of minutes at that size), with --cli
           --scale-keys N  keys of the scale log (default 100000)
