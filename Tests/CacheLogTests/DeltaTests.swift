@@ -390,12 +390,12 @@ struct DeltaTests {
             damaged = record
             damaged[0] = 1
             damaged = Self.resigned(damaged)
-            expected = "record format version 1 with the delta flag"
+            expected = "record format version 1 for a record that needs version 2"
         case .versionThree:
             damaged = record
             damaged[0] = 3
             damaged = Self.resigned(damaged)
-            expected = "unsupported record format version 3"
+            expected = "unsupported record format version 3; this build of CacheLog reads versions 1 and 2"
         }
         try RawLMDB.replace(put, with: damaged, in: log)
 
