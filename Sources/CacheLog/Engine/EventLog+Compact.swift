@@ -65,8 +65,9 @@ extension EventLog {
                 }
                 // Entries of records that were already missing or unreadable name no key or
                 // source to remove them by: one walk of each table drops what is left below the cut.
-                freed += SeqKey.size * (try tables.unindexStragglers(txn, below: cut, keeping: kept))
-                freed += SeqKey.size * (try tables.dropRefStragglers(txn, below: cut, keeping: kept))
+                for index in [tables.keyIndex, tables.refs] {
+                    freed += SeqKey.size * (try tables.dropEntriesOfMissingRecords(txn, in: index, below: cut, keeping: kept))
+                }
                 for seq in try tables.seqs(txn, in: tables.checkpoints, below: newBase) {
                     try txn.delete(tables.checkpoints, SeqKey.bytes(seq))
                 }

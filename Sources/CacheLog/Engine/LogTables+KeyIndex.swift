@@ -127,19 +127,21 @@ extension LogTables {
         return changed
     }
 
-    /// Removes the entries below `cut` whose seq is not in `kept` and whose record is gone: the
-    /// ones compaction could not remove by their record's key. Returns how many it removed.
+    /// Removes the entries of `table`, whose values are seqs (the key index, `refs`), that name a
+    /// record below `cut`, not in `kept`, and gone from the log: those compaction could not remove
+    /// by their record, whose framing was damaged (it named no key or source). Returns how many
+    /// it removed.
     @available(*, noasync)
-    func unindexStragglers(_ txn: Transaction, below cut: UInt64, keeping kept: Set<UInt64>) throws -> Int {
-        guard let keyIndex = table.keyIndex else { return 0 }
+    func dropEntriesOfMissingRecords(_ txn: Transaction, in table: Table?, below cut: UInt64, keeping kept: Set<UInt64>) throws -> Int {
+        guard let table else { return 0 }
         var stragglers: [([UInt8], [UInt8])] = []
-        try txn.forEachRow(keyIndex) { row in
+        try txn.forEachRow(table) { row in
             guard let seq = SeqKey.decode(row.value), seq < cut, !kept.contains(seq),
-                  try txn.get(table.events, SeqKey.bytes(seq)) == nil
+                  try txn.get(self.table.events, SeqKey.bytes(seq)) == nil
             else { return }
             stragglers.append((Array(row.key), Array(row.value)))
         }
-        for (key, value) in stragglers { try txn.delete(keyIndex, key, value: value) }
+        for (key, value) in stragglers { try txn.delete(table, key, value: value) }
         return stragglers.count
     }
 

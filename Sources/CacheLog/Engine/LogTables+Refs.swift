@@ -79,23 +79,6 @@ extension LogTables {
         return freed
     }
 
-    /// Removes the `refs` entries whose dependent is below `cut`, not in `kept`, and gone from
-    /// the log: those of records whose framing was damaged, which named no source when they were
-    /// removed. Returns how many it removed.
-    @available(*, noasync)
-    func dropRefStragglers(_ txn: Transaction, below cut: UInt64, keeping kept: Set<UInt64>) throws -> Int {
-        guard let refs = table.refs else { return 0 }
-        var stragglers: [([UInt8], [UInt8])] = []
-        try txn.forEachRow(refs) { row in
-            guard let dependent = SeqKey.decode(row.value), dependent < cut, !kept.contains(dependent),
-                  try txn.get(table.events, SeqKey.bytes(dependent)) == nil
-            else { return }
-            stragglers.append((Array(row.key), Array(row.value)))
-        }
-        for (source, dependent) in stragglers { try txn.delete(refs, source, value: dependent) }
-        return stragglers.count
-    }
-
     // MARK: checking and repairing
 
     /// Compares `refs` with the log: every put whose record names a source (a reference, a delta)
