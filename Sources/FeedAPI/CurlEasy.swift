@@ -242,6 +242,13 @@ final class CurlRequest: @unchecked Sendable {
                 _ = ccurl_getinfo_string(functions, handle, CCURLINFO_REDIRECT_URL, &redirectTarget)
                 _ = ccurl_getinfo_string(functions, handle, CCURLINFO_EFFECTIVE_URL, &effectiveURL)
                 let answered = effectiveURL.flatMap { URL(string: String(cString: $0)) } ?? current
+                // 407 is the proxy's own answer (an origin server never sends it): the request
+                // never got past the proxy, which wants credentials.
+                if let proxy, responseCode == 407 {
+                    return .failure(.proxyFailed(
+                        proxy: CurlHTTPClient.Proxy.displayName(proxy), code: .userAuthenticationRequired,
+                        message: "it answered HTTP 407, Proxy Authentication Required"))
+                }
 
                 if Self.redirectStatuses.contains(responseCode), let redirectTarget {
                     let target = String(cString: redirectTarget)
@@ -278,7 +285,9 @@ final class CurlRequest: @unchecked Sendable {
     private func failure(code: Int, errorBuffer: UnsafeMutableBufferPointer<CChar>, proxy: String?) -> HTTPClientError {
         let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
         let message = detail.isEmpty ? String(cString: ccurl_easy_strerror(library.functions, code)) : detail
-        if let proxy, [CCURLE_COULDNT_RESOLVE_PROXY, CCURLE_COULDNT_CONNECT, CCURLE_PROXY].contains(code) {
+        // A tunnel the proxy would not open (`CONNECT tunnel failed, response 407`) fails the
+        // request before it reaches the remote, whatever code libcurl files it under.
+        if let proxy, [CCURLE_COULDNT_RESOLVE_PROXY, CCURLE_COULDNT_CONNECT, CCURLE_PROXY].contains(code) || message.hasPrefix("CONNECT tunnel failed") {
             return .proxyFailed(proxy: CurlHTTPClient.Proxy.displayName(proxy), code: Self.urlErrorCode(code), message: message)
         }
         if code == CCURLE_SSL_CACERT_BADFILE {

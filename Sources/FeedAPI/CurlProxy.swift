@@ -97,6 +97,11 @@ extension CurlHTTPClient {
         /// Why `proxy` is not a proxy URL curl takes, or nil when it is.
         public static func problem(with proxy: String) -> String? {
             if proxy.isEmpty { return nil }
+            // curl would take some of these apart its own way (a leading space, a space in the
+            // host): refused here, so that a bad value is a usage error and not a cache served.
+            if proxy.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }) {
+                return "it holds a space or a control character"
+            }
             let withScheme = proxy.contains("://") ? proxy : "http://" + proxy
             guard let components = URLComponents(string: withScheme) else { return "it is not a URL" }
             let scheme = components.scheme?.lowercased() ?? ""
@@ -104,6 +109,7 @@ extension CurlHTTPClient {
                 return "its scheme \(scheme) is not one of \(schemes.sorted().joined(separator: ", "))"
             }
             guard let host = components.host, !host.isEmpty else { return "it names no host" }
+            if let port = components.port, !(1...65535).contains(port) { return "its port \(port) is not 1 to 65535" }
             return nil
         }
 

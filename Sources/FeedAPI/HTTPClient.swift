@@ -86,6 +86,8 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
                 return "redirect to \(to) refused: it leaves https for plain http"
             }
             return "redirect to \(to) refused: the \(scheme.isEmpty ? "(no)" : scheme) scheme is not followed, only http and https"
+        case let .proxyFailed(proxy, code, message) where code == .userAuthenticationRequired || message.hasPrefix("CONNECT tunnel failed"):
+            return "proxy \(proxy) refused the request: \(message)"
         case let .proxyFailed(proxy, _, message):
             return "proxy \(proxy) unreachable: \(message)"
         case let .transport(code, message) where code == .httpTooManyRedirects:

@@ -29,6 +29,8 @@ extension HTTPClientError {
         public static let networkConnectionLost = Self(rawValue: -1005)
         /// Redirects went on past the client's limit.
         public static let httpTooManyRedirects = Self(rawValue: -1007)
+        /// The proxy wants credentials (HTTP 407; URLError's `userAuthenticationRequired`).
+        public static let userAuthenticationRequired = Self(rawValue: -1013)
         /// The server's reply was no HTTP response, or none at all.
         public static let badServerResponse = Self(rawValue: -1011)
         /// The body's content encoding could not be decoded.

@@ -85,7 +85,8 @@ public struct PEMCertificates: Sendable, Hashable {
             } else if let name = line.pemBoundary("END") {
                 if let open = label, open == name, labels.contains(name) {
                     count += 1
-                    guard let der = Data(base64Encoded: base64), isCertificateOutline(der) else {
+                    // A TRUSTED CERTIFICATE (openssl x509 -trustout) is the certificate, then its trust settings.
+                    guard let der = Data(base64Encoded: base64), isCertificateOutline(der, trailing: name == "TRUSTED CERTIFICATE") else {
                         throw PEMCertificatesError(path: path, problem: .malformedCertificate(count))
                     }
                 }
@@ -98,9 +99,9 @@ public struct PEMCertificates: Sendable, Hashable {
         return count
     }
 
-    /// A DER SEQUENCE that fills `der` exactly and starts with another SEQUENCE (the to-be-signed
-    /// part of an X.509 certificate).
-    private static func isCertificateOutline(_ der: Data) -> Bool {
+    /// A DER SEQUENCE that fills `der` exactly (or, with `trailing`, starts it) and starts with
+    /// another SEQUENCE (the to-be-signed part of an X.509 certificate).
+    private static func isCertificateOutline(_ der: Data, trailing: Bool = false) -> Bool {
         let bytes = [UInt8](der)
         guard bytes.count >= 4, bytes[0] == 0x30 else { return false }
         var length = Int(bytes[1])
@@ -111,7 +112,7 @@ public struct PEMCertificates: Sendable, Hashable {
             length = bytes[2..<(2 + octets)].reduce(0) { $0 << 8 | Int($1) }
             header += octets
         }
-        return length > 0 && header + length == bytes.count && bytes[header] == 0x30
+        return length > 0 && (trailing ? header + length <= bytes.count : header + length == bytes.count) && bytes[header] == 0x30
     }
 }
 

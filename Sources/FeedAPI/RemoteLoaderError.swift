@@ -49,6 +49,14 @@ public struct RemoteLoaderError: Error, Equatable, Sendable, CustomStringConvert
         return false
     }
 
+    /// Whether the remote's TLS certificate was refused (not trusted, expired, not yet valid):
+    /// a server that is not the one asked for, or one that must be fixed, which a tool should say
+    /// even when a cache serves.
+    public var isRefusedCertificate: Bool {
+        guard case HTTPClientError.transport(let code, _)? = cause else { return false }
+        return [.serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate, .serverCertificateNotYetValid].contains(code)
+    }
+
     /// No usable response arrived.
     public static let connectivity = RemoteLoaderError(.connectivity)
     /// A response arrived but is not valid, for no reason given.

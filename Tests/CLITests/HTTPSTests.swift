@@ -191,6 +191,9 @@ struct HTTPSTests {
         #expect(byUnrelatedFile.status == ExitCode.ok, "the cache serves: \(byUnrelatedFile.stderrText)")
         let json = try #require(JSONSerialization.jsonObject(with: byUnrelatedFile.stdout) as? [String: Any], "\(byUnrelatedFile.stdoutText)")
         #expect(json["source"] as? String == "cache", "the store is not trusted beside --cacert: \(byUnrelatedFile.stdoutText)")
+        // Served, but said: a refused certificate is a server someone must look at.
+        #expect(byUnrelatedFile.stderrText.hasPrefix("cachelog: warning: films came from the cache: remote certificate not trusted: "),
+                "\(byUnrelatedFile.stderrText)")
 
         let nothingCached = try await inNamespace([sandbox.executable.path, "--db", sandbox.path("other-db"), "load",
                                                    server.url("/films.json").absoluteString, "--key", "films", "--cacert", unrelated])

@@ -218,6 +218,10 @@ struct OutFileTests {
         try #require(lchown(planted, nobody, gid_t(nobody)) == 0 && lchown(dangling, nobody, gid_t(nobody)) == 0)
 
         let image = try await sandbox.cachelog("image", sandbox.url("/poster.jpg"), "--out", dangling)
+        // Refused before anything is asked or saved: no request, no database.
+        #expect(sandbox.server.requestCount == 0 && !FileManager.default.fileExists(atPath: sandbox.db))
+        let seeded = try await sandbox.cachelog("image", sandbox.url("/poster.jpg"), "--out", sandbox.path("poster.jpg"))
+        try #require(seeded.status == ExitCode.ok, "\(seeded)")
         let report = try await sandbox.cachelog("--now", Day.dec1, "report", "--out", planted)
 
         for (result, path) in [(report, planted), (image, dangling)] {
@@ -309,6 +313,53 @@ struct OutFileTests {
         #expect(owner(sandbox.path("new.html"))?.mode == 0o600)
         #expect(owner(existing)?.mode == 0o644)
         #expect(try String(contentsOfFile: existing, encoding: .utf8).hasPrefix("<!doctype html>"))
+    }
+
+
+    /// Another user swaps the name between a link to root's file and a file of their own, as fast
+    /// as they can, while root writes there again and again: what the tool checked must be what
+    /// it opens, so root's file is never written (a check by name and then an open by name let
+    /// the link in after 59 runs).
+    @Test(.enabled(if: geteuid() == 0, "another user's racing process takes root to start"))
+    func out_aLinkSwappedInWhileTheToolWrites_isNeverFollowed() async throws {
+        let sandbox = try sandbox()
+        let seeded = try await sandbox.cachelog("image", sandbox.url("/poster.jpg"), "--out", sandbox.path("poster.jpg"))
+        try #require(seeded.status == ExitCode.ok, "\(seeded)")
+        let shared = sandbox.path("shared")
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        chmod(shared, 0o1777)
+        let victim = sandbox.path("victim.txt")
+        try Data("root's secret".utf8).write(to: URL(fileURLWithPath: victim))
+        chmod(victim, 0o600)
+        // Runs as nobody until it finds the stop file.
+        let racer = """
+            import os, sys
+            os.chdir(sys.argv[1])
+            while not os.path.exists(sys.argv[3]):
+                try: os.symlink(sys.argv[2], "race.link")
+                except FileExistsError: pass
+                os.rename("race.link", "race")
+                with open("race.file", "w") as f: f.write("x")
+                os.rename("race.file", "race")
+            """
+        let stop = sandbox.path("stop")
+        let racing = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", racer, shared, victim, stop])
+        defer { _ = FileManager.default.createFile(atPath: stop, contents: Data()) }
+        let started = try await eventually(timeout: .seconds(60)) { FileManager.default.fileExists(atPath: shared + "/race") }
+        try #require(started, "the racer never started")
+
+        var written = 0
+        for _ in 0..<150 {
+            let result = try await sandbox.cachelog("--now", Day.dec1, "report", "--out", shared + "/race")
+            #expect(result.status == ExitCode.ok || result.status == ExitCode.failure, "\(result)")
+            if result.status == ExitCode.ok { written += 1 }
+            #expect(try String(contentsOfFile: victim, encoding: .utf8) == "root's secret", "root's file was written through the link")
+        }
+        _ = FileManager.default.createFile(atPath: stop, contents: Data())
+        _ = await racing.finish(timeout: .seconds(30))
+        print("race: \(written) of 150 reports written into the racer's file, none through its link")
     }
 
 }

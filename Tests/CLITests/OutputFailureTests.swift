@@ -116,6 +116,28 @@ struct OutputFailureTests {
         #expect(result.stderrText.isEmpty, "\(result.stderrText)")
     }
 
+    /// A load interrupted while it waits for the remote is a failure said in one line, as every
+    /// failure is (a follow, which an interrupt is how one ends, says nothing).
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func load_interrupted_exits128PlusTheSignal_inOneLine(signal: Int32, status: Int32) async throws {
+        let answer = Gate()
+        defer { answer.open() }
+        let sandbox = try Sandbox(serving: { _ in
+            answer.wait()
+            return .json(Feeds.films)
+        })
+        let child = try ChildProcess(sandbox.executable, ["--db", sandbox.db, "load", sandbox.url("/films.json"), "--key", "films", "--contract", "films"],
+                                     environment: sandbox.environment())
+        try #require(await sandbox.server.waitForRequests(count: 1), "the load never asked")
+
+        child.send(signal)
+        let result = await child.finish(timeout: .seconds(60))
+
+        #expect(result.exited && result.status == status, "\(result.status) \(result.stderrText)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrText == "cachelog: interrupted; nothing was printed, and a save is whole in the log or absent\n", "\(result.stderrText)")
+    }
+
     /// A load that has saved and printed its result is done: a signal that arrives while the
     /// process ends does not make it report an interruption (it did, in 9 of 60 tries). The
     /// signal is sent the moment the whole result is read, many times over; a run that ended

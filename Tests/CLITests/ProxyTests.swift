@@ -92,7 +92,30 @@ struct ProxyTests {
         #expect(!result.stderr.contains("s3cr3t"), "\(result)")
     }
 
-    @Test(arguments: ["ftp://127.0.0.1:3128", "http://", "::"])
+    /// A proxy that answers but will not pass the request on (it wants credentials) is named as
+    /// the proxy, over plain http (its 407 answer) and for https (the tunnel it refused), not
+    /// taken for the remote's answer.
+    @Test
+    func aProxyThatRefuses_isNamed_notTakenForTheRemote() async throws {
+        let sandbox = try Sandbox()
+        let proxy = LoopbackHTTPServer(handler: { _ in HTTPResponse(status: 407, headers: [HTTPHeader("Proxy-Authenticate", "Basic realm=\"proxy\"")]) })
+        let proxyURL = try proxy.start().absoluteString.trimmingSuffix("/")
+        defer { proxy.stop() }
+
+        let plain = try await sandbox.cachelog("load", sandbox.url("/films.json"), "--key", "films", "--proxy", proxyURL)
+        let tunnelled = try await sandbox.cachelog("load", "https://127.0.0.1:9/films.json", "--key", "films", "--proxy", proxyURL)
+
+        #expect(plain.status == ExitCode.noUsableData, "\(plain)")
+        #expect(plain.stderrLines == [
+            "cachelog: no usable data for films: remote not reached: proxy \(proxyURL) refused the request: it answered HTTP 407, Proxy Authentication Required; no cache",
+        ], "\(plain)")
+        #expect(tunnelled.status == ExitCode.noUsableData, "\(tunnelled)")
+        #expect(tunnelled.stderr.hasPrefix("cachelog: no usable data for films: remote not reached: proxy \(proxyURL) refused the request: CONNECT tunnel failed, response 407"), "\(tunnelled)")
+        #expect(sandbox.server.requestCount == 0)
+    }
+
+    @Test(arguments: ["ftp://127.0.0.1:3128", "http://", "::", "http://127.0.0.1:99999", "127.0.0.1:0", " 127.0.0.1:3128", "http://a b:80",
+                      "http://user:pa ss@127.0.0.1:3128"])
     func proxy_thatIsNotAProxyURL_isAUsageError(_ value: String) async throws {
         let sandbox = try Sandbox()
         let result = try await sandbox.cachelog("load", sandbox.url("/films.json"), "--key", "films", "--proxy", value)

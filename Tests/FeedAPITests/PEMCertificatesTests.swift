@@ -33,6 +33,21 @@ struct PEMCertificatesTests {
         #expect(certificates.pem == (try Data(contentsOf: URL(fileURLWithPath: path))))
     }
 
+    /// `openssl x509 -trustout` writes a TRUSTED CERTIFICATE: the certificate, then its trust
+    /// settings. curl's --cacert takes it; so does this.
+    @Test
+    func aTrustedCertificate_isRead() async throws {
+        let directory = try TemporaryDirectory()
+        _ = try await certificate(in: directory)
+        let trusted = directory.path("trusted.pem")
+        let made = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
+            "x509", "-in", directory.path("cert.pem"), "-trustout", "-addtrust", "serverAuth", "-out", trusted,
+        ])
+        try #require(made.status == 0, "openssl: \(made.stderrText)")
+        #expect(try String(contentsOfFile: trusted, encoding: .utf8).hasPrefix("-----BEGIN TRUSTED CERTIFICATE-----"))
+        #expect(try PEMCertificates(contentsOfFile: trusted).count == 1)
+    }
+
     @Test
     func aFileWithoutACertificate_isRefused() throws {
         let directory = try TemporaryDirectory()

@@ -146,6 +146,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     }
 
     func run() async throws {
+        Interruption.sayWhenInterrupted("cachelog: interrupted; nothing was printed, and a save is whole in the log or absent")
         try await Self.reportingFailures {
             guard let key = resolvedKey else { throw ValidationError("--key is required") }
             let client = try global.client(http: network.client())

@@ -40,7 +40,22 @@ final class Interruption: @unchecked Sendable {
         }
     }
 
-    private static let exitWithSignal: @convention(c) (Int32) -> Void = { number in _exit(128 + number) }
+    /// The line the handler writes before it ends the tool (nil: none, as for `replay --follow`,
+    /// which an interrupt is how one ends): a C string made once, as a signal handler may only
+    /// `write` what exists already.
+    nonisolated(unsafe) private static var message: (pointer: UnsafeMutablePointer<CChar>, length: Int)?
+
+    /// From now on, an interruption says `line` (one line on stderr) as it ends the tool: for a
+    /// command whose interruption is a failure to report. Called before the work starts.
+    static func sayWhenInterrupted(_ line: String) {
+        guard message == nil, let copy = strdup(line + "\n") else { return }
+        message = (copy, strlen(copy))
+    }
+
+    private static let exitWithSignal: @convention(c) (Int32) -> Void = { number in
+        if let (pointer, length) = message { _ = write(2, pointer, length) }
+        _exit(128 + number)
+    }
 
     /// The command has done its work and written its output: from now on the signals are
     /// ignored, so that one arriving while the process ends (after `"cached": true` was printed)

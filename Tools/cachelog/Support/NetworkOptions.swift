@@ -26,8 +26,10 @@ struct NetworkOptions: ParsableArguments {
         https://, socks4://, socks4a://, socks5:// and socks5h:// proxies work. Hosts in \
         --noproxy, else in no_proxy (or NO_PROXY), are reached directly; 127.0.0.1 and \
         localhost are proxied too unless listed there. --proxy "" goes directly whatever the \
-        environment says. A proxy that cannot be reached is named: remote not reached: proxy \
-        http://HOST:PORT unreachable: …
+        environment says. A proxy that cannot be reached, or refuses the request, is named: \
+        remote not reached: proxy http://HOST:PORT unreachable: … (or refused the request: …). \
+        --cacert is for the remote: an https proxy's own certificate is checked against the \
+        system's store (curl's --proxy-cacert is not offered).
 
         CACHELOG_LIBCURL names the libcurl file to load (a path, or a name the dynamic loader \
         looks up) instead of libcurl.so.4.
@@ -51,7 +53,7 @@ struct NetworkOptions: ParsableArguments {
     var proxy: String?
 
     @Option(name: .customLong("noproxy"), help: ArgumentHelp(
-        "Reach these hosts directly, as curl's --noproxy: a comma-separated list of names (each with its subdomains), IP addresses and CIDR ranges, or * for all. (default: $no_proxy)",
+        "Reach these hosts directly, as curl's --noproxy: a comma-separated list of names (each with its subdomains), IP addresses and CIDR ranges, or * for all. (default: $no_proxy, else $NO_PROXY)",
         valueName: "list"))
     var noProxy: String?
 

@@ -48,8 +48,14 @@ enum OutFile {
             throw ValidationError("--out names a file of the database at \(database); write the output elsewhere")
         }
         // What the runtime opened before parsing is close-on-exec; what a caller gives is not.
-        if case .descriptor(let descriptor)? = descriptorNamed(by: path), fcntl(descriptor, F_GETFD) & FD_CLOEXEC == 0 {
-            givenDescriptors[path] = descriptor
+        if case .descriptor(let descriptor)? = descriptorNamed(by: path) {
+            if fcntl(descriptor, F_GETFD) & FD_CLOEXEC == 0 { givenDescriptors[path] = descriptor }
+            return
+        }
+        // Refused before the command asks the remote anything or saves: the write would be refused.
+        if case .failure(.planted(let link)) = PathWalk.resolve(path).map({ close($0.directory) }) {
+            Terminal.message("cachelog: \(planted(path, link: link).message)")
+            throw ExitCode(Exit.failure)
         }
     }
 
@@ -63,77 +69,121 @@ enum OutFile {
         case .refused(let code)?: throw failure(code)
         case nil: break
         }
-        if let link = plantedLink(on: path) {
-            let which = link == path || link == "./" + path ? "it is" : "it leads through \(link),"
-            throw CLIFailure("cannot write \(path): \(which) another user's link in a shared directory, which is not followed")
+        // Walked again when the last component changed under us (another user swapped a link
+        // in): what was checked is what gets written, or nothing is.
+        for _ in 0..<8 {
+            let resolved: PathWalk.Resolved
+            switch PathWalk.resolve(path) {
+            case .success(let found): resolved = found
+            case .failure(.planted(let link)): throw planted(path, link: link)
+            case .failure(.failed(let code)): throw failure(code)
+            }
+            defer { close(resolved.directory) }
+            switch try write(data, at: resolved) {
+            case .written: return
+            case .failed(let code): throw failure(code)
+            case .changed: continue
+            }
         }
-        var info = stat()
-        if lstat(path, &info) != 0, errno == ENOENT {
-            if let code = create(path, with: data) { throw failure(code) }
-            return
-        }
-        let ownFile = info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() && info.st_nlink == 1
-        if ownFile, let replaced = replace(path, keeping: info, with: data) {
-            if let code = replaced { throw failure(code) }
-            return
-        }
-        if let code = writeThrough(path, with: data) { throw failure(code) }
+        throw CLIFailure("cannot write \(path): it kept changing while it was written (another process is replacing it)")
+    }
+
+    /// The refusal of a path through another user's link in a shared directory.
+    private static func planted(_ path: String, link: String) -> CLIFailure {
+        let which = link == path || link == "./" + path ? "it is" : "it leads through \(link),"
+        return CLIFailure("cannot write \(path): \(which) another user's link in a shared directory, which is not followed")
+    }
+
+    private enum Written {
+        case written
+        case failed(Int32)
+        /// What is at the name is not what the walk found: walk again.
+        case changed
     }
 
     // MARK: the three ways to write
 
-    /// A new file, whole: a temporary file beside `path` takes its name with `link`, which (unlike
-    /// `rename`) fails rather than replace a file that appeared meanwhile; then that one is
-    /// written through. Returns the error number, or `nil`.
-    private static func create(_ path: String, with data: Data) -> Int32? {
-        switch temporary(beside: path, mode: 0o600, owner: nil, with: data) {
+    /// Writes `data` at the resolved name: a new file whole, the user's own regular file replaced
+    /// whole, anything else opened (never through a link) and written through.
+    private static func write(_ data: Data, at resolved: PathWalk.Resolved) throws -> Written {
+        guard let info = resolved.info else { return create(data, at: resolved) }
+        let ownFile = info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() && info.st_nlink == 1
+        if ownFile, let replaced = replace(data, at: resolved, keeping: info) { return replaced }
+        return writeThrough(data, at: resolved, expecting: info)
+    }
+
+    /// A new file, whole: a temporary file beside it takes its name with `linkat`, which (unlike
+    /// `rename`) fails rather than replace a file that appeared meanwhile. Readable by its owner
+    /// only: reports and images carry keys and URLs.
+    private static func create(_ data: Data, at resolved: PathWalk.Resolved) -> Written {
+        switch temporary(in: resolved, mode: 0o600, owner: nil, with: data) {
         case .success(let temporary):
-            defer { unlink(temporary) }
-            if link(temporary, path) == 0 { return nil }
-            // EEXIST: someone made it meanwhile; another error: no hard links here. Either way
-            // the kernel opens what is there now.
-            return writeThrough(path, with: data)
+            defer { unlinkat(resolved.directory, temporary, 0) }
+            if linkat(resolved.directory, temporary, resolved.directory, resolved.name, 0) == 0 { return .written }
+            // EEXIST: someone made it meanwhile, walk again; another error: no hard links here.
+            if errno == EEXIST { return .changed }
+            return createInPlace(data, at: resolved)
         case .failure(let code) where [EACCES, EPERM, EROFS].contains(code.rawValue):
-            return writeThrough(path, with: data)
+            return createInPlace(data, at: resolved)
         case .failure(let code):
-            return code.rawValue
+            return .failed(code.rawValue)
         }
     }
 
-    /// The user's own regular file, replaced whole by a temporary file with its mode and group.
-    /// `nil` when the directory cannot take a temporary file (the caller then writes in place);
-    /// otherwise the outcome, `.some(nil)` for success.
-    private static func replace(_ path: String, keeping info: stat, with data: Data) -> Int32?? {
-        switch temporary(beside: path, mode: info.st_mode & 0o777, owner: (info.st_uid, info.st_gid), with: data) {
+    /// A new file opened at its name (a directory that takes no temporary file, a file system
+    /// without hard links), never over one that appeared meanwhile.
+    private static func createInPlace(_ data: Data, at resolved: PathWalk.Resolved) -> Written {
+        let descriptor = openat(resolved.directory, resolved.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return errno == EEXIST ? .changed : .failed(errno) }
+        var code = data.withUnsafeBytes { StandardOutput.writeAll($0, to: descriptor) }
+        if close(descriptor) != 0, code == nil, errno != EINTR { code = errno }
+        if code != nil { unlinkat(resolved.directory, resolved.name, 0) }
+        return code.map(Written.failed) ?? .written
+    }
+
+    /// The user's own regular file, replaced whole by a temporary file with its mode (but for
+    /// setuid and setgid: new bytes must not run with another's rights) and group. `nil` when the
+    /// directory cannot take a temporary file (the caller then writes in place).
+    private static func replace(_ data: Data, at resolved: PathWalk.Resolved, keeping info: stat) -> Written? {
+        switch temporary(in: resolved, mode: info.st_mode & 0o1777, owner: (info.st_uid, info.st_gid), with: data) {
         case .success(let temporary):
-            guard rename(temporary, path) == 0 else {
+            // `renameat` replaces the name, whatever it is now, and follows nothing.
+            guard renameat(resolved.directory, temporary, resolved.directory, resolved.name) == 0 else {
                 let code = errno
-                unlink(temporary)
-                return .some(code)
+                unlinkat(resolved.directory, temporary, 0)
+                return .failed(code)
             }
-            return .some(nil)
+            return .written
         case .failure(let code) where [EACCES, EPERM, EROFS].contains(code.rawValue):
             return nil
         case .failure(let code):
-            return .some(code.rawValue)
+            return .failed(code.rawValue)
         }
     }
 
-    /// What the kernel opens at `path`, written through; a new file is readable by its owner
-    /// only. Returns the error number, or `nil`.
-    private static func writeThrough(_ path: String, with data: Data) -> Int32? {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return errno }
-        var code = data.withUnsafeBytes { StandardOutput.writeAll($0, to: descriptor) }
+    /// What is at the name opened without following a link, checked to be what the walk found,
+    /// and written through; a regular file is truncated first, as `>` does (after the check, so
+    /// that a file swapped in is never truncated).
+    private static func writeThrough(_ data: Data, at resolved: PathWalk.Resolved, expecting info: stat) -> Written {
+        let descriptor = openat(resolved.directory, resolved.name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return errno == ELOOP ? .changed : .failed(errno) }
+        var opened = stat()
+        guard fstat(descriptor, &opened) == 0, opened.st_dev == info.st_dev, opened.st_ino == info.st_ino else {
+            close(descriptor)
+            return .changed
+        }
+        var code: Int32?
+        if opened.st_mode & S_IFMT == S_IFREG, ftruncate(descriptor, 0) != 0 { code = errno }
+        if code == nil { code = data.withUnsafeBytes { StandardOutput.writeAll($0, to: descriptor) } }
         if close(descriptor) != 0, code == nil, errno != EINTR { code = errno }
-        return code
+        return code.map(Written.failed) ?? .written
     }
 
-    /// A temporary file beside `path` holding `data`, with `mode` and (when it differs from what
-    /// a new file gets) `owner`; its path, or the error (nothing is left behind then).
-    private static func temporary(beside path: String, mode: mode_t, owner: (uid_t, gid_t)?, with data: Data) -> Result<String, Errno> {
-        let temporary = path + ".cachelog-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    /// A temporary file beside the name holding `data`, with `mode` and (when it differs from
+    /// what a new file gets) `owner`; its name, or the error (nothing is left behind then).
+    private static func temporary(in resolved: PathWalk.Resolved, mode: mode_t, owner: (uid_t, gid_t)?, with data: Data) -> Result<String, Errno> {
+        let temporary = resolved.name + ".cachelog-\(getpid())"
+        let descriptor = openat(resolved.directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return .failure(Errno(errno)) }
         var code = data.withUnsafeBytes { StandardOutput.writeAll($0, to: descriptor) }
         var created = stat()
@@ -146,7 +196,7 @@ enum OutFile {
         if code == nil, fchmod(descriptor, mode) != 0 { code = errno }
         if close(descriptor) != 0, code == nil, errno != EINTR { code = errno }
         guard let code else { return .success(temporary) }
-        unlink(temporary)
+        unlinkat(resolved.directory, temporary, 0)
         return .failure(Errno(code))
     }
 
@@ -183,35 +233,6 @@ enum OutFile {
     private enum DescriptorTarget {
         case descriptor(Int32)
         case refused(Int32)
-    }
-
-    /// The first link on the way to `path` (in any component, as the kernel walks it) that sits
-    /// in a sticky, world-writable directory and belongs neither to this user nor to the
-    /// directory's owner: the rule of Linux's `fs.protected_symlinks`, applied whether or not
-    /// the kernel applies it. `nil` when there is none.
-    private static func plantedLink(on path: String) -> String? {
-        var pending = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        var walked = path.hasPrefix("/") ? "" : "."
-        var links = 0
-        while !pending.isEmpty {
-            let component = pending.removeFirst()
-            let next = walked + "/" + component
-            var info = stat()
-            guard lstat(next, &info) == 0 else { return nil }  // the open reports what is missing
-            guard info.st_mode & S_IFMT == S_IFLNK else {
-                walked = next
-                continue
-            }
-            var parent = stat()
-            let shared = stat(walked.isEmpty ? "/" : walked, &parent) == 0
-                && parent.st_mode & S_ISVTX != 0 && parent.st_mode & S_IWOTH != 0
-            if shared && info.st_uid != geteuid() && info.st_uid != parent.st_uid { return next }
-            links += 1
-            guard links <= 40, let target = linkTarget(next) else { return nil }
-            pending.insert(contentsOf: target.split(separator: "/", omittingEmptySubsequences: true).map(String.init), at: 0)
-            if target.hasPrefix("/") { walked = "" }
-        }
-        return nil
     }
 
     /// Where `link` points; `nil` with `errno` set when it cannot be read, or is not UTF-8
