@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(
             name: "CacheLogKitTests",
             dependencies: [
-                "CacheLogKit", "LoopbackHTTP", "TestSupport", "cachelog", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "CacheLogKit", "LoopbackHTTP", "Seeding", "TestSupport", "cachelog", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "Locking", "TestSupport"]),
         .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP", "TestSupport"]),

@@ -1,6 +1,7 @@
 import CacheLogKit
 import Foundation
 import LoopbackHTTP
+import Seeding
 import TestSupport
 import Testing
 
@@ -76,10 +77,97 @@ struct RetentionThroughTheClientTests {
         // at most 8 deep): never more.
         #expect((1...9).contains(older.count), "\(older.count) versions older than the window")
         #expect(older == Array(refreshes.filter { $0 < windowStart }.suffix(older.count)), "the newest of the older versions, nothing from further back")
+        // They are one chain, a whole copy and the deltas after it, and nothing else of the key
+        // is older than the window (the deletes that replaced them went with them).
+        let olderPuts = puts.filter { $0.recordedAt < windowStart }
+        #expect(olderPuts.first?.formatVersion == 1, "the oldest kept version holds its whole payload")
+        #expect(olderPuts.dropFirst().allSatisfy { $0.formatVersion == 2 }, "the rest are deltas")
+        let olderRecords = try log.events(EventQuery(key: "films")).filter { item in
+            if case .event(let event) = item { event.recordedAt < windowStart } else { true }
+        }
+        #expect(olderRecords.count == olderPuts.count, "\(olderRecords.count) records older than the window")
         #expect(try log.verify().isClean)
         // Past the window's first fill, the file plateaus: LMDB reuses what retention frees.
         let final = try Self.fileSize(world.path)
         #expect(final <= sizeAtDay30 + sizeAtDay30 / 4, "data.mdb grew from \(sizeAtDay30) at day 45 to \(final) at day 60")
+    }
+
+    /// A size limit with images whose bytes change every week (issue 29's 100 posters of 40 KB
+    /// under 16 MB, scaled down to 40 posters under 4 MiB): within the 30-day window the posters'
+    /// versions alone would pass the limit in weeks. Sampled after every load, the pages in use
+    /// stay within the limit; the history inside the window goes, not a live cache: the films and
+    /// every poster are live at the end, none evicted, every save made.
+    ///
+    /// The issue's target for the file itself, within a tenth over the limit, is missed: data.mdb
+    /// ends about 17 % over it, pages LMDB holds free in runs too short for a 40 KB image, which
+    /// it then writes past the file's end (Tools/Benchmarks/README.md, "A year under retention").
+    @Test func aSizeLimit_keepsThePagesInUseWithinIt_andEveryPosterLive_throughWeeksOfNewPosterBytes() async throws {
+        let world = try ClientWorld()
+        let clock = world.clock
+        let start = clock.date
+        let version = TestCounter()
+        world.server.setHandler { request in
+            if request.path == "/films.json" { return .json(Self.films(version: version.next())) }
+            guard request.path.hasPrefix("/posters/"), let index = Int(request.path.dropFirst("/posters/".count).prefix { $0.isNumber })
+            else { return .notFound }
+            // Each poster gets new bytes once a week, on a weekday of its own.
+            let day = Int(clock.date.timeIntervalSince(start) / Self.day)
+            return HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", "image/jpeg")], body: Self.poster(index, week: (day + index % 7) / 7))
+        }
+        let limit = 4 << 20
+        let client = try world.client(CacheClient.Options(retention: RetentionPolicy(history: 30 * Self.day, sizeLimit: limit)))
+        let films = client.feed("films", at: world.url("/films.json"), contract: .films)
+        let posters = (0..<40).map { client.image(at: world.url("/posters/\($0).jpg")) }
+        var largest = 0, largestInUse = 0
+        var fetches: [Date] = []
+        func sample<Item>(_ loaded: CacheLoad<Item>) throws {
+            if case .failed(let error) = loaded.cacheSave { Issue.record("a save failed: \(error)") }
+            largest = max(largest, try Self.fileSize(world.path))
+            largestInUse = max(largestInUse, try client.existingLog()?.retentionStatus().bytesInUse ?? 0)
+        }
+        for refresh in 0..<(6 * 7 * 12) {
+            if refresh > 0 { clock.advance(2 * 3600) }
+            try sample(try await films.load())
+            guard refresh % 12 == 0 else { continue }
+            // The posters on screen once a day: cached for 7 days, then fetched anew.
+            for poster in posters {
+                let loaded = try await poster.load()
+                if loaded.source == .remote { fetches.append(clock.date) }
+                try sample(loaded)
+            }
+        }
+        clock.advance(3600)
+        let log = try client.log()
+        try await log.applyRetention()
+        largest = max(largest, try Self.fileSize(world.path))
+
+        #expect(largestInUse <= limit, "\(largestInUse) bytes of pages in use under a limit of \(limit)")
+        #expect(largestInUse > limit * 3 / 4, "the limit pressed")
+        withKnownIssue("data.mdb passes the limit by more than a tenth: free pages in runs too short for a poster") {
+            #expect(Double(largest) <= Double(limit) * 1.1, "data.mdb reached \(largest) bytes under a limit of \(limit)")
+        }
+        #expect(try posters.allSatisfy { try log.isLive($0.key) }, "every poster is live")
+        #expect(try log.retrieve("films") != nil)
+        let evictions = try log.events(EventQuery(kinds: [.delete])).filter { item in
+            if case .event(let event) = item { event.reason == .evicted } else { false }
+        }
+        #expect(evictions.isEmpty, "history made the room, not live caches")
+        // The limit did the work, not the window: versions fetched within the window are gone.
+        let windowStart = clock.date.addingTimeInterval(-30 * Self.day)
+        let keptInWindow = try log.events(EventQuery(kinds: [.put])).filter { item in
+            if case .event(let event) = item { event.key.hasPrefix("image:") && event.recordedAt >= windowStart } else { false }
+        }.count
+        let fetchedInWindow = fetches.filter { $0 >= windowStart }.count
+        #expect(keptInWindow < fetchedInWindow, "\(keptInWindow) poster versions of the window kept of \(fetchedInWindow) fetched")
+        #expect(try log.verify().isClean)
+    }
+
+    /// Image data as a poster server sends it: incompressible bytes, about 40 KB, new each `week`.
+    static func poster(_ index: Int, week: Int) -> Data {
+        var generator = SeededGenerator(seed: UInt64(index) << 32 | UInt64(week))
+        let length = Int.random(in: 36_000...44_000, using: &generator)
+        let words = (0..<(length + 7) / 8).map { _ in generator.next() }
+        return words.withUnsafeBytes { Data($0.prefix(length)) }
     }
 
     private static func fileSize(_ directory: String) throws -> Int {

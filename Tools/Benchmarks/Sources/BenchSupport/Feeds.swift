@@ -106,9 +106,14 @@ public enum Feeds {
 
     /// Items as LocalFeedLoader stores them: JSON with sorted keys.
     public static func payload<Item: Encodable>(_ items: [Item]) -> Data {
+        json(items)
+    }
+
+    /// Any value as JSON with sorted keys: a server's response body.
+    public static func json<Value: Encodable>(_ value: Value) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return try! encoder.encode(items)
+        return try! encoder.encode(value)
     }
 
     /// A small payload for large logs: one to three films, as an image or search cache would hold.

@@ -62,3 +62,17 @@ public func measureAll(reps: Int, ops: Int = 1, _ bodies: [() async throws -> Vo
     }
     return samples
 }
+
+/// CPU time the whole process has used, in seconds (every thread: the caller's task, the
+/// writer's queue and whatever it runs in the background).
+public func processCPUTime() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// The load average over the last minute (`/proc/loadavg`), nil where there is none.
+public func loadAverage() -> Double? {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+    return text.split(separator: " ").first.flatMap { Double($0) }
+}

@@ -68,6 +68,12 @@ final class Comparison {
         if wants("large") { try await largeLogs(payloads[0]) }
         if wants("startup") { try await startup() }
         if wants("scale") { try await scale() }
+        // Minutes of simulation: only when named.
+        if config.only?.contains("year") == true {
+            try await year(feeds[0])
+            // What one refresh costs against a whole copy: the refreshes measure's rows.
+            if !wants("refreshes") { try await changedRefreshes(feeds[0]) }
+        }
 
         print(render())
         for note in notes { print("- " + note) }
@@ -325,18 +331,8 @@ final class Comparison {
         progress("refreshes of a feed with 2 films changed")
         let log = try EventLog(path: work + "/refresh-changed", options: .init(durability: .unsynced))
         let c = try CPathStore(path: work + "/refresh-changed-c", synced: false)
-        var text = TextGenerator(seed: 99)
-        var random = SeededGenerator(seed: 98)
-        var feed = films
-        var payloads: [Data] = []
-        for _ in 0...config.refreshes {
-            for _ in 0..<2 {
-                let index = Int.random(in: 0..<feed.count, using: &random)
-                let film = feed[index]
-                feed[index] = Film(id: film.id, title: film.title, description: text.paragraph(sentences: 2...6), image: film.image, url: film.url)
-            }
-            payloads.append(Feeds.payload(feed))
-        }
+        var feed = FilmRefreshes(films: films)
+        let payloads = (0...config.refreshes).map { _ in Feeds.payload(feed.next()) }
         let timestamp = Date()
         try await CacheLogFeedStore(log: log, key: "films").replace(with: payloads[0], timestamp: timestamp)
         try c.save("films", payloads[0], timestamp: timestamp.timeIntervalSince1970, recordedAt: timestamp.timeIntervalSince1970)

@@ -12,6 +12,8 @@ struct Configuration {
     var big = 1_000_000
     var refreshes = 1000
     var asOfPoints = 40
+    /// Simulated days of the year measure.
+    var yearDays = 365
     /// Events in the scale log (0: no scale measures).
     var scale = 0
     var scaleKeys = 100_000
@@ -21,7 +23,7 @@ struct Configuration {
     var only: Set<String>?
 
     /// The names `--only` takes, in the order the table shows them.
-    static let measures = ["save", "group", "bulk", "retrieve", "save-load", "size", "zlib", "refreshes", "large", "startup", "scale"]
+    static let measures = ["save", "group", "bulk", "retrieve", "save-load", "size", "zlib", "refreshes", "large", "startup", "scale", "year"]
 
     static let help = """
         usage: bench-compare [options]
@@ -34,13 +36,16 @@ struct Configuration {
           --keys N        distinct keys in the large logs (default 1000)
           --big N         events in the largest log; logs of N/100 and N/10 are made too (default 1000000)
           --refreshes N   refreshes of an unchanged feed, and of one with 2 films changed (default 1000)
+          --year-days N   simulated days of the year measure (default 365)
           --scale N       also measure history at scale on a log of N events (e.g. 10000000;
                           tens of minutes at that size), with --cli
           --scale-keys N  keys of the scale log (default 100000)
           --cli PATH      a release build of the cachelog CLI, for the replay and scale measures
           --work DIR      where the databases go (default: a new temporary directory, removed at the end)
           --only A,B      run only these measures: save, group, bulk, retrieve, save-load, size,
-                          zlib, refreshes, large, startup (with --cli), scale (with --scale)
+                          zlib, refreshes, large, startup (with --cli), scale (with --scale), year
+                          (a simulated year of the apps under retention: several minutes; not run
+                          unless named)
         """
 
     init(_ arguments: [String]) throws {
@@ -69,6 +74,7 @@ struct Configuration {
             case "--big": big = try number()
             case "--refreshes": refreshes = try number()
             case "--as-of-points": asOfPoints = try number()
+            case "--year-days": yearDays = try number()
             case "--scale": scale = try number()
             case "--scale-keys": scaleKeys = try number()
             case "--cli": cli = try value()

@@ -131,7 +131,7 @@ extension Comparison {
     /// N events over `keys` keys in batches of 10000 small puts, deletes and expires, recorded a
     /// tenth of a day apart per batch, so that `compact --keep` has history to drop.
     private func generateScaleLog(path: String, events: Int, keys: Int) async throws {
-        let clock = BatchClock(Date(timeIntervalSince1970: 1_672_531_200)) // 2023-01-01
+        let clock = SimulatedClock(Date(timeIntervalSince1970: 1_672_531_200)) // 2023-01-01
         let log = try EventLog(path: path, options: .init(durability: .unsynced, initialMapSize: 1 << 32, clock: { clock.now }))
         let payloads = Self.scalePayloads
         var random = SeededGenerator(seed: 11)
@@ -157,15 +157,4 @@ extension Comparison {
         }
         try log.sync()
     }
-}
-
-/// The recorded time of the scale log's batches: moved on between appends, read by the engine.
-private final class BatchClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var date: Date
-
-    init(_ date: Date) { self.date = date }
-
-    var now: Date { lock.withLock { date } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { date += seconds } }
 }
