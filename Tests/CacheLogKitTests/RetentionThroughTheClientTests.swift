@@ -143,9 +143,7 @@ struct RetentionThroughTheClientTests {
 
         #expect(largestInUse <= limit, "\(largestInUse) bytes of pages in use under a limit of \(limit)")
         #expect(largestInUse > limit * 3 / 4, "the limit pressed")
-        withKnownIssue("data.mdb passes the limit by more than a tenth: free pages in runs too short for a poster") {
-            #expect(Double(largest) <= Double(limit) * 1.1, "data.mdb reached \(largest) bytes under a limit of \(limit)")
-        }
+        #expect(Double(largest) <= Double(limit) * 1.1, "data.mdb reached \(largest) bytes under a limit of \(limit)")
         #expect(try posters.allSatisfy { try log.isLive($0.key) }, "every poster is live")
         #expect(try log.retrieve("films") != nil)
         let evictions = try log.events(EventQuery(kinds: [.delete])).filter { item in

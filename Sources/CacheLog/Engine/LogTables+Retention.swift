@@ -27,6 +27,10 @@ extension LogTables {
         return (recorded.policy, seq)
     }
 
+    /// How far the data file has grown (``Transaction/fileExtent()``).
+    @available(*, noasync)
+    func fileExtent(_ txn: Transaction) throws -> Int { txn.fileExtent() }
+
     /// The bytes of the pages the database uses (``Transaction/bytesInUse(tables:)``): what a
     /// size limit bounds.
     @available(*, noasync)
@@ -227,6 +231,18 @@ extension LogTables {
     /// trimming: a margin below the limit, so that the next saves do not start it again at once.
     static let pressureTarget = 0.9
 
+    /// The bytes in use a pressing size limit trims to: a margin below the limit, and as much
+    /// again as the file has already grown past it. LMDB never shrinks the file, and it places a
+    /// large record only in a run of free pages long enough for it: when the free pages are too
+    /// scattered it writes at the end of the file, which then passes the limit with fewer pages
+    /// in use. Keeping more pages free gives it longer runs, and the file stops growing. Never
+    /// below half the limit.
+    @available(*, noasync)
+    func pressureTarget(_ txn: Transaction, limit: Int) throws -> Int {
+        let overrun = max(0, try fileExtent(txn) - limit)
+        return max(limit / 2, Int(Double(limit) * Self.pressureTarget) - overrun)
+    }
+
     /// Between passes, one is due when the database grew this much since the last one ended…
     static let growthBetweenPasses = 0.1
     /// …or this long passed (windows are measured in hours and days).
@@ -238,7 +254,11 @@ extension LogTables {
     func retentionDue(_ txn: Transaction, now: Date, policy: RetentionPolicy) throws -> Bool {
         if try loadPass(txn) != nil { return true }
         let used = try bytesInUse(txn)
-        if let limit = policy.sizeLimit, used > limit { return true }
+        if let limit = policy.sizeLimit {
+            if used > limit { return true }
+            // The file grown past the limit: trimmed down to a target below it (``pressureTarget``).
+            if try fileExtent(txn) > limit, try used > pressureTarget(txn, limit: limit) { return true }
+        }
         guard let last = try lastPass(txn) else { return try lastSeq(txn) > 0 }
         // A policy recorded since the last pass began: the next pass applies it.
         if try u64(txn, MetaKey.retentionSeq) != (try u64(txn, MetaKey.retentionApplied)) { return true }
@@ -261,7 +281,7 @@ extension LogTables {
         var pass = try loadPass(txn) ?? RetentionPass(now: now.storedSeconds)
         var report = try loadReport(txn) ?? RetentionReport(startedAt: Date(storedSeconds: pass.now))
         if report.finished { report = RetentionReport(startedAt: Date(storedSeconds: pass.now)) }
-        let target = policy.sizeLimit.map { Int(Double($0) * Self.pressureTarget) - incoming }
+        let target = try policy.sizeLimit.map { try pressureTarget(txn, limit: $0) - incoming }
         if let target, pass.pressureThrough == 0, try bytesInUse(txn) > target {
             pass.pressureThrough = try nextPressure(txn, after: 0)
         }

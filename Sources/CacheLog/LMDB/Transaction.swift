@@ -103,6 +103,17 @@ struct Transaction {
         return total + 2 * Int(stat.ms_psize)
     }
 
+    /// The bytes of the data file up to the last page LMDB has used: how far the file has grown
+    /// (it never shrinks; free pages below it are reused).
+    @available(*, noasync)
+    func fileExtent() -> Int {
+        var info = MDB_envinfo()
+        var stat = MDB_stat()
+        let env = mdb_txn_env(raw)
+        guard mdb_env_info(env, &info) == MDB_SUCCESS, mdb_env_stat(env, &stat) == MDB_SUCCESS else { return 0 }
+        return (info.me_last_pgno + 1) * Int(stat.ms_psize)
+    }
+
     /// Runs `body` with a cursor over `table` that begins at `start` and walks forward (or, with
     /// `reverse`, backward). The cursor is closed when `body` returns: it must not outlive its
     /// transaction, and in a write transaction it is closed before the commit.
