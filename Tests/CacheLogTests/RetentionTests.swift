@@ -1,3 +1,4 @@
+import CLMDB
 import Foundation
 import TestSupport
 import Testing
@@ -162,5 +163,57 @@ struct RetentionTests {
         }
         #expect(try log.state().entries.map(\.key) == ["small"])
         #expect(try events(log, EventQuery(kinds: [.delete])).allSatisfy { $0.reason != .evicted })
+    }
+    @Test func compaction_pastTheRecordsOfEarlierPolicies_removesThem_keepsTheOneInEffect_andVerifyAndRebuildStayClean() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: 30 * Self.day, sizeLimit: nil), by: "test")
+        let inEffect = try await log.setRetentionPolicy(RetentionPolicy(history: 40 * Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "first", at: clock)
+        clock.advance(60)
+        try await save(log, "films", "second", at: clock)
+
+        // A retention record is about no key: the key index never listed it, so removing the
+        // earlier one, and keeping the one in effect, must not ask the index about an empty key.
+        let last = try log.lastSeq()
+        let report = try await log.compact(before: .seq(last))
+        #expect(report.firstAvailable == last - 1)
+
+        let kept = try events(log, EventQuery(kinds: [.retention])).map(\.seq)
+        #expect(kept == [inEffect], "the earlier policy's record goes, the one in effect stays")
+        #expect(try log.retentionPolicy().seq == inEffect)
+        #expect(try log.verify().isClean)
+        #expect(try await log.rebuildState().keyIndexEntriesRepaired == 0)
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func verify_andRebuild_ofALogThatRecordsAPolicy_nameAndRepairADamagedIndex_insteadOfFailing() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: 30 * Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "first", at: clock)
+        // An outside program drops the films put's entry from the index: verify compares the index
+        // with the log record by record, the retention record among them.
+        let put = try #require(try events(log, EventQuery(key: "films", kinds: [.put])).first?.seq)
+        try RawLMDB.write(log) { txn, _ in
+            var keys: MDB_dbi = 0
+            try #require(mdb_dbi_open(txn, "keys", UInt32(MDB_DUPSORT | MDB_DUPFIXED), &keys) == MDB_SUCCESS)
+            var key = Array("films".utf8), value = RawLMDB.seqKey(put)
+            let deleted = key.withUnsafeMutableBytes { k in
+                value.withUnsafeMutableBytes { v in
+                    var kv = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
+                    var vv = MDB_val(mv_size: v.count, mv_data: v.baseAddress)
+                    return mdb_del(txn, keys, &kv, &vv)
+                }
+            }
+            try #require(deleted == MDB_SUCCESS)
+        }
+
+        let report = try log.verify()
+        #expect(report.problems.map(\.seq) == [put], "\(report.problems)")
+        #expect(try await log.rebuildState().keyIndexEntriesRepaired == 1)
+        #expect(try log.verify().isClean)
     }
 }
