@@ -216,4 +216,33 @@ struct RetentionTests {
         #expect(try await log.rebuildState().keyIndexEntriesRepaired == 1)
         #expect(try log.verify().isClean)
     }
+    @Test func apply_withAPassUnderWayFromAnEarlierClock_finishesIt_andAppliesThePolicyAsOfNow() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        clock.set(Date(timeIntervalSince1970: 1_800_000_000))
+        // More history than one slice walks, so that one step leaves the pass under way.
+        try await log.append((0..<1_100).flatMap { index -> [Event] in
+            [.delete(key: "k\(index)", reason: .replaced), .put(key: "k\(index)", payload: payload("v\(index)"), timestamp: clock.date)]
+        })
+        clock.advance(5 * Self.day)
+        // One step, as a writer's slice after a commit: a process that ends then leaves the pass in meta.
+        func oneStep() throws -> Bool { try log.environment.write { txn in try log.tables.retentionStep(txn, now: clock.date) } }
+        #expect(try oneStep(), "the pass is under way, at its clock")
+        // Saved after that pass began: history as of later, never as of the pass's clock.
+        clock.advance(3_600)
+        try await save(log, "films", "first", at: clock)
+        clock.advance(3_600)
+        try await save(log, "films", "second", at: clock)
+        clock.advance(3 * Self.day)
+
+        try await log.applyRetention()
+
+        #expect(try puts(log, key: "films").map { String(decoding: $0.payload ?? Data(), as: UTF8.self) } == ["second"],
+                "the first save is history outside the window now")
+        #expect(try log.retentionStatus().lastPass?.startedAt == clock.date)
+        #expect(try log.retentionStatus().lastPass?.finished == true)
+        #expect(try log.verify().isClean)
+    }
 }

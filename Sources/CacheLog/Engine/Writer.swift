@@ -61,12 +61,18 @@ final class Writer: @unchecked Sendable {
         }
     }
 
-    /// Runs retention steps until the pass under way ends (``LogTables/retentionStep(_:now:incoming:sparing:)``),
-    /// alone on the writer's queue: for `EventLog.applyRetention()`.
+    /// Runs retention steps until a pass started now ends (``LogTables/retentionStep(_:now:incoming:sparing:)``),
+    /// alone on the writer's queue: for `EventLog.applyRetention()`. A pass under way measures its
+    /// windows from the clock it started with, and judged what it walked under the policy of its
+    /// time: it is finished first, then a pass at `now` applies the policy in effect as of now.
     func applyRetention() async throws {
         try await exclusive { [self] in
             let now = clock()
+            let resumed = try environment.read { txn in try tables.loadPass(txn) } != nil
             while try environment.write({ txn in try tables.retentionStep(txn, now: now) }) {}
+            if resumed {
+                while try environment.write({ txn in try tables.retentionStep(txn, now: now) }) {}
+            }
         }
     }
 
