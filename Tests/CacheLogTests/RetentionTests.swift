@@ -245,4 +245,58 @@ struct RetentionTests {
         #expect(try log.retentionStatus().lastPass?.finished == true)
         #expect(try log.verify().isClean)
     }
+    @Test func theVersionAHistoryStartsFrom_foldsToWhatTheKeyWasThere_anExpireThatJudgedAnEarlierVersionKeepsTheLivePut_oneAfterADeleteKeepsNone() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        // Both expires judged a version older than the put before them (a validation that read
+        // the cache before a save landed): one key outlives its expire, the other was deleted first.
+        let earlier = clock.date.addingTimeInterval(-3_600)
+        try await log.append(.put(key: "outlived", payload: payload("first"), timestamp: clock.date))
+        let outlived = try await log.append(.expire(key: "outlived", timestamp: earlier, maxAge: 60))
+        try await log.append([.put(key: "deleted", payload: payload("gone"), timestamp: clock.date), .delete(key: "deleted", reason: .explicit)])
+        let deleted = try await log.append(.expire(key: "deleted", timestamp: earlier, maxAge: 60))
+        clock.advance(2 * Self.day)
+        try await save(log, "outlived", "second", at: clock)
+        clock.advance(60)
+
+        try await log.applyRetention()
+
+        #expect(try events(log, EventQuery(key: "deleted")).map(\.seq) == [deleted], "an expire after a delete needs nothing before it")
+        #expect(try events(log, EventQuery(key: "outlived")).count == 4, "the put still live after the expire stays with it")
+        #expect(try log.state(asOf: .seq(deleted)).entries.map(\.key) == ["outlived"], "the deleted key folds to absent there")
+        #expect(try log.state(asOf: .seq(outlived)).entries.first?.timestamp == clock.date.addingTimeInterval(-60 - 2 * Self.day))
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func expiredCaches_keepOnlyTheirExpire_soUnderTheSizeLimitTheirBytesGoBeforeAnyLiveCacheIsEvicted() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        let limit = 2 << 20
+        // No window: only the size limit trims.
+        try await log.setRetentionPolicy(RetentionPolicy(history: nil, sizeLimit: limit), by: "test")
+        var generator = SystemRandomNumberGenerator()
+        func incompressible() -> Data { Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        // Eight caches of 200 KB, validated and expired: nothing live needs their bytes.
+        for index in 0..<8 {
+            clock.advance(60)
+            try await log.append([.delete(key: "expired\(index)", reason: .replaced), .put(key: "expired\(index)", payload: incompressible(), timestamp: clock.date)])
+            try await log.append(.expire(key: "expired\(index)", timestamp: clock.date, maxAge: 60))
+        }
+        // Three live caches of 200 KB: far less than the limit by themselves.
+        for index in 0..<3 {
+            clock.advance(60)
+            try await log.append([.delete(key: "live\(index)", reason: .replaced), .put(key: "live\(index)", payload: incompressible(), timestamp: clock.date)])
+        }
+
+        try await log.applyRetention()
+
+        #expect(try events(log, EventQuery(kinds: [.delete])).filter { $0.reason == .evicted }.isEmpty, "no live cache is evicted while they fit")
+        #expect(try log.state().entries.map(\.key) == ["live0", "live1", "live2"])
+        #expect(try events(log, EventQuery(kinds: [.put])).map(\.key) == ["live0", "live1", "live2"], "the expired caches' bytes went")
+        #expect(try log.retentionStatus().bytesInUse <= limit)
+        #expect(try log.verify().isClean)
+    }
 }

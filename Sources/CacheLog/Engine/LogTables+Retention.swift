@@ -10,9 +10,10 @@ import Foundation
 ///
 /// A key's history is its records older than its window. One of them is kept as the version the
 /// history now starts from: the last record of the key before the window (and, when that is an
-/// expire, the put it judged), so that the key's state folds exactly from any point of its
-/// history that is left; ``Tables/trims`` records that seq. Also kept: the key's live put, and
-/// every record whose payload bytes a kept record refers to. Everything else of that history goes.
+/// expire that judged an earlier version, the put still live after it), so that the key's state
+/// folds exactly from any point of its history that is left; ``Tables/trims`` records that seq.
+/// Also kept: the key's live put, and every record whose payload bytes a kept record refers to.
+/// Everything else of that history goes: an expire that removed the key needs nothing before it.
 extension LogTables {
     /// The policy in effect: the newest `retention` record, or ``RetentionPolicy/default`` when
     /// the database records none (or that record cannot be read, which `verify` names).
@@ -141,7 +142,7 @@ private struct HistoryJudge {
     private struct KeyHistory {
         /// Records before this seq are outside the key's window (0: the key keeps all).
         var windowStart: UInt64
-        /// The last record before the window, and the put it judged when it is an expire.
+        /// The last record before the window, and, when that is an expire the key outlived, its live put.
         var kept: Set<UInt64>
         var boundary: UInt64?
         /// The live put and the record that holds its bytes.
@@ -202,18 +203,26 @@ private struct HistoryJudge {
                 guard let row = try seqs.next(), let boundary = SeqKey.decode(row.value) else { return }
                 history.boundary = boundary
                 history.kept.insert(boundary)
-                // An expire removes only the version it judged: the put before it stays with it,
-                // so that the key's state still folds to what it was.
+                // An expire removes only the version it judged. When it judged an earlier one, the
+                // key's last put before it is still live after it, and stays with it so that the
+                // key's state folds to what it was; when it removed the key (or a delete did,
+                // before it), nothing before it is needed: its bytes are the limit's to reclaim.
                 guard let record = try txn.get(tables.events, SeqKey.bytes(boundary)),
                       let header = try? EventCodec.decodeHeader(record, seq: boundary, verifyChecksum: false),
                       header.kind == .expire
                 else { return }
+                var judged: Set<UInt64> = [header.timestamp.bitPattern]
                 while let earlier = try seqs.next(), let seq = SeqKey.decode(earlier.value) {
                     guard let previous = try txn.get(tables.events, SeqKey.bytes(seq)),
                           let previousHeader = try? EventCodec.decodeHeader(previous, seq: seq, verifyChecksum: false)
                     else { continue }
-                    if previousHeader.kind == .put {
-                        history.kept.insert(seq)
+                    switch previousHeader.kind {
+                    case .expire:
+                        judged.insert(previousHeader.timestamp.bitPattern)
+                    case .put:
+                        if !judged.contains(previousHeader.timestamp.bitPattern) { history.kept.insert(seq) }
+                        return
+                    case .delete, .retention:
                         return
                     }
                 }
