@@ -299,4 +299,22 @@ struct RetentionTests {
         #expect(try log.retentionStatus().bytesInUse <= limit)
         #expect(try log.verify().isClean)
     }
+    @Test func aSliceQueuedByACommit_thatRunsAfterAnApplyEndedThePass_startsNoOther_andTheApplysReportStands() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "first", at: clock)
+        clock.advance(3 * Self.day)
+        // This commit makes a pass due and queues a slice; the apply may run before it.
+        try await save(log, "films", "second", at: clock)
+        let applied = try #require(try await log.applyRetention())
+        #expect(applied.finished)
+
+        // The queued slice, whenever it runs (a minute later here): nothing is due any more.
+        clock.advance(60)
+        try await log.writer.exclusive { log.writer.runRetentionSlice() }
+
+        #expect(try log.retentionStatus().lastPass == applied)
+    }
 }

@@ -128,11 +128,19 @@ final class Writer: @unchecked Sendable {
     }
 
     /// One slice of the retention pass under way, in its own write transaction; the next is
-    /// queued behind whatever arrived meanwhile. A failure leaves the pass where it stood in
-    /// `meta`, for the next commit to take up: retention never fails a save.
-    private func runRetentionSlice() {
+    /// queued behind whatever arrived meanwhile. Queued when a commit made a pass due, it may run
+    /// after an apply ended that pass: with none under way it starts one only if one is still due.
+    /// A failure leaves the pass where it stood in `meta`, for the next commit to take up:
+    /// retention never fails a save.
+    func runRetentionSlice() {
         let now = clock()
-        if (try? environment.write({ txn in try tables.retentionStep(txn, now: now) })) == true { enqueue(.retention) }
+        let more = try? environment.write { txn -> Bool in
+            if try tables.loadPass(txn) == nil, try !tables.retentionDue(txn, now: now, policy: tables.retentionPolicy(txn).policy) {
+                return false
+            }
+            return try tables.retentionStep(txn, now: now)
+        }
+        if more == true { enqueue(.retention) }
     }
 
     private func commit(_ group: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)]) {
