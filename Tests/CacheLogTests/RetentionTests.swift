@@ -317,4 +317,35 @@ struct RetentionTests {
 
         #expect(try log.retentionStatus().lastPass == applied)
     }
+    @Test func anExpireThatRemovedAKey_keepsThePutItJudged_whileAPutBeforeItStaysForItsBytes_soTheFoldNeverRevivesIt() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "same bytes", at: clock)
+        // More records than a slice walks, so that the refresh below is judged in a later slice
+        // than the put whose bytes it refers to.
+        try await log.append((0..<1_100).flatMap { index -> [Event] in
+            [.delete(key: "k\(index)", reason: .replaced), .put(key: "k\(index)", payload: payload("v\(index)"), timestamp: clock.date)]
+        })
+        clock.advance(60)
+        try await save(log, "films", "same bytes", at: clock)
+        let refreshed = try #require(try puts(log, key: "films").last?.timestamp)
+        #expect(try puts(log, key: "films").count == 2)
+        let expired = try await log.append(.expire(key: "films", timestamp: refreshed, maxAge: 60))
+        clock.advance(3 * Self.day)
+
+        try await log.applyRetention()
+
+        // The first put stayed for the refresh's bytes while the refresh was still there: the
+        // refresh stays with the expire, so that what is left folds to no films there.
+        #expect(try log.state(asOf: .seq(expired)).entries.contains { $0.key == "films" } == false)
+        #expect(try log.verify().isClean)
+        // A later pass lets all of it go but the expire.
+        clock.advance(2 * Self.day)
+        try await log.applyRetention()
+        #expect(try events(log, EventQuery(key: "films")).map(\.seq) == [expired])
+        #expect(try log.state(asOf: .seq(expired)).entries.contains { $0.key == "films" } == false)
+        #expect(try log.verify().isClean)
+    }
 }

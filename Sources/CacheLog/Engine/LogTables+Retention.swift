@@ -8,12 +8,15 @@ import Foundation
 /// of a pass that removes history (``RetentionPolicy``). A slice is bounded (``RetentionPass/sliceRecords``
 /// records at most), so that the writer can put appends between slices and none waits long.
 ///
-/// A key's history is its records older than its window. One of them is kept as the version the
-/// history now starts from: the last record of the key before the window (and, when that is an
-/// expire that judged an earlier version, the put still live after it), so that the key's state
-/// folds exactly from any point of its history that is left; ``Tables/trims`` records that seq.
-/// Also kept: the key's live put, and every record whose payload bytes a kept record refers to.
-/// Everything else of that history goes: an expire that removed the key needs nothing before it.
+/// A key's history is its records older than its window. The last of them stays as the version
+/// the history now starts from, so that the key's state folds exactly from any point of its history
+/// that is left; ``Tables/trims`` records that seq. When it is an expire that judged an earlier
+/// version, the key's last put before it is still live after it and stays with it. When it is an
+/// expire that removed the key (or follows a delete), nothing before it is needed, unless an
+/// earlier put stays for its bytes: then the records that ended the key before it (its last put or
+/// delete, and the expires after that) stay too, so that the fold still ends the key there. Also
+/// kept: the key's live put, and every record whose payload bytes a record that stays refers to.
+/// Everything else of that history goes.
 extension LogTables {
     /// The policy in effect: the newest `retention` record, or ``RetentionPolicy/default`` when
     /// the database records none (or that record cannot be read, which `verify` names).
@@ -70,21 +73,19 @@ extension LogTables {
                 guard let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false),
                       header.kind != .retention
                 else { continue }  // damage is verify's to name; a policy's record stays as its history
-                let key = Array(EventCodec.keyBytes(header, in: row.value))
-                guard let startsAt = try judge.removable(seq, header: header, record: row.value, key: key) else { continue }
-                slice.freedBytes += row.value.count
-                slice.removed += 1
-                try judge.remember(key: key, startsAt: startsAt)
+                try judge.consider(seq, key: Array(EventCodec.keyBytes(header, in: row.value)))
             }
         }
-        // Removed after the walk: a cursor over the table must not see the table change under it.
-        if let highest = judge.doomed.max(), highest > (try u64(txn, MetaKey.retentionZone)) {
+        // Decided and removed after the walk: which bytes stay depends on every record of the slice,
+        // and a cursor over the table must not see the table change under it.
+        let doomed = try judge.doomed()
+        if let highest = doomed.map(\.seq).max(), highest > (try u64(txn, MetaKey.retentionZone)) {
             try setU64(txn, MetaKey.retentionZone, highest)
         }
-        for seq in judge.doomed {
+        for (key, seq) in doomed {
             guard let record = try txn.get(table.events, SeqKey.bytes(seq)) else { continue }
-            let header = try EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
-            let key = Array(EventCodec.keyBytes(header, in: record))
+            slice.freedBytes += record.count
+            slice.removed += 1
             _ = try unindex(txn, key: key, seq: seq)
             try txn.delete(table.events, SeqKey.bytes(seq))
         }
@@ -123,7 +124,9 @@ struct RetentionPass: Sendable, Equatable {
     }
 }
 
-/// Decides, record by record, what a pass removes: one per slice, holding what it looked up.
+/// Decides what a slice removes: one per slice, holding what it looked up. The walk names the
+/// candidates (history outside its key's window that is not the version the history starts from);
+/// then, per key, those whose bytes a record that stays refers to stay.
 private struct HistoryJudge {
     let tables: LogTables
     let txn: Transaction
@@ -133,10 +136,9 @@ private struct HistoryJudge {
     private var windowStarts: [TimeInterval: UInt64] = [:]
     /// Per key: the window's start and the records kept as the version its history starts from.
     private var keys: [[UInt8]: KeyHistory] = [:]
-    /// Per key: the seqs whose payload bytes a stored record of the key refers to.
-    private var sources: [[UInt8]: Set<UInt64>] = [:]
-    /// Records to remove once the walk is over, and where each key's history then starts.
-    private(set) var doomed: [UInt64] = []
+    /// Per key: the candidates of this slice, in seq order.
+    private var candidates: [[UInt8]: [UInt64]] = [:]
+    /// Where each key's history starts once the slice removed some of it.
     private(set) var startsAt: [[UInt8]: UInt64] = [:]
 
     private struct KeyHistory {
@@ -145,6 +147,9 @@ private struct HistoryJudge {
         /// The last record before the window, and, when that is an expire the key outlived, its live put.
         var kept: Set<UInt64>
         var boundary: UInt64?
+        /// When the boundary is an expire that left the key absent: its last put or delete before
+        /// it and the expires after that, which stay only while a put before them stays.
+        var ending: [UInt64] = []
         /// The live put and the record that holds its bytes.
         var live: Set<UInt64>
     }
@@ -172,19 +177,40 @@ private struct HistoryJudge {
         return start
     }
 
-    /// Where the key's history would start, when record `seq` may go; nil when it stays.
-    mutating func removable(_ seq: UInt64, header: EventCodec.Header, record: UnsafeRawBufferPointer, key: [UInt8]) throws -> UInt64? {
+    /// Record `seq` of `key`, walked: a candidate when it is history outside the key's window that
+    /// is neither the version the history starts from nor the key's live put.
+    mutating func consider(_ seq: UInt64, key: [UInt8]) throws {
         let history = try self.history(of: key)
         guard seq < history.windowStart, !history.kept.contains(seq), !history.live.contains(seq),
               let boundary = history.boundary, seq < boundary
-        else { return nil }
-        guard try !isPayloadSource(seq, key: key) else { return nil }
-        doomed.append(seq)
-        return boundary
+        else { return }
+        candidates[key, default: []].append(seq)
     }
 
-    mutating func remember(key: [UInt8], startsAt seq: UInt64) throws {
-        startsAt[key] = max(startsAt[key] ?? 0, seq)
+    /// The candidates that go, with their keys: all but those whose payload bytes a record that
+    /// stays refers to (a record the slice does not remove, even one a later slice will), and the
+    /// records that ended a key before its boundary while a put before them stays stored.
+    mutating func doomed() throws -> [(key: [UInt8], seq: UInt64)] {
+        var doomed: [(key: [UInt8], seq: UInt64)] = []
+        for (key, seqs) in candidates {
+            guard let history = keys[key], let boundary = history.boundary else { continue }
+            let considered = Set(seqs), ending = Set(history.ending)
+            let records = try recordsOf(key)
+            var staying = Set(records.compactMap { !considered.contains($0.seq) && !ending.contains($0.seq) ? $0.source : nil })
+            if let first = history.ending.first, records.contains(where: { record in
+                record.isPut && record.seq < first && (!considered.contains(record.seq) || staying.contains(record.seq))
+            }) {
+                // A put before what ended the key stays: without the records that ended it, the
+                // fold of what is left would make that put live again.
+                staying.formUnion(ending)
+                staying.formUnion(records.compactMap { ending.contains($0.seq) ? $0.source : nil })
+            }
+            let going = seqs.filter { !staying.contains($0) }
+            guard !going.isEmpty else { continue }
+            doomed += going.map { (key, $0) }
+            startsAt[key] = max(startsAt[key] ?? 0, boundary)
+        }
+        return doomed
     }
 
     private mutating func history(of key: [UInt8]) throws -> KeyHistory {
@@ -203,15 +229,15 @@ private struct HistoryJudge {
                 guard let row = try seqs.next(), let boundary = SeqKey.decode(row.value) else { return }
                 history.boundary = boundary
                 history.kept.insert(boundary)
-                // An expire removes only the version it judged. When it judged an earlier one, the
-                // key's last put before it is still live after it, and stays with it so that the
-                // key's state folds to what it was; when it removed the key (or a delete did,
-                // before it), nothing before it is needed: its bytes are the limit's to reclaim.
+                // An expire removes only the version it judged: when it judged an earlier one, the
+                // key's last put before it is still live after it and stays with it; when it (or
+                // one before it) removed the key, or a delete did, what ended the key is noted.
                 guard let record = try txn.get(tables.events, SeqKey.bytes(boundary)),
                       let header = try? EventCodec.decodeHeader(record, seq: boundary, verifyChecksum: false),
                       header.kind == .expire
                 else { return }
                 var judged: Set<UInt64> = [header.timestamp.bitPattern]
+                var expires: [UInt64] = []
                 while let earlier = try seqs.next(), let seq = SeqKey.decode(earlier.value) {
                     guard let previous = try txn.get(tables.events, SeqKey.bytes(seq)),
                           let previousHeader = try? EventCodec.decodeHeader(previous, seq: seq, verifyChecksum: false)
@@ -219,12 +245,16 @@ private struct HistoryJudge {
                     switch previousHeader.kind {
                     case .expire:
                         judged.insert(previousHeader.timestamp.bitPattern)
-                    case .put:
-                        if !judged.contains(previousHeader.timestamp.bitPattern) { history.kept.insert(seq) }
-                        return
-                    case .delete, .retention:
-                        return
+                        expires.append(seq)
+                        continue
+                    case .put where !judged.contains(previousHeader.timestamp.bitPattern):
+                        history.kept.insert(seq)
+                    case .put, .delete:
+                        history.ending = [seq] + expires.reversed()
+                    case .retention:
+                        break
                     }
+                    return
                 }
             }
         }
@@ -232,25 +262,22 @@ private struct HistoryJudge {
         return history
     }
 
-    /// Whether a record of `key` that is still stored takes its payload bytes from `seq` (a
-    /// reference to an identical payload). Payload sources are always records of the same key,
-    /// so one walk over the key's own records per slice finds them all.
-    private mutating func isPayloadSource(_ seq: UInt64, key: [UInt8]) throws -> Bool {
-        if let known = sources[key] { return known.contains(seq) }
-        guard let keyIndex = tables.keyIndex else { return true }
-        var found: Set<UInt64> = []
+    /// The stored records of `key` whose framing reads, in seq order: whether each is a put, and
+    /// the seq whose payload bytes it refers to. Payload sources are always records of the same
+    /// key: one walk over the key's own records finds them all.
+    private func recordsOf(_ key: [UInt8]) throws -> [(seq: UInt64, isPut: Bool, source: UInt64?)] {
+        guard let keyIndex = tables.keyIndex else { return [] }
+        var found: [(seq: UInt64, isPut: Bool, source: UInt64?)] = []
         try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(0), atMost: false)) { seqs in
-            while let row = try seqs.next(), let later = SeqKey.decode(row.value) {
-                guard let record = try txn.get(tables.events, SeqKey.bytes(later)),
-                      let header = try? EventCodec.decodeHeader(record, seq: later, verifyChecksum: false),
-                      header.kind == .put, header.isReference,
-                      let source = try? EventCodec.payloadSeq(header, in: record, seq: later)
+            while let row = try seqs.next(), let seq = SeqKey.decode(row.value) {
+                guard let record = try txn.get(tables.events, SeqKey.bytes(seq)),
+                      let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
                 else { continue }
-                found.insert(source)
+                let source = header.kind == .put && header.isReference ? try? EventCodec.payloadSeq(header, in: record, seq: seq) : nil
+                found.append((seq, header.kind == .put, source))
             }
         }
-        sources[key] = found
-        return found.contains(seq)
+        return found
     }
 }
 
