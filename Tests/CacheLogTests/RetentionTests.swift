@@ -348,4 +348,23 @@ struct RetentionTests {
         #expect(try log.state(asOf: .seq(expired)).entries.contains { $0.key == "films" } == false)
         #expect(try log.verify().isClean)
     }
+    @Test func aKeyTheCompactionBaseHeld_andAnExpireRemovedAfterIt_keepsWhatEndedIt_soTheFoldFromTheCheckpointEndsItToo() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "first", at: clock)
+        try await save(log, "genres", "first", at: clock)
+        // The base checkpoint holds films live: the fold starts from it.
+        try await log.compact(before: .seq(try log.lastSeq() + 1))
+        clock.advance(60)
+        try await save(log, "films", "second", at: clock)
+        try await log.append(.expire(key: "films", timestamp: clock.date, maxAge: 60))
+        clock.advance(3 * Self.day)
+
+        try await log.applyRetention()
+
+        #expect(try log.state().entries.map(\.key) == ["genres"])
+        #expect(try log.verify().isClean, "the fold from the base checkpoint ends films where the expire did")
+    }
 }

@@ -13,8 +13,9 @@ import Foundation
 /// that is left; ``Tables/trims`` records that seq. When it is an expire that judged an earlier
 /// version, the key's last put before it is still live after it and stays with it. When it is an
 /// expire that removed the key (or follows a delete), nothing before it is needed, unless an
-/// earlier put stays for its bytes: then the records that ended the key before it (its last put or
-/// delete, and the expires after that) stay too, so that the fold still ends the key there. Also
+/// earlier put stays for its bytes (or the compaction base's checkpoint holds the key): then the
+/// records that ended the key before it (its last put or delete, and the expires after that) stay
+/// too, so that the fold still ends the key there. Also
 /// kept: the key's live put, and every record whose payload bytes a record that stays refers to.
 /// Everything else of that history goes.
 extension LogTables {
@@ -140,6 +141,8 @@ private struct HistoryJudge {
     private var candidates: [[UInt8]: [UInt64]] = [:]
     /// Where each key's history starts once the slice removed some of it.
     private(set) var startsAt: [[UInt8]: UInt64] = [:]
+    /// The compaction base, once looked up.
+    private var base: UInt64?
 
     private struct KeyHistory {
         /// Records before this seq are outside the key's window (0: the key keeps all).
@@ -197,11 +200,12 @@ private struct HistoryJudge {
             let considered = Set(seqs), ending = Set(history.ending)
             let records = try recordsOf(key)
             var staying = Set(records.compactMap { !considered.contains($0.seq) && !ending.contains($0.seq) ? $0.source : nil })
-            if let first = history.ending.first, records.contains(where: { record in
+            if let first = history.ending.first, try startsLive(key, before: first) || records.contains(where: { record in
                 record.isPut && record.seq < first && (!considered.contains(record.seq) || staying.contains(record.seq))
             }) {
-                // A put before what ended the key stays: without the records that ended it, the
-                // fold of what is left would make that put live again.
+                // A put before what ended the key stays (or the compaction base's checkpoint, which
+                // the fold starts from, holds the key): without the records that ended it, the
+                // fold of what is left would make the key live again.
                 staying.formUnion(ending)
                 staying.formUnion(records.compactMap { ending.contains($0.seq) ? $0.source : nil })
             }
@@ -260,6 +264,18 @@ private struct HistoryJudge {
         }
         keys[key] = history
         return history
+    }
+
+    /// Whether the fold of the log starts with `key` live before `seq`: the compaction base's
+    /// checkpoint, which stands for the history before it, holds the key.
+    private mutating func startsLive(_ key: [UInt8], before seq: UInt64) throws -> Bool {
+        if base == nil { base = try tables.baseSeq(txn) }
+        guard let base, base > 0, seq > base, let raw = try txn.get(tables.checkpoints, SeqKey.bytes(base)) else { return false }
+        do {
+            return try CheckpointCodec.entry(forKey: key, in: raw, seq: base) != nil
+        } catch {
+            return true  // a base checkpoint that does not decode: keep what ended the key, as if it held it
+        }
     }
 
     /// The stored records of `key` whose framing reads, in seq order: whether each is a put, and
