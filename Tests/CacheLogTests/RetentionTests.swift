@@ -367,4 +367,27 @@ struct RetentionTests {
         #expect(try log.state().entries.map(\.key) == ["genres"])
         #expect(try log.verify().isClean, "the fold from the base checkpoint ends films where the expire did")
     }
+    @Test func aRecordThatFailsItsChecksum_staysThroughAPass_forVerifyToName_andTheKeyIndexListsNothingThatIsGone() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "first", at: clock)
+        let first = try #require(try puts(log, key: "films").first?.seq)
+        clock.advance(60)
+        try await save(log, "films", "second", at: clock)
+        // A flipped key byte: the first put now reads as a record of "finms", a key with history of its own.
+        var record = try RawLMDB.record(first, in: log)
+        record[40] ^= 0x02
+        try RawLMDB.replace(first, with: record, in: log)
+        clock.advance(60)
+        try await save(log, "finms", "other", at: clock)
+        clock.advance(3 * Self.day)
+
+        try await log.applyRetention()
+
+        #expect(try RawLMDB.record(first, in: log) == record, "damage stays, whatever its header now says")
+        let problems = try log.verify().problems
+        #expect(!problems.isEmpty && problems.allSatisfy { $0.seq == first }, "\(problems)")
+    }
 }
