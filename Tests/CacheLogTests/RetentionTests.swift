@@ -1,3 +1,4 @@
+import CLMDB
 import Foundation
 import TestSupport
 import Testing
@@ -162,5 +163,231 @@ struct RetentionTests {
         }
         #expect(try log.state().entries.map(\.key) == ["small"])
         #expect(try events(log, EventQuery(kinds: [.delete])).allSatisfy { $0.reason != .evicted })
+    }
+    @Test func compaction_pastTheRecordsOfEarlierPolicies_removesThem_keepsTheOneInEffect_andVerifyAndRebuildStayClean() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: 30 * Self.day, sizeLimit: nil), by: "test")
+        let inEffect = try await log.setRetentionPolicy(RetentionPolicy(history: 40 * Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "first", at: clock)
+        clock.advance(60)
+        try await save(log, "films", "second", at: clock)
+
+        // A retention record is about no key: the key index never listed it, so removing the
+        // earlier one, and keeping the one in effect, must not ask the index about an empty key.
+        let last = try log.lastSeq()
+        let report = try await log.compact(before: .seq(last))
+        #expect(report.firstAvailable == last - 1)
+
+        let kept = try events(log, EventQuery(kinds: [.retention])).map(\.seq)
+        #expect(kept == [inEffect], "the earlier policy's record goes, the one in effect stays")
+        #expect(try log.retentionPolicy().seq == inEffect)
+        #expect(try log.verify().isClean)
+        #expect(try await log.rebuildState().keyIndexEntriesRepaired == 0)
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func verify_andRebuild_ofALogThatRecordsAPolicy_nameAndRepairADamagedIndex_insteadOfFailing() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: 30 * Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "first", at: clock)
+        // An outside program drops the films put's entry from the index: verify compares the index
+        // with the log record by record, the retention record among them.
+        let put = try #require(try events(log, EventQuery(key: "films", kinds: [.put])).first?.seq)
+        try RawLMDB.write(log) { txn, _ in
+            var keys: MDB_dbi = 0
+            try #require(mdb_dbi_open(txn, "keys", UInt32(MDB_DUPSORT | MDB_DUPFIXED), &keys) == MDB_SUCCESS)
+            var key = Array("films".utf8), value = RawLMDB.seqKey(put)
+            let deleted = key.withUnsafeMutableBytes { k in
+                value.withUnsafeMutableBytes { v in
+                    var kv = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
+                    var vv = MDB_val(mv_size: v.count, mv_data: v.baseAddress)
+                    return mdb_del(txn, keys, &kv, &vv)
+                }
+            }
+            try #require(deleted == MDB_SUCCESS)
+        }
+
+        let report = try log.verify()
+        #expect(report.problems.map(\.seq) == [put], "\(report.problems)")
+        #expect(try await log.rebuildState().keyIndexEntriesRepaired == 1)
+        #expect(try log.verify().isClean)
+    }
+    @Test func apply_withAPassUnderWayFromAnEarlierClock_finishesIt_andAppliesThePolicyAsOfNow() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        clock.set(Date(timeIntervalSince1970: 1_800_000_000))
+        // More history than one slice walks, so that one step leaves the pass under way.
+        try await log.append((0..<1_100).flatMap { index -> [Event] in
+            [.delete(key: "k\(index)", reason: .replaced), .put(key: "k\(index)", payload: payload("v\(index)"), timestamp: clock.date)]
+        })
+        clock.advance(5 * Self.day)
+        // One step, as a writer's slice after a commit: a process that ends then leaves the pass in meta.
+        func oneStep() throws -> Bool { try log.environment.write { txn in try log.tables.retentionStep(txn, now: clock.date) } }
+        #expect(try oneStep(), "the pass is under way, at its clock")
+        // Saved after that pass began: history as of later, never as of the pass's clock.
+        clock.advance(3_600)
+        try await save(log, "films", "first", at: clock)
+        clock.advance(3_600)
+        try await save(log, "films", "second", at: clock)
+        clock.advance(3 * Self.day)
+
+        try await log.applyRetention()
+
+        #expect(try puts(log, key: "films").map { String(decoding: $0.payload ?? Data(), as: UTF8.self) } == ["second"],
+                "the first save is history outside the window now")
+        #expect(try log.retentionStatus().lastPass?.startedAt == clock.date)
+        #expect(try log.retentionStatus().lastPass?.finished == true)
+        #expect(try log.verify().isClean)
+    }
+    @Test func theVersionAHistoryStartsFrom_foldsToWhatTheKeyWasThere_anExpireThatJudgedAnEarlierVersionKeepsTheLivePut_oneAfterADeleteKeepsNone() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        // Both expires judged a version older than the put before them (a validation that read
+        // the cache before a save landed): one key outlives its expire, the other was deleted first.
+        let earlier = clock.date.addingTimeInterval(-3_600)
+        try await log.append(.put(key: "outlived", payload: payload("first"), timestamp: clock.date))
+        let outlived = try await log.append(.expire(key: "outlived", timestamp: earlier, maxAge: 60))
+        try await log.append([.put(key: "deleted", payload: payload("gone"), timestamp: clock.date), .delete(key: "deleted", reason: .explicit)])
+        let deleted = try await log.append(.expire(key: "deleted", timestamp: earlier, maxAge: 60))
+        clock.advance(2 * Self.day)
+        try await save(log, "outlived", "second", at: clock)
+        clock.advance(60)
+
+        try await log.applyRetention()
+
+        #expect(try events(log, EventQuery(key: "deleted")).map(\.seq) == [deleted], "an expire after a delete needs nothing before it")
+        #expect(try events(log, EventQuery(key: "outlived")).count == 4, "the put still live after the expire stays with it")
+        #expect(try log.state(asOf: .seq(deleted)).entries.map(\.key) == ["outlived"], "the deleted key folds to absent there")
+        #expect(try log.state(asOf: .seq(outlived)).entries.first?.timestamp == clock.date.addingTimeInterval(-60 - 2 * Self.day))
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func expiredCaches_keepOnlyTheirExpire_soUnderTheSizeLimitTheirBytesGoBeforeAnyLiveCacheIsEvicted() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        let limit = 2 << 20
+        // No window: only the size limit trims.
+        try await log.setRetentionPolicy(RetentionPolicy(history: nil, sizeLimit: limit), by: "test")
+        var generator = SystemRandomNumberGenerator()
+        func incompressible() -> Data { Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        // Eight caches of 200 KB, validated and expired: nothing live needs their bytes.
+        for index in 0..<8 {
+            clock.advance(60)
+            try await log.append([.delete(key: "expired\(index)", reason: .replaced), .put(key: "expired\(index)", payload: incompressible(), timestamp: clock.date)])
+            try await log.append(.expire(key: "expired\(index)", timestamp: clock.date, maxAge: 60))
+        }
+        // Three live caches of 200 KB: far less than the limit by themselves.
+        for index in 0..<3 {
+            clock.advance(60)
+            try await log.append([.delete(key: "live\(index)", reason: .replaced), .put(key: "live\(index)", payload: incompressible(), timestamp: clock.date)])
+        }
+
+        try await log.applyRetention()
+
+        #expect(try events(log, EventQuery(kinds: [.delete])).filter { $0.reason == .evicted }.isEmpty, "no live cache is evicted while they fit")
+        #expect(try log.state().entries.map(\.key) == ["live0", "live1", "live2"])
+        #expect(try events(log, EventQuery(kinds: [.put])).map(\.key) == ["live0", "live1", "live2"], "the expired caches' bytes went")
+        #expect(try log.retentionStatus().bytesInUse <= limit)
+        #expect(try log.verify().isClean)
+    }
+    @Test func aSliceQueuedByACommit_thatRunsAfterAnApplyEndedThePass_startsNoOther_andTheApplysReportStands() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "first", at: clock)
+        clock.advance(3 * Self.day)
+        // This commit makes a pass due and queues a slice; the apply may run before it.
+        try await save(log, "films", "second", at: clock)
+        let applied = try #require(try await log.applyRetention())
+        #expect(applied.finished)
+
+        // The queued slice, whenever it runs (a minute later here): nothing is due any more.
+        clock.advance(60)
+        try await log.writer.exclusive { log.writer.runRetentionSlice() }
+
+        #expect(try log.retentionStatus().lastPass == applied)
+    }
+    @Test func anExpireThatRemovedAKey_keepsThePutItJudged_whileAPutBeforeItStaysForItsBytes_soTheFoldNeverRevivesIt() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "same bytes", at: clock)
+        // More records than a slice walks, so that the refresh below is judged in a later slice
+        // than the put whose bytes it refers to.
+        try await log.append((0..<1_100).flatMap { index -> [Event] in
+            [.delete(key: "k\(index)", reason: .replaced), .put(key: "k\(index)", payload: payload("v\(index)"), timestamp: clock.date)]
+        })
+        clock.advance(60)
+        try await save(log, "films", "same bytes", at: clock)
+        let refreshed = try #require(try puts(log, key: "films").last?.timestamp)
+        #expect(try puts(log, key: "films").count == 2)
+        let expired = try await log.append(.expire(key: "films", timestamp: refreshed, maxAge: 60))
+        clock.advance(3 * Self.day)
+
+        try await log.applyRetention()
+
+        // The first put stayed for the refresh's bytes while the refresh was still there: the
+        // refresh stays with the expire, so that what is left folds to no films there.
+        #expect(try log.state(asOf: .seq(expired)).entries.contains { $0.key == "films" } == false)
+        #expect(try log.verify().isClean)
+        // A later pass lets all of it go but the expire.
+        clock.advance(2 * Self.day)
+        try await log.applyRetention()
+        #expect(try events(log, EventQuery(key: "films")).map(\.seq) == [expired])
+        #expect(try log.state(asOf: .seq(expired)).entries.contains { $0.key == "films" } == false)
+        #expect(try log.verify().isClean)
+    }
+    @Test func aKeyTheCompactionBaseHeld_andAnExpireRemovedAfterIt_keepsWhatEndedIt_soTheFoldFromTheCheckpointEndsItToo() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "first", at: clock)
+        try await save(log, "genres", "first", at: clock)
+        // The base checkpoint holds films live: the fold starts from it.
+        try await log.compact(before: .seq(try log.lastSeq() + 1))
+        clock.advance(60)
+        try await save(log, "films", "second", at: clock)
+        try await log.append(.expire(key: "films", timestamp: clock.date, maxAge: 60))
+        clock.advance(3 * Self.day)
+
+        try await log.applyRetention()
+
+        #expect(try log.state().entries.map(\.key) == ["genres"])
+        #expect(try log.verify().isClean, "the fold from the base checkpoint ends films where the expire did")
+    }
+    @Test func aRecordThatFailsItsChecksum_staysThroughAPass_forVerifyToName_andTheKeyIndexListsNothingThatIsGone() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "films", "first", at: clock)
+        let first = try #require(try puts(log, key: "films").first?.seq)
+        clock.advance(60)
+        try await save(log, "films", "second", at: clock)
+        // A flipped key byte: the first put now reads as a record of "finms", a key with history of its own.
+        var record = try RawLMDB.record(first, in: log)
+        record[40] ^= 0x02
+        try RawLMDB.replace(first, with: record, in: log)
+        clock.advance(60)
+        try await save(log, "finms", "other", at: clock)
+        clock.advance(3 * Self.day)
+
+        try await log.applyRetention()
+
+        #expect(try RawLMDB.record(first, in: log) == record, "damage stays, whatever its header now says")
+        let problems = try log.verify().problems
+        #expect(!problems.isEmpty && problems.allSatisfy { $0.seq == first }, "\(problems)")
     }
 }

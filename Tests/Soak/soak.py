@@ -54,9 +54,13 @@ MAX_KEY_BYTES = 511  # LMDB's default maximum key size
 CRASH_MARKERS = ("Fatal error", "Program crashed", "Backtrac", "Segmentation fault", "Illegal instruction")
 
 HEADER = struct.Struct(">BBBBdddHII")  # Format.md, "Event records": the first 38 bytes
-PUT, DELETE, EXPIRE = 1, 2, 3
-KIND_NAMES = {PUT: "put", DELETE: "delete", EXPIRE: "expire"}
-REASONS = {1: "replaced", 2: "explicit", 3: "retrieval-error"}
+PUT, DELETE, EXPIRE, RETENTION = 1, 2, 3, 4
+KIND_NAMES = {PUT: "put", DELETE: "delete", EXPIRE: "expire", RETENTION: "retention"}
+REASONS = {1: "replaced", 2: "explicit", 3: "retrieval-error", 4: "evicted"}
+EVICTED = 4
+# Format.md, "Event records": version 2 is for what version 1 lacks (a retention record, a delete
+# with reason 4); everything else is written as version 1.
+RECORD_VERSIONS = (1, 2)
 
 UTC = datetime.timezone.utc
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=UTC)
@@ -331,6 +335,9 @@ class Cmd:
         self.fsize = fsize
         self.label = label or (self.args[0] if self.args else "")
         self.sub = next((a for a in self.args if a in SUBCOMMANDS), "")
+        self.now = None  # the clock it runs with (seconds), set by Run.cmd
+        self.incoming = 0  # the bytes it may save at most (a load's body), for the size limit
+        self.key = None  # the key a load saves (never evicted to make room for its own save)
         self.fmt = None
         for i, a in enumerate(self.args):
             if a == "--format" and i + 1 < len(self.args):
@@ -346,7 +353,10 @@ class Cmd:
 
 
 SUBCOMMANDS = {"load", "image", "searches", "replay", "state", "audit", "report", "validate", "stats", "verify", "compact",
-               "demo", "rebuild", "version", "help"}
+               "demo", "rebuild", "version", "help", "retention"}
+# The commands that commit through the writer, and so run retention passes (Writer.swift): a pass
+# measures every window back from the clock of the process that started it.
+WRITING = {"load", "image", "validate", "retention"}
 
 # A full disk, for any user on any machine: RLIMIT_FSIZE at the database's size, SIGXFSZ ignored
 # (as a full disk sends no signal), so the first write past the end fails with EFBIG.
@@ -383,8 +393,10 @@ class Runner:
         self.binary, self.display, self.home = binary, display, home
         self.base_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "LANG": "C.UTF-8", "TZ": "UTC"}
         self.invocations = 0
+        self.launched = []  # every command started since the last check: whose clocks may run retention
 
     def launch(self, cmd, cwd):
+        self.launched.append(cmd)
         env = dict(self.base_env)
         env.update(cmd.env)
         argv = [self.binary] + cmd.args
@@ -476,11 +488,11 @@ class Rec:
             self.meta_raw = raw[38 + key_len + body_len + 2:38 + key_len + body_len + meta_len]
         if 42 + key_len + body_len + meta_len != len(raw):
             self.frame_err = "length"
-        elif self.version != 1:
+        elif self.version not in RECORD_VERSIONS:
             self.frame_err = "version"
-        elif self.kind not in KIND_NAMES:
+        elif self.kind not in KIND_NAMES or self.kind == RETENTION and self.version < 2:
             self.frame_err = "kind"
-        elif self.kind == DELETE and self.reason not in REASONS:
+        elif self.kind == DELETE and (self.reason not in REASONS or self.reason == EVICTED and self.version < 2):
             self.frame_err = "reason"
         elif not is_utf8(self.key):
             self.frame_err = "key"
@@ -598,6 +610,110 @@ def decode_checkpoint(raw):
         return None
 
 
+DAY = 86400
+
+
+class Policy:
+    """A retention policy as Format.md, "Retention", records it: a history window in seconds
+    (None: kept for ever), a size limit in bytes (None: none), and overrides, the first that
+    matches a key winning: ("prefix", text, seconds) for keys that start with those bytes,
+    ("contract", name, seconds) for keys whose live put records that contract."""
+
+    __slots__ = ("history", "size_limit", "overrides")
+
+    def __init__(self, history, size_limit, overrides=()):
+        self.history, self.size_limit, self.overrides = history, size_limit, tuple(overrides)
+
+    def __eq__(self, other):
+        return isinstance(other, Policy) and (self.history, self.size_limit, self.overrides) == (
+            other.history, other.size_limit, other.overrides)
+
+    def __hash__(self):
+        return hash((self.history, self.size_limit, self.overrides))
+
+    def __repr__(self):
+        return "Policy(history=%s, size=%s, overrides=%s)" % (self.history, self.size_limit, list(self.overrides))
+
+    def window(self, key, contract):
+        """The window of `key` (bytes) whose live put records `contract` (None: no live put, or
+        one that records none)."""
+        for kind, name, seconds in self.overrides:
+            if kind == "prefix" and key.startswith(name.encode("utf-8")) or kind == "contract" and contract == name:
+                return seconds
+        return self.history
+
+    def as_json(self):
+        """What `retention --format json` prints as "policy"."""
+        return {"history": self.history, "sizeLimit": self.size_limit,
+                "overrides": [{kind if kind == "contract" else "prefix": name, "history": seconds}
+                              for kind, name, seconds in self.overrides]}
+
+
+DEFAULT_POLICY = Policy(30 * DAY, 256 << 20)  # retention --help: a database that records none
+
+
+def policy_from_metadata(meta):
+    """Format.md, "Retention": the policy a retention record's metadata holds, and who set it;
+    None when the entries do not describe one."""
+    if meta is None:
+        return None
+
+    def seconds(text):
+        return None if text == "none" else int(text)
+
+    try:
+        history = seconds(meta["history"])
+        size = seconds(meta["size-limit"])
+        overrides = []
+        for index in sorted({name.split(".")[1] for name in meta if name.startswith("override.")}):
+            base = "override.%s." % index
+            window = int(meta[base + "history"])
+            if base + "prefix" in meta:
+                overrides.append(("prefix", meta[base + "prefix"], window))
+            else:
+                overrides.append(("contract", meta[base + "contract"], window))
+    except (KeyError, ValueError, IndexError):
+        return None
+    return Policy(history, size, overrides), meta.get("by", "")
+
+
+def kept_with(log, seqs, b, present, stored, base=0, base_holds=False):
+    """Format.md, "Retention": the records that stay with b, the version a key's history starts
+    from, when it is an expire: the key's last put before it when it judged an earlier version (the
+    put is still live after it); when it removed the key (or follows a delete), the records that
+    ended the key (its last put or delete, and the expires after that) while a put before them
+    stays stored (or the checkpoint at the compaction base, which the fold starts from, holds the
+    key: `base_holds`); else none. `seqs` are the key's records in order (its key index), `present`
+    the ones stored when the pass ran, `stored` the ones stored after it."""
+    r = log.get(b)
+    if r is None or not r.framing_ok or r.kind != EXPIRE:
+        return set()
+    judged, expires = {r.ts_bits}, []
+    for q in reversed([q for q in seqs if q < b and q in present]):
+        e = log[q]
+        if not e.framing_ok:
+            continue
+        if e.kind == EXPIRE:
+            judged.add(e.ts_bits)
+            expires.append(q)
+            continue
+        if e.kind == PUT and e.ts_bits not in judged:
+            return {q}
+        if e.kind in (PUT, DELETE):
+            earlier = base_holds and q > base or any(p < q and p in stored and log[p].framing_ok and log[p].kind == PUT for p in seqs)
+            return {q} | set(expires) if earlier else set()
+        return set()
+    return set()
+
+
+def used_estimate(snap):
+    """Bounds on the bytes a size limit counts (Format.md, "Retention": the pages of every tree,
+    LMDB's free list among them): at least the pages of the trees a binding shows and the two
+    meta pages; at most that plus the pages the free list can take to list every other free page."""
+    free_pages = max(0, snap.used_upper - snap.used_lower) // snap.psize
+    return snap.used_lower, snap.used_lower + (free_pages // 64 + 4) * snap.psize
+
+
 class OracleError(Exception):
     def __init__(self, seq, why):
         super().__init__("seq %s: %s" % (seq, why))
@@ -608,7 +724,9 @@ class Snap:
     """Everything in the database, read once with no cachelog process running."""
 
     def __init__(self, db, stash):
-        self.events, self.state, self.checkpoints, self.meta = {}, {}, {}, {}
+        self.events, self.state, self.checkpoints, self.meta, self.trims = {}, {}, {}, {}, {}
+        self.used_lower = self.used_upper = 0
+        self.psize = 4096
         self.exists = os.path.exists(os.path.join(db, "data.mdb"))
         if self.exists:
             env = lmdb.open(db, readonly=True, lock=False, max_dbs=8, subdir=True)
@@ -617,11 +735,25 @@ class Snap:
                 with env.begin() as txn:
                     for name, _ in txn.cursor():
                         names[bytes(name)] = True
-                for table in (b"events", b"state", b"checkpoints", b"meta"):
+                # The bytes a size limit bounds (Format.md, "Retention"; the pages of every tree,
+                # LMDB's free list among them, which no binding shows): at least the pages of the
+                # other trees and the two meta pages, at most every page below the file's last.
+                info, main = env.info(), env.stat()
+                self.psize = main["psize"]
+                self.used_lower = (main["branch_pages"] + main["leaf_pages"] + main["overflow_pages"] + 2) * main["psize"]
+                self.used_upper = (info["last_pgno"] + 1) * main["psize"]
+                for table in (b"events", b"state", b"checkpoints", b"meta", b"trims", b"keys"):
                     if table not in names:
                         continue
-                    handle = env.open_db(table, create=False)
+                    try:
+                        handle = env.open_db(table, create=False, dupsort=table == b"keys")
+                    except lmdb.Error:
+                        continue
                     with env.begin(db=handle) as txn:
+                        stat = txn.stat(handle)
+                        self.used_lower += (stat["branch_pages"] + stat["leaf_pages"] + stat["overflow_pages"]) * stat["psize"]
+                        if table == b"keys":
+                            continue
                         rows = {bytes(k): bytes(v) for k, v in txn.cursor()}
                     if table == b"events":
                         self.events = {u64(k): Rec(u64(k), v) for k, v in rows.items() if len(k) == 8}
@@ -629,6 +761,8 @@ class Snap:
                         self.state = rows
                     elif table == b"checkpoints":
                         self.checkpoints = {u64(k): v for k, v in rows.items() if len(k) == 8}
+                    elif table == b"trims":
+                        self.trims = {k: u64(v) for k, v in rows.items() if len(v) == 8}
                     else:
                         self.meta = rows
             finally:
@@ -638,6 +772,14 @@ class Snap:
         self.base = u64(self.meta[b"baseSeq"]) if len(self.meta.get(b"baseSeq", b"")) == 8 else 0
         raw = self.meta.get(b"lastRecordedAt", b"")
         self.last_recorded_at = struct.unpack(">d", raw)[0] if len(raw) == 8 else float("nan")
+        # Format.md, "Retention": the policy's record, the zone up to which a missing seq is
+        # history retention let go, the pass under way and what the last pass did.
+        self.retention_seq = self.meta_u64(b"retentionSeq")
+        self.zone = self.meta_u64(b"retentionZone")
+        raw = self.meta.get(b"retentionPass", b"")
+        self.retention_pass = struct.unpack(">dQQ", raw) if len(raw) == 24 else None  # (clock, walked through, pressure bound)
+        raw = self.meta.get(b"retentionReport", b"")
+        self.retention_report = struct.unpack(">dQQQB", raw) if len(raw) == 33 else None
         self.stored = {}
         self.malformed = set()
         for key, raw in self.state.items():
@@ -653,6 +795,30 @@ class Snap:
             if decoded is not None:
                 stash[seq] = decoded  # the latest good copy: what a planted flip destroyed
         self.stash = stash
+
+    def meta_u64(self, name):
+        raw = self.meta.get(name, b"")
+        return u64(raw) if len(raw) == 8 else 0
+
+    def policy(self):
+        """The policy in effect, as the engine reads it: the record meta's retentionSeq names, or
+        the default when there is none or it does not read (a damaged record: verify names it)."""
+        r = self.events.get(self.retention_seq) if self.retention_seq else None
+        found = policy_from_metadata(r.metadata) if r is not None and r.intact and r.kind == RETENTION else None
+        return found[0] if found else DEFAULT_POLICY
+
+    def trimmed_past(self, seq):
+        """Keys whose history retention trimmed past `seq`: their state there is not known."""
+        return {k for k, t in self.trims.items() if t > seq}
+
+    def key_seqs(self):
+        """{key bytes: [seq, …]} of the records that read."""
+        out = {}
+        for seq in self.seqs:
+            r = self.events[seq]
+            if r.header_ok:
+                out.setdefault(r.key, []).append(seq)
+        return out
 
     def base_state(self):
         """The state right after baseSeq: empty without a compaction, else the base checkpoint (or
@@ -677,8 +843,8 @@ class Snap:
             if upto is not None and seq > upto:
                 break
             r = self.events[seq]
-            if not r.framing_ok:
-                continue
+            if not r.framing_ok or r.kind == RETENTION:
+                continue  # a retention record is about no key
             if r.kind == PUT:
                 live[r.key] = (seq, r.ts_bits, r.payload_len, r.ref if r.ref is not None else seq)
             elif r.kind == DELETE:
@@ -848,7 +1014,12 @@ def expected_problems(snap):
         if m not in have:
             later = [s for s in present if s > m]
             ok = {m, snap.last} | ({later[0]} if later else set())
-            e.need("seq %d is missing" % m, either(by_seq(*ok), covers(m)))
+            if m <= snap.zone:
+                # Up to meta's retentionZone a missing seq is history retention let go, not damage
+                # (whether retention may have let it go is the harness's to judge).
+                e.allow(either(by_seq(*ok), covers(m)))
+            else:
+                e.need("seq %d is missing" % m, either(by_seq(*ok), covers(m)))
     # The state table and the checkpoints against the fold.
     base_state = snap.base_state()
     if base_state is None:
@@ -878,11 +1049,17 @@ def expected_problems(snap):
     else:
         for key, entry in snap.stored.items():
             e.allow(either(mentions(key), by_seq(entry[0])))
+    damaged = any(not r.intact for r in snap.events.values()) or snap.malformed
     for seq, decoded in snap.decoded_checkpoints.items():
         if decoded is None:
             e.need("damaged checkpoint at seq %d" % seq, by_seq(seq))
         elif seq > snap.base and folded is not None and decoded != snap.fold(seq):
-            e.allow(by_seq(seq))
+            # A checkpoint holds the state as it was; the keys whose history retention trimmed
+            # past it fold to something else now, which is no damage of the checkpoint.
+            trimmed = snap.trimmed_past(seq)
+            fold = snap.fold(seq)
+            if damaged or any(decoded.get(k) != fold.get(k) for k in set(decoded) | set(fold) if k not in trimmed):
+                e.allow(by_seq(seq))
     # Stored rows whose live record is gone (after a compaction nothing else says so).
     for key, entry in snap.stored.items():
         if entry[0] not in snap.events and entry[0] <= snap.base:
@@ -1111,6 +1288,22 @@ class Run:
         self.truncated = False
         self.snap = None
         self.step_kind = "-"
+        # Retention (Format.md, "Retention"): the policy the harness set (the default until it
+        # sets one) and the seq of its record, the policies that may have been in effect during
+        # the step, every clock a writer of this run ran with, the snapshot of the last check,
+        # every record seen (a record retention let go is judged by what it was), and the seqs
+        # retention let go (their record, or None when it went before a check saw it).
+        self.policy = DEFAULT_POLICY
+        self.policy_seq = 0
+        self.step_policies = [DEFAULT_POLICY]
+        self.writer_clocks = set()
+        self.prev = None
+        self.known = {}
+        self.let_go = {}
+        self.zone = 0
+        self.pressed = False  # a step pressed the size limit on purpose: evictions are expected
+        self.big_history = False  # the run built its big history (step_retention_kill)
+        soak.runner.launched = []
 
     # ---- plumbing
 
@@ -1127,10 +1320,13 @@ class Run:
         now_text = now if isinstance(now, str) else iso(now)
         roll = self.rng.random()
         if roll < 0.15:
-            return Cmd([sub] + list(args), env={"CACHELOG_DB": self.db, "CACHELOG_NOW": now_text}, fsize=fsize)
-        if roll < 0.4:
-            return Cmd(["--db", self.db, "--now", now_text, sub] + list(args), fsize=fsize)
-        return Cmd([sub] + list(args) + ["--db", self.db, "--now", now_text], fsize=fsize)
+            cmd = Cmd([sub] + list(args), env={"CACHELOG_DB": self.db, "CACHELOG_NOW": now_text}, fsize=fsize)
+        elif roll < 0.4:
+            cmd = Cmd(["--db", self.db, "--now", now_text, sub] + list(args), fsize=fsize)
+        else:
+            cmd = Cmd([sub] + list(args) + ["--db", self.db, "--now", now_text], fsize=fsize)
+        cmd.now = parse_iso(now_text)
+        return cmd
 
     def run(self, cmd, timeout=PROCESS_TIMEOUT):
         if self.soak.verbose:
@@ -1255,6 +1451,7 @@ class Run:
         # default to cache first with 2 retries.
         args += ["--strategy", strategy, "--retries", str(retries or 0)]
         cmd = self.cmd("load", *args, now=now)
+        cmd.incoming, cmd.key = len(body), key.bytes
         plan = {"key": key, "mode": mode, "items": items, "body": body, "url": url, "retries": retries,
                 "now": self.now if now is None else now, "judge_age": self.max_age_seconds(max_age or self.max_age_text),
                 "strategy": strategy, "hits": lambda: self.server.hits(url)}
@@ -1591,8 +1788,14 @@ class Run:
                 seqs = [d.get("seq") for d in o.json]
                 base = snap.base
                 tail = [s for s in seqs if isinstance(s, int) and s > base]
-                self.fail(tail == list(range(base + 1, base + 1 + len(tail))), "replay-mismatch",
-                          "replay during appends is not a dense prefix of the log: %s" % short(tail), o)
+                # A prefix of the log: every record up to the last printed, but what retention let
+                # go meanwhile (history, which it may or may not have printed) or had let go before.
+                after = self.read()
+                top = tail[-1] if tail else base
+                must = {q for q in range(base + 1, top + 1) if q in after.events}
+                may = must | set(snap.events) | {q for q in range(snap.last + 1, after.last + 1) if q not in after.events}
+                self.fail(tail == sorted(set(tail)) and must <= set(tail) <= may, "replay-mismatch",
+                          "replay during appends is not a prefix of the log: %s (missing %s)" % (short(tail), short(sorted(must - set(tail)))), o)
         self.saw_kill = victim is not None
 
     def step_first_open(self):
@@ -1689,7 +1892,8 @@ class Run:
         o = self.run(self.cmd(*args, now=now))
         self.check_clock_warning(o, snap, now)
         after = self.read()
-        new = [after.events[s] for s in after.seqs if s > snap.last]
+        # What a pressing size limit evicted after validate's commit is retention's (check() judges it).
+        new = [after.events[s] for s in after.seqs if s > snap.last and not (after.events[s].kind == DELETE and after.events[s].reason == EVICTED)]
         if o.rc == 64 and max_age_text in (HUGE_DAYS, HUGE_SECONDS):
             self.fail(not new, "unreported-write", "validate refused its --max-age yet appended", o)
             return o  # refusing an absurd max age as a usage error is fine
@@ -1778,7 +1982,7 @@ class Run:
             self.fail(after.base == snap.base and after.seqs == snap.seqs, "compact-result", "a cut at or before the base changed the log", o)
             return
         intact = not expected_problems(snap).required
-        keep = set()
+        keep = {snap.retention_seq} - {0}  # the record of the policy in effect, whatever its age
         for entry in snap.stored.values():
             keep.update((entry[0], entry[3]))
         if intact:
@@ -1951,12 +2155,27 @@ class Run:
         base_known = snap.base_state() is not None
         if snap.base in damaged_ck and o.rc == 1:
             return  # honest: the state at the base is only in that checkpoint
+        trimmed = snap.trimmed_past(seq)
+        if key is not None and key.bytes in trimmed:
+            # One key as of a point its history was trimmed past: not known there, and said so.
+            self.met("state --as-of a trimmed key")
+            self.fail(o.rc == 1 and "trimmed" in o.err and not o.out.strip(), "state-as-of",
+                      "state --as-of %s --key %r, whose history retention trimmed to seq %d: exit %d, %s" % (
+                          position, short(key.name), snap.trims[key.bytes], o.rc, short(o.out or o.err)), o)
+            return
         if not self.fail(o.rc == 0, "state-as-of", "state --as-of %s exit %d%s" % (
                 position, o.rc, " (a damaged checkpoint must fall back)" if damaged_ck else ""), o):
             return
         if not isinstance(o.json, dict) or not base_known:
             return
-        want = snap.fold(seq)
+        # The keys whose history retention trimmed past that point are left out, and named.
+        named = {str(k).encode("utf-8", "surrogatepass") for k in o.json.get("trimmed") or []}
+        want_named = {k for k in trimmed if lossy(k) == k and (key is None or k == key.bytes)}
+        if want_named:
+            self.met("state --as-of leaves trimmed keys out")
+        self.fail(named == want_named, "state-as-of", "as of %s: trimmed %s, the trims table says %s" % (
+            position, short(sorted(named)), short(sorted(want_named))), o)
+        want = {k: v for k, v in snap.fold(seq).items() if k not in trimmed}
         if key is not None:
             want = {k: v for k, v in want.items() if k == key.bytes}
         got = {}
@@ -1977,7 +2196,7 @@ class Run:
         elif what == "stats":
             o = self.run(self.cmd("stats", "--format", "json"))
             if o.rc == 0 and isinstance(o.json, dict) and not expected_problems(snap).required:
-                counts = {"put": 0, "delete": 0, "expire": 0}
+                counts = {"put": 0, "delete": 0, "expire": 0, "retention": 0}
                 for r in snap.events.values():
                     counts[KIND_NAMES[r.kind]] += 1
                 ev = o.json.get("events", {})
@@ -1985,7 +2204,8 @@ class Run:
                           "stats counts %s, the log holds %s" % (short(ev), counts), o)
                 per_key = {}
                 for r in snap.events.values():
-                    per_key[r.key] = per_key.get(r.key, 0) + 1
+                    if r.kind != RETENTION:  # about no key
+                        per_key[r.key] = per_key.get(r.key, 0) + 1
                 got = {str(k).encode(): v.get("total") for k, v in o.json.get("keys", {}).items() if isinstance(v, dict)}
                 self.fail(got == per_key, "stats-mismatch", "stats per key %s, the log holds %s" % (short(got), short(per_key)), o)
             self.fail(o.rc == 0, "inspect-failed", "stats exit %d" % o.rc, o)
@@ -2461,6 +2681,344 @@ class Run:
                 not in_range(m["timestamp"]) or ts is not None and abs(ts - m["timestamp"]) < 0.001)
             if not self.fail(same, "searches", "searches says %s; its last put says %s" % (short(e, 300), short(m, 300)), o):
                 break
+
+    # ---- retention: policies set, shown and applied, a size limit that presses, a pass killed
+
+    def contracts_now(self, snap):
+        """{key: contract its live put records (None without)}: what a contract override matches."""
+        out = {}
+        for k, entry in snap.stored.items():
+            r = snap.events.get(entry[0])
+            out[k] = (r.metadata or {}).get("contract") if r is not None and r.kind == PUT else None
+        return out
+
+    def removable(self, before, after, clock, policy, walked=0):
+        """The records of `after` that a pass at `clock` under `policy` lets go, by the rule
+        (no size limit pressing): history outside its key's window, except each key's live put
+        and the record holding its payload, the version its history starts from (and the put an
+        expire there judged), and every record a stored record (before the pass) refers to.
+        Only records after `walked` when a pass was under way from there."""
+        log = after.events
+        fault_keys = set(self.damaged) | self.state_faults | {f.key for f in self.faults if f.key is not None}
+        live, sources = set(), set()
+        for entry in after.stored.values():
+            live.update((entry[0], entry[3]))
+        for source in (before, after):
+            sources |= {r.ref for r in source.events.values() if r.framing_ok and r.kind == PUT and r.ref is not None}
+        contracts = self.contracts_now(after)
+        base_keys = set(after.base_state() or {}) if after.base else set()
+        doomed = []
+        for k, seqs in after.key_seqs().items():
+            if k in fault_keys or lossy(k) != k:
+                continue
+            window = policy.window(k, contracts.get(k))
+            if window is None:
+                continue
+            cut = clock - window
+            outside = [q for q in seqs if log[q].recorded_at < cut]
+            if not outside:
+                continue
+            b = outside[-1]
+            kept = {b} | kept_with(log, seqs, b, set(seqs), set(seqs), after.base, k in base_keys)
+            doomed += [q for q in outside if q > walked and q not in kept and q not in live and q not in sources
+                       and log[q].intact and log[q].kind != RETENTION]
+        return sorted(doomed)
+
+    def check_applied(self, before, after, clock, policy, o, walked=0):
+        """After a pass at `clock` ran to its end: nothing the rule lets go is left."""
+        if any(f.kind == "flip" for f in self.faults) or self.state_faults or after.malformed:
+            return  # a damaged recorded time or live entry changes what a pass sees: judged by check() alone
+        left = self.removable(before, after, clock, policy, walked)
+        self.met("retention pass checked complete")
+        self.fail(not left, "retention-incomplete", "after a pass at %s under %s, history the rule lets go is still there: seqs %s" % (
+            iso(clock), policy, short(["%d (%s %s, recorded %s)" % (q, KIND_NAMES.get(after.events[q].kind), short(after.events[q].key_text(), 40),
+                                                                   iso(after.events[q].recorded_at)) for q in left[:6]], 400)), o)
+        self.fail(after.retention_pass is None, "retention-incomplete", "a pass is still under way after retention ran one to its end "
+                  "(meta retentionPass: %s)" % (after.retention_pass,), o)
+
+    def check_status(self, o, after, label):
+        """`retention --format json`: the policy in effect, the record that set it and who, the
+        bytes in use (which no binding shows exactly: within what the trees and the free list can
+        take), and the last pass as meta records it."""
+        doc = o.json if isinstance(o.json, dict) else None
+        if not self.fail(o.rc == 0 and doc is not None, "retention-output", "%s: exit %d, %s" % (label, o.rc, short(o.out or o.err)), o):
+            return None
+        want = after.policy().as_json()
+        self.fail(doc.get("policy") == want, "retention-output", "%s: policy %s, the log records %s" % (label, short(doc.get("policy")), want), o)
+        recorded = doc.get("recorded")
+        r = after.events.get(after.retention_seq) if after.retention_seq else None
+        if r is not None and r.intact and r.kind == RETENTION and policy_from_metadata(r.metadata):
+            ok = isinstance(recorded, dict) and recorded.get("seq") == after.retention_seq and str(recorded.get("by")).startswith("cachelog retention (")
+        else:
+            ok = recorded is None  # none, or one that does not read (verify names it): the default applies
+        self.fail(ok, "retention-output", "%s: recorded %s, meta retentionSeq is %d (%s)" % (
+            label, short(recorded), after.retention_seq, "it reads" if recorded is None else "it does not read"), o)
+        used = doc.get("bytesInUse")
+        low, high = used_estimate(after)
+        self.fail(isinstance(used, int) and low <= used <= high, "retention-output", "%s: bytesInUse %r, the trees hold %d to %d bytes" % (
+            label, used, low, high), o)
+        report, got = after.retention_report, doc.get("lastPass")
+        if report is None:
+            self.fail(got is None, "retention-output", "%s: lastPass %s, meta records no pass" % (label, short(got)), o)
+        else:
+            want_pass = {"removed": report[1], "freedBytes": report[2], "evicted": report[3], "finished": bool(report[4])}
+            ok = isinstance(got, dict) and all(got.get(k) == v for k, v in want_pass.items()) and (
+                not in_range(report[0]) or abs((parse_iso(str(got.get("startedAt"))) or 0) - report[0]) < 0.001)
+            self.fail(ok, "retention-output", "%s: lastPass %s, meta retentionReport says %s started %s" % (
+                label, short(got), want_pass, iso(report[0]) if in_range(report[0]) else report[0]), o)
+        return doc
+
+    def retention_set(self, args, new, fmt=True, apply=False, now=None):
+        """`retention` with options: records `new` (one retention record, by this tool) and applies it."""
+        before = self.snap
+        cmd = self.cmd("retention", *(args + (["--apply"] if apply else []) + (["--format", "json"] if fmt else [])), now=now)
+        o = self.run(cmd)
+        after = self.read()
+        self.check_clock_warning(o, before, cmd.now)
+        added = [after.events[q] for q in after.seqs if q > before.last and after.events[q].kind == RETENTION]
+        if not self.fail(o.rc == 0 and len(added) == 1, "retention-set", "retention %s: exit %d, %d retention records appended" % (
+                " ".join(args), o.rc, len(added)), o):
+            return o
+        r = added[0]
+        found = policy_from_metadata(r.metadata)
+        self.fail(found is not None and found[0] == new and found[1].startswith("cachelog retention (") and after.retention_seq == r.seq,
+                  "retention-set", "retention %s: seq %d records %s by %r (meta retentionSeq %d); expected %s" % (
+                      " ".join(args), r.seq, found and found[0], found and found[1], after.retention_seq, new), o)
+        self.policy, self.policy_seq = new, r.seq
+        self.step_policies.append(new)
+        self.met("retention policy set")
+        if fmt:
+            self.check_status(o, after, "retention " + " ".join(args))
+        # It applies the policy at once, to the end of a pass: at its own clock.
+        self.check_applied(before, after, cmd.now, new, o)
+        return o
+
+    def random_window(self):
+        return self.rng.choice([("0", 0), ("0s", 0), ("90s", 90), ("45m", 2700), ("1h", 3600), ("12h", 43200), ("1d", DAY),
+                                ("3d", 3 * DAY), ("1w", 7 * DAY), ("30d", 30 * DAY), ("90d", 90 * DAY), ("forever", None)])
+
+    def step_retention_set(self):
+        """A policy: windows from 0 to forever, overrides by key prefix and contract, size limits
+        in both unit families (not pressing: that is step_retention_press); or a bad one, which
+        is a usage error that changes nothing."""
+        if self.rng.random() < 0.25:
+            return self.retention_usage()
+        # What is not given stays as it was in effect (the default when the policy's record does not read).
+        now = self.snap.policy()
+        args, new = [], Policy(now.history, now.size_limit, now.overrides)
+        if self.rng.random() < 0.75:
+            text, seconds = self.random_window()
+            args += ["--history", text]
+            new.history = seconds
+        if self.rng.random() < 0.3:
+            text, size = self.rng.choice([("64MB", 64_000_000), ("256MiB", 256 << 20), ("1GB", 10 ** 9), ("512MiB", 512 << 20),
+                                          ("none", None), ("2GiB", 2 << 30), ("100000000", 100_000_000), ("40000KiB", 40_000 << 10)])
+            args += ["--size-limit", text]
+            new.size_limit = size
+        if self.rng.random() < 0.4 or not args:
+            keeps, contracts = [], []
+            for _ in range(self.rng.randint(1, 3)):
+                text, seconds = self.random_window()
+                if seconds is None:
+                    text, seconds = "0s", 0
+                if self.rng.random() < 0.5:
+                    prefix = self.rng.choice(["image:", "search:", "search:verses:", "object:", "feed", "films", "absurd:", "podcasts:",
+                                              "café", "press:", "verses:", "L", "bulk:"])
+                    keeps.append(("prefix", prefix, seconds, "--keep", "%s=%s" % (prefix, text)))
+                else:
+                    name = self.rng.choice(["films", "genres", "json", "verses", "people", "person", "images"])
+                    contracts.append(("contract", name, seconds, "--keep-contract", "%s=%s" % (name, text)))
+            for entry in keeps + contracts:
+                args += [entry[3], entry[4]]
+            # Given, the overrides replace the recorded ones: --keep ones first, then --keep-contract.
+            new.overrides = tuple(e[:3] for e in keeps + contracts)
+        self.retention_set(args, new, fmt=self.rng.random() < 0.7, apply=self.rng.random() < 0.2)
+
+    def retention_usage(self):
+        """A bad policy on the command line: exit 64, nothing on stdout, nothing written."""
+        args = self.rng.choice([
+            ["--history", "-1d"], ["--history", "1e309d"], ["--history", "36501d"], ["--history", "soon"], ["--history", "1.5d"],
+            ["--history", "never"], ["--size-limit", "1000KB"], ["--size-limit", "1MB"], ["--size-limit", "12"],
+            ["--size-limit", "5TB"], ["--size-limit", "1.5MiB"], ["--size-limit", "-1MiB"], ["--size-limit", "99999999999GiB"],
+            ["--size-limit", "1048575B"], ["--keep", "=1d"], ["--keep", "image:"], ["--keep", "image:=forever"],
+            ["--keep-contract", "=5d"], ["--keep", "image:=-1d"], ["--keep-contract", "films"], ["--history", "7d", "--format", "xml"],
+            ["--size-limit", "2MiB", "--keep", "a=1x"]])
+        before = self.snap
+        o = self.run(self.cmd("retention", *args))
+        after = self.read()
+        self.met("retention usage error")
+        self.fail(o.rc == 64 and not o.out.strip() and after.seqs == before.seqs and after.retention_seq == before.retention_seq,
+                  "retention-usage", "retention %s: exit %d (expected 64), stdout %s, log %s" % (
+                      " ".join(args), o.rc, short(o.out), "unchanged" if after.seqs == before.seqs else "changed"), o)
+
+    def step_retention_show(self):
+        """`retention` alone: the policy, the bytes in use and the last pass; it writes nothing."""
+        before = self.snap
+        fmt = self.rng.random() < 0.8
+        o = self.run(self.cmd("retention", *(["--format", "json"] if fmt else [])))
+        after = self.read()
+        self.fail(after.seqs == before.seqs and after.meta == before.meta, "retention-output", "retention without options changed the database", o)
+        if fmt:
+            self.check_status(o, after, "retention")
+        else:
+            self.fail(o.rc == 0 and o.out.startswith("retention "), "retention-output", "retention (text): exit %d, %s" % (o.rc, short(o.out)), o)
+
+    def step_retention_apply(self, now=None):
+        """`retention --apply`: a pass now, to its end, at this clock."""
+        before = self.snap
+        fmt = self.rng.random() < 0.6
+        cmd = self.cmd("retention", "--apply", *(["--format", "json"] if fmt else []), now=now)
+        o = self.run(cmd)
+        after = self.read()
+        self.check_clock_warning(o, before, cmd.now)
+        if not self.fail(o.rc == 0, "retention-apply", "retention --apply: exit %d" % o.rc, o):
+            return o
+        self.fail(after.last == before.last or all(after.events[q].kind == DELETE and after.events[q].reason == EVICTED
+                                                   for q in after.seqs if q > before.last), "retention-apply",
+                  "retention --apply appended %s" % short([q for q in after.seqs if q > before.last]), o)
+        if fmt:
+            doc = self.check_status(o, after, "retention --apply")
+            if doc is not None and isinstance(doc.get("lastPass"), dict):
+                self.fail(doc["lastPass"].get("finished") is True, "retention-apply", "retention --apply: the last pass is not finished", o)
+        self.check_applied(before, after, cmd.now, after.policy(), o)
+        return o
+
+    def press_once(self, key, size):
+        """One bulky save under a pressing size limit; then the bytes in use stay near the limit."""
+        body, items = bulky_feed(self.rng, size)
+        cmd, plan = self.plan_load(key, "ok", body_items=(body, items))
+        last = self.snap.last
+        o = self.run(cmd)
+        self.judge_load(o, plan, self.snap)
+        self.after_serial_load(o, plan, last)
+        key.last_body, key.last_items = body, items
+        self.check()
+        return o
+
+    def step_retention_press(self):
+        """A size limit small enough to press (a few MiB against saves of a few hundred KB): the
+        oldest history goes first, then live caches, the least recently saved first, each with a
+        delete whose reason is evicted (check() judges them); the bytes in use stay near the limit;
+        a save larger than the limit is refused and evicts nothing."""
+        text, limit = self.rng.choice([("1MiB", 1 << 20), ("2MiB", 2 << 20), ("3MB", 3_000_000), ("2MB", 2_000_000),
+                                       ("1500KiB", 1500 << 10), ("4000KB", 4_000_000), ("3145728", 3 << 20)])
+        now = self.snap.policy()
+        new = Policy(now.history, limit, now.overrides)
+        o = self.retention_set(["--size-limit", text], new, fmt=True)
+        if o.rc != 0:
+            return
+        self.pressed = True
+        keys = []
+        for i in range(self.rng.randint(4, 8)):  # more live bytes than the limit holds: some are evicted
+            key = next((k for k in self.keys if k.name == "press:%d" % i), None) or Key("press:%d" % i, "json")
+            if key not in self.keys:
+                self.keys.append(key)
+            keys.append(key)
+        for _ in range(self.rng.randint(6, 12)):
+            self.now += self.rng.randint(1, 600)
+            self.press_once(self.rng.choice(keys), self.rng.choice([limit // 8, limit // 6, limit // 4]))
+            after = self.snap
+            s = self.run(self.cmd("retention", "--format", "json"))
+            doc = self.check_status(s, self.read(), "retention under a pressing limit")
+            if doc is not None and isinstance(doc.get("bytesInUse"), int):
+                # Before a commit that would pass the limit, retention makes room below its margin;
+                # the estimate of what a save takes may be off by a page or so per record.
+                self.met("size limit pressed")
+                self.fail(doc["bytesInUse"] <= limit + 64 * 1024, "size-limit", "%d bytes in use under a size limit of %d (%s)" % (
+                    doc["bytesInUse"], limit, text), s)
+        # One save larger than the limit by itself: refused (it would empty the cache and still
+        # not fit), nothing written, nothing evicted.
+        before = self.read()
+        body, items = bulky_feed(self.rng, int(limit * 1.7))
+        cmd, plan = self.plan_load(self.rng.choice(keys), "ok", body_items=(body, items))
+        o = self.run(cmd)
+        after = self.read()
+        self.met("a save larger than the size limit refused")
+        report = o.json if isinstance(o.json, dict) else {}
+        self.fail(o.rc == 1 and NOT_CACHED in o.err and report.get("cached") is False and after.seqs == before.seqs, "size-limit",
+                  "a save of %d bytes under a size limit of %d: exit %d, cached %r, the log %s" % (
+                      len(body), limit, o.rc, report.get("cached"), "unchanged" if after.seqs == before.seqs else
+                      "went from %d records to %d" % (len(before.seqs), len(after.seqs))), o)
+        self.check()
+        if self.rng.random() < 0.6:
+            text, size = self.rng.choice([("none", None), ("256MiB", 256 << 20), ("64MB", 64_000_000)])
+            now = self.snap.policy()
+            self.retention_set(["--size-limit", text], Policy(now.history, size, now.overrides))
+
+    def people_page(self, count, version):
+        people = [{"name": "person %d v%d" % (i, version), "height": str(150 + i % 50), "mass": str(version),
+                   "url": "http://127.0.0.1:%d/people/%d.json" % (self.server.port, i)} for i in range(count)]
+        return json.dumps({"count": count, "next": None, "previous": None, "results": people}).encode()
+
+    def step_retention_kill(self):
+        """SIGKILL during `retention --apply` on a big history (a people search caches each person
+        too: thousands of records in two loads): the next commands find the database whole (verify
+        clean but for planted damage), and the pass goes on where it stood, at its own clock."""
+        if self.big_history:
+            return self.step_retention_apply()
+        self.big_history = True
+        self.met("big history built")
+        now = self.snap.policy()
+        keep = [] if not now.overrides else ["--keep", "nothing:=1d"]
+        new = Policy(None, now.size_limit, (("prefix", "nothing:", DAY),) if keep else ())
+        if self.retention_set(["--history", "forever"] + keep, new, fmt=False).rc != 0:
+            return
+        self.check()
+        count = self.rng.randint(800, 1100)  # two loads: more records than two slices of a pass walk
+        query = "sky %d" % self.rng.randint(0, 99)
+        for version in (1, 2):
+            url = self.server.add(200, self.people_page(count, version), name="people.json")
+            last = self.snap.last
+            o = self.run(self.cmd("load", url + "?q={query}", "--contract", "people", "--query", query, "--format", "json", "--retries", "0"))
+            after = self.read()
+            report = o.json if isinstance(o.json, dict) else {}
+            self.fail(o.rc == 0 and report.get("cached") is True and after.last - last >= count, "big-history",
+                      "a people search of %d persons: exit %d, cached %r, %d records appended" % (count, o.rc, report.get("cached"), after.last - last), o)
+            self.uncertain.update(after.events[q].key for q in after.seqs if q > last)
+            self.check()
+            self.now += 2 * DAY
+        # The policy that lets it go, set at a clock when nothing was history yet.
+        self.retention_set(["--history", "1d"], Policy(DAY, new.size_limit, new.overrides), fmt=False, now=self.now - 60 * DAY)
+        self.check()
+        self.now += 40 * DAY
+        # Killed later and later until the kill lands in the pass or after it (one that lands
+        # before the pass began leaves nothing to see): the pass takes a fraction of a second.
+        delay = self.rng.uniform(0.03, 0.08)
+        for _ in range(10):
+            cmd = self.cmd("retention", "--apply")
+            if self.soak.verbose:
+                print("    ! %.2fs " % delay + cmd.shell(self.soak.display), flush=True)
+            r = self.runner.launch(cmd, self.dir)
+            time.sleep(delay)
+            self.runner.kill(r)
+            o = self.runner.finish(r)
+            self.basic(o)
+            after = self.read()
+            if after.retention_pass is not None or after.retention_report is not None and after.retention_report[0] == cmd.now:
+                break
+            delay += self.rng.uniform(0.02, 0.06)
+        self.check()
+        after = self.snap
+        if after.retention_pass is not None:
+            self.met("retention --apply killed mid-pass")
+            self.fail(after.retention_pass[0] == cmd.now, "retention-pass", "the pass under way after the kill started at %s, not at "
+                      "the killed apply's clock %s" % (iso(after.retention_pass[0]), iso(cmd.now)), o)
+        # The pass goes on at its own clock: by the next save's commit, or by the next apply,
+        # which then applies the policy as of its own clock (history saved since, too).
+        roll = self.rng.random()
+        if roll < 0.3:
+            self.step_load(mode="ok")
+            self.check()
+        elif roll < 0.65:
+            key = self.key_for()
+            for _ in range(2):
+                self.now += 3600
+                self.step_load(key=key, mode="ok", same=False, strategy="remote-first")
+                self.check()
+            self.now += 3 * DAY
+        if after.retention_pass is not None:
+            self.met("a killed pass resumed")
+        self.step_retention_apply()
 
     # ---- the hostile machine
 
@@ -2950,10 +3508,262 @@ class Run:
 
     # ---- the check after every step
 
+    # ---- retention: the rule, as Format.md ("Retention") states it
+
+    def pressure_possible(self, prev, launched, policies):
+        """Whether a size limit may have pressed during the step: the bytes in use before it
+        (at most the pages the trees hold, and a bound on LMDB's free list) plus all it may have
+        saved reach the target below a limit (LogTables.pressureTarget), or a pass under way
+        already pressed."""
+        if prev.retention_pass is not None and prev.retention_pass[2] > 0:
+            return True
+        incoming = sum(c.incoming for c in launched) + 65536 * len([c for c in launched if c.sub in WRITING])
+        used = used_estimate(prev)[1] + incoming
+        # The margin shrinks by as much as the file has grown past the limit (LogTables.pressureTarget),
+        # and the file may have grown by all the step wrote.
+        extent = prev.used_upper + incoming
+        return any(p.size_limit is not None and used > max(p.size_limit // 2, int(0.9 * p.size_limit) - max(0, extent - p.size_limit))
+                   for p in policies)
+
+    def retention_verdict(self, r, ctx):
+        """None when the rule lets record `r` go; else why it must stay. A record of key K may go
+        only when it is history outside K's window as judged at a clock a writer ran with (or,
+        under a pressing size limit, any history), and it is not K's live put (nor holds its
+        payload), not the version K's history starts from (the last record of K before the
+        window; with an expire there, also the put before it), and no stored record refers to
+        its payload. A retention record stays as the policy's history."""
+        key = r.key
+        if r.kind == RETENTION:
+            return "it is a retention record (a policy stays as its history)"
+        if r.seq in ctx["live"]:
+            return "it is the live put of %r or holds its payload" % short(r.key_text())
+        if r.seq in ctx["referenced"]:
+            return "a stored put refers to its payload"
+        log, seqs = ctx["log"], ctx["key_seqs"].get(key, [])
+        later = [q for q in seqs if q > r.seq]
+        if not later:
+            return "it is the last record of %r: the version its history starts from" % short(r.key_text())
+
+        def keeps(b):
+            """Whether b, as the version the history starts from, keeps r with it."""
+            return r.seq in kept_with(log, seqs, b, ctx["present"], ctx["stored"], ctx["base"], key in ctx["base_keys"])
+
+        if ctx["pressure"] or ctx["blurred"]:
+            if any(not keeps(b) for b in later):
+                return None
+            return "it stays with the expire its history starts from (the put still live after it, or what ended the key while a put before it stays)"
+        windows = set()
+        for policy in ctx["policies"]:
+            for contract in ctx["contracts"].get(key, {None}):
+                windows.add(policy.window(key, contract))
+        starts = []
+        for window in sorted(w for w in windows if w is not None):
+            for clock in sorted(ctx["clocks"]):
+                cut = clock - window
+                if not r.recorded_at < cut:
+                    continue
+                before = [q for q in seqs if log[q].header_ok and log[q].recorded_at < cut]
+                b = before[-1]
+                if b > r.seq and not keeps(b):
+                    return None
+                starts.append(b)
+        if windows == {None}:
+            return "its key keeps its history for ever"
+        if not starts:
+            return "recorded %s, inside its window (%s) at every clock a writer ran with (%s)" % (
+                iso(r.recorded_at) if in_range(r.recorded_at) else r.recorded_at, ", ".join(
+                    "forever" if w is None else "%ds" % w for w in sorted(windows, key=lambda w: -1 if w is None else w)),
+                ", ".join(iso(c) for c in sorted(ctx["clocks"])[:4]) or "none")
+        return "it is the version the history of %r starts from (seq %s)" % (short(r.key_text()), sorted(set(starts)))
+
+    def gone_unseen(self, key, unseen, snap):
+        """Whether a put of `key` appended during the step may be one of the seqs retention let go
+        before a check saw them: a later record of the key is history by the rule (outside its
+        window at a clock of the step, or any history under a pressing size limit), so the put was
+        history too (what it was next to is not known: it went unseen). Takes the seq it explains."""
+        ctx = self.retention_ctx
+        seqs = [q for q in snap.seqs if snap.events[q].header_ok and snap.events[q].key == key]
+        for m in list(unseen):
+            later = [q for q in seqs if q > m]
+            for b in later:
+                r = snap.events[b]
+                windows = {p.window(key, c) for p in ctx["policies"] for c in ctx["contracts"].get(key, {None})}
+                if ctx["pressure"] or ctx["blurred"] or any(
+                        w is not None and r.recorded_at < clock - w for w in windows for clock in ctx["clocks"]):
+                    unseen.remove(m)
+                    return True
+        return False
+
+    def judge_retention(self, snap, launched):
+        """What went since the last check went by the rule; the zone, the trims and the new
+        records say what Format.md says they do. Returns the seqs that went before any check saw
+        them (appended and let go within the step)."""
+        prev = self.prev if self.prev is not None else Snap(self.db + ".none", {})
+        # The policy in effect is the one the harness set, recorded where meta says.
+        r = snap.events.get(snap.retention_seq)
+        found = policy_from_metadata(r.metadata) if r is not None and r.intact and r.kind == RETENTION else None
+        self.fail(snap.retention_seq == self.policy_seq and (found is None and snap.retention_seq in {f.seq for f in self.faults}
+                                                             or found is not None and found[0] == self.policy or not self.policy_seq),
+                  "retention-policy", "meta retentionSeq is %d (%s); the harness set %s at seq %d" % (
+                      snap.retention_seq, found[0] if found else "no policy there", self.policy, self.policy_seq))
+        clocks = {c.now for c in launched if c.sub in WRITING and c.now is not None and math.isfinite(c.now)}
+        if prev.retention_pass is not None:
+            # A pass under way goes on at the clock it started with, whichever process runs it.
+            clocks.add(prev.retention_pass[0])
+        self.writer_clocks |= clocks
+        for name, found in (("a pass under way", snap.retention_pass), ("the last pass", snap.retention_report)):
+            if found is not None:
+                self.fail(found[0] in self.writer_clocks, "retention-pass", "%s started at %s, a clock no writer ran with (%s)" % (
+                    name, iso(found[0]) if in_range(found[0]) else found[0], short(sorted(iso(c) for c in self.writer_clocks if in_range(c)))))
+        policies = list(dict.fromkeys(self.step_policies + [prev.policy(), snap.policy()]))
+        planted = {f.seq for f in self.faults if f.kind == "delete"}
+        flips = {f.seq: f for f in self.faults if f.kind == "flip"}
+        log = dict(prev.events)
+        log.update(snap.events)
+        for seq in planted:
+            if seq in self.known and seq not in log and seq > snap.base:
+                log[seq] = self.known[seq]  # the key index still lists it: a history can start from it
+        key_seqs = {}
+        for seq in sorted(log):
+            if log[seq].header_ok:
+                key_seqs.setdefault(log[seq].key, []).append(seq)
+        live = set()
+        folded = snap.fold() if snap.base_state() is not None else {}
+        for entry in list(snap.stored.values()) + list(folded.values()):
+            live.update((entry[0], entry[3]))
+        contracts = {}
+        for source in (prev, snap):
+            for k, entry in source.stored.items():
+                r = log.get(entry[0])
+                contracts.setdefault(k, set()).add((r.metadata or {}).get("contract") if r is not None and r.kind == PUT else None)
+        # A damaged recorded time (a flipped byte 4-11, or a header that no longer frames) can mislead
+        # the search for where a window starts: then any history may have gone.
+        blurred = any(s in log and (not log[s].framing_ok or f.detail.startswith("header byte") and 4 <= int(f.detail.split()[2]) < 12)
+                      for s, f in flips.items())
+        ctx = {"log": log, "key_seqs": key_seqs, "live": live, "present": set(prev.events) | set(snap.events), "stored": set(snap.events),
+               "base": snap.base, "base_keys": set(snap.base_state() or {}) if snap.base else set(),
+               "referenced": {r.ref for r in snap.events.values() if r.framing_ok and r.kind == PUT and r.ref is not None},
+               "contracts": contracts, "clocks": clocks, "policies": policies, "blurred": blurred,
+               "pressure": self.pressure_possible(prev, launched, policies)}
+        self.retention_ctx = ctx
+        self.illegal = set()
+        compacted = snap.base > prev.base
+        went = []
+        for seq in prev.seqs:
+            if seq in snap.events or seq in planted or compacted and seq <= snap.base:
+                continue
+            r = prev.events[seq]
+            self.let_go[seq] = r
+            went.append(seq)
+            if seq in flips or not r.header_ok:
+                self.met("retention let a damaged record go")
+                continue
+            why = self.retention_verdict(r, ctx)
+            if why is None:
+                self.met("retention: history let go (%s)" % ("pressure" if ctx["pressure"] else "window"))
+                continue
+            self.illegal.add(seq)
+            self.fail(False, "retention-illegal", "seq %d (%s of %r, recorded %s) is gone, but %s" % (
+                seq, KIND_NAMES.get(r.kind, "?"), short(r.key_text()), iso(r.recorded_at) if in_range(r.recorded_at) else r.recorded_at, why))
+        if went and not self.illegal:
+            self.fail(True, "retention-illegal", "")  # one check per step: all that went, went by the rule
+        unseen = [m for m in range(max(prev.last, snap.base) + 1, snap.last + 1) if m not in snap.events and m not in planted]
+        for m in unseen:
+            self.let_go[m] = None
+        went += unseen
+        # The zone: the highest seq retention let go, never lower; a missing seq up to it is not damage.
+        if went:
+            self.fail(snap.zone >= max(went), "retention-zone", "retention let seqs %s go, but meta retentionZone is %d: verify "
+                      "would call them missing" % (short(sorted(went)), snap.zone))
+        self.fail(snap.zone >= self.zone and snap.zone <= snap.last and (snap.zone == 0 or snap.zone not in snap.events),
+                  "retention-zone", "meta retentionZone is %d (it was %d; the last seq is %d%s)" % (
+                      snap.zone, self.zone, snap.last, ", and that record is stored" if snap.zone in snap.events else ""))
+        self.zone = max(self.zone, snap.zone)
+        # The trims: each key's history starts at a record of the key, after everything of the key
+        # retention let go.
+        for seq in went:
+            r = self.let_go.get(seq)
+            if r is None or not r.intact or r.kind == RETENTION or seq in flips:
+                continue
+            start = snap.trims.get(r.key, 0)
+            if not self.fail(start > seq, "retention-trims", "seq %d of %r is gone, but trims says its history starts at seq %d" % (
+                    seq, short(r.key_text()), start)):
+                continue
+        for k, start in snap.trims.items():
+            r = snap.events.get(start) or self.known.get(start)
+            ok = start <= snap.last and (r is None and (start in planted or start <= snap.base) or r is not None and (r.key == k or start in flips))
+            self.fail(ok, "retention-trims", "trims says the history of %r starts at seq %d, which %s" % (
+                short(k.decode("utf-8", "replace")), start, "is past the last seq" if start > snap.last else
+                "is gone" if r is None else "is a record of %r" % short(r.key_text())))
+        self.judge_new_records(prev, snap, log, launched, policies, ctx["pressure"], unseen)
+        return unseen
+
+    def judge_new_records(self, prev, snap, log, launched, policies, pressure, unseen):
+        """The records appended since the last check: version 2 only for what needs it, a
+        retention record as Format.md frames it, and evictions only under a pressing size limit,
+        the least recently saved first, each a delete with reason evicted."""
+        new = [log[s] for s in sorted(log) if s > prev.last and log[s].intact]
+        for r in new:
+            needs = r.kind == RETENTION or r.kind == DELETE and r.reason == EVICTED
+            self.fail(r.version == (2 if needs else 1), "record-version", "seq %d (%s) is record version %d; Format.md: 2 only for "
+                      "a retention record or a delete with reason evicted" % (r.seq, KIND_NAMES.get(r.kind), r.version))
+            if r.kind == RETENTION:
+                self.fail(r.key == b"" and r.ts_bits == bytes(8) and r.max_age == 0 and r.flags & 8 and policy_from_metadata(r.metadata),
+                          "retention-record", "seq %d: a retention record with key %r, timestamp %r, maxAge %r, metadata %s" % (
+                              r.seq, r.key, r.ts, r.max_age, short(r.metadata)))
+        evictions = [r for r in new if r.kind == DELETE and r.reason == EVICTED]
+        if not evictions:
+            return
+        self.fail(pressure, "eviction", "seqs %s evict live caches, but no size limit pressed (policies %s)" % (
+            [r.seq for r in evictions], policies))
+        spared = {c.key for c in launched if c.key is not None}
+        batches = []
+        for r in evictions:
+            if batches and batches[-1][-1].seq == r.seq - 1:
+                batches[-1].append(r)
+            else:
+                batches.append([r])
+        base = prev.base_state() if prev.exists else {}
+        for batch in batches:
+            fold = dict(base or {})
+            for s in sorted(log):
+                if s >= batch[0].seq:
+                    break
+                r = log[s]
+                if s <= prev.base or not r.framing_ok or r.kind == RETENTION:
+                    continue
+                if r.kind == PUT:
+                    fold[r.key] = (s, r.ts_bits, r.payload_len, r.ref if r.ref is not None else s)
+                elif r.kind == DELETE:
+                    fold.pop(r.key, None)
+                elif r.key in fold and fold[r.key][1] == r.ts_bits:
+                    del fold[r.key]
+            evicted = {r.key for r in batch}
+            self.met("eviction")
+            for r in batch:
+                self.fail(r.key in fold, "eviction", "seq %d evicts %r, which was not live" % (r.seq, short(r.key_text())))
+
+            def saved(k):
+                put = log.get(fold[k][0])
+                return (put.recorded_at if put is not None else -math.inf, k)
+
+            # A put that went unseen may have been the live one of a key: its rank is not known.
+            doubtful = {k for k, e in fold.items() if any(e[0] < m < batch[0].seq for m in unseen)}
+            for r in batch:
+                if r.key not in fold or r.key in doubtful:
+                    continue
+                older = sorted(k for k in fold if k not in evicted and k not in spared and k not in doubtful and saved(k) < saved(r.key))
+                self.fail(not older, "eviction-order", "seq %d evicts %r (saved %s) while %s, saved before it, stay live" % (
+                    r.seq, short(r.key_text()), iso(saved(r.key)[0]), short([k.decode("utf-8", "replace") for k in older])))
+            self.evicted_now += [(k, batch[-1].seq) for k in evicted]
+
     def check(self, planted=False):
         if self.truncated:
             return
         snap = self.read()
+        launched, self.runner.launched = self.runner.launched, []
+        self.evicted_now = []
+        unseen = self.judge_retention(snap, launched)
         # 1. Every save reported since the last check is in the log as a put of the items served.
         new_puts = [snap.events[s] for s in snap.seqs if s > self.checked_last and snap.events[s].framing_ok
                     and snap.events[s].kind == PUT]
@@ -2983,11 +3793,23 @@ class Run:
                 self.fail(False, cls, "the save of %r reported at step %d is seq %d, which %s" % (
                     short(save.key.name), save.step, r.seq, why), cmd=save.cmd)
                 found = r
+            if found is None and self.gone_unseen(save.key.bytes, unseen, snap):
+                self.met("retention let a save go before a check saw it")
+                if self.expect_live.get(save.key.bytes) == "pending":
+                    self.uncertain.add(save.key.bytes)
+                continue
             ok = self.fail(found is not None, "saved-missing",
                            "load reported %r cached at %s; no put of it is in the log" % (short(save.key.name), save.ts), cmd=save.cmd)
             if found is not None and save.since is not None:
                 if save.since == "alone":
                     lowest = highest = batch_start(snap, found) - 1
+                    if found.seq - 1 in self.let_go:
+                        lowest = found.seq - 2  # retention let the delete of its batch go
+                    # Before its commit, a save that would pass the size limit makes room: the
+                    # evictions it appended came after its request began.
+                    while lowest > snap.base and (lowest in self.let_go or lowest in snap.events and snap.events[lowest].kind == DELETE
+                                                  and snap.events[lowest].reason == EVICTED):
+                        lowest -= 1
                 else:
                     lowest, highest = save.since, found.seq - 1
                 recorded = found.since_recorded
@@ -3029,11 +3851,17 @@ class Run:
         for k, v in list(self.expect_live.items()):
             if v == "pending":
                 self.uncertain.add(k)
-        # 2. …and stays there (compaction drops only what is not in use).
+        for k, seq in self.evicted_now:
+            if isinstance(self.expect_live.get(k), int) and self.expect_live[k] < seq:
+                self.expect_live[k] = None  # the model follows the evictions judge_new_records judged
+        # 2. …and stays there (compaction drops only what is not in use; retention only history).
         for save in self.saves:
             if save.seq in snap.events or save.seq <= snap.base and save.seq not in [e[0] for e in snap.stored.values()]:
                 continue
             if any(f.kind == "delete" and f.seq == save.seq for f in self.faults):
+                continue
+            if save.seq in self.let_go and save.seq not in self.illegal:
+                self.met("retention let a save's put go")
                 continue
             self.fail(False, "saved-missing", "the put of %r at seq %d (reported cached at step %d) is gone from the log" % (
                 short(save.key.name), save.seq, save.step), cmd=save.cmd)
@@ -3113,6 +3941,9 @@ class Run:
             self.fail(s.json.get("seq") == snap.last, "state-mismatch", "state says seq %s, meta lastSeq is %d" % (s.json.get("seq"), snap.last), s)
             self.judge_freshness(s, snap)
         self.checked_last = snap.last
+        self.prev = snap
+        self.known.update(snap.events)
+        self.step_policies = [self.policy]
 
     def judge_freshness(self, s, snap):
         """state's `fresh` and `expires` for each entry the log tells exactly: its put's recorded
@@ -3172,7 +4003,7 @@ class Run:
                 unexplained.append("seq %d: the body does not inflate to its payload length" % seq)
         have = set(s for s in snap.seqs if s > snap.base)
         for m in range(snap.base + 1, snap.last + 1):
-            if m not in have and m not in deletes:
+            if m not in have and m not in deletes and m not in self.let_go:
                 unexplained.append("seq %d is missing but was never deleted" % m)
         for s in snap.seqs:
             if s > snap.last:
@@ -3192,9 +4023,12 @@ class Run:
         for seq, decoded in snap.decoded_checkpoints.items():
             if decoded is None and seq not in ckpts:
                 unexplained.append("checkpoint %d is damaged but was never touched" % seq)
-            elif decoded is not None and seq > snap.base and base_state is not None and differing(decoded, snap.fold(seq)):
-                unexplained.append("checkpoint %d is not the fold of the log (keys %s)" % (
-                    seq, short(differing(decoded, snap.fold(seq)))))
+            elif decoded is not None and seq > snap.base and base_state is not None:
+                # Keys whose history retention trimmed past the checkpoint are not known there.
+                trimmed = snap.trimmed_past(seq)
+                wrong = [k for k in differing(decoded, snap.fold(seq)) if k not in trimmed]
+                if wrong:
+                    unexplained.append("checkpoint %d is not the fold of the log (keys %s)" % (seq, short(wrong)))
         prev = -math.inf
         for seq in snap.seqs:
             r = snap.events[seq]
@@ -3224,6 +4058,7 @@ class Run:
                 "damage_checkpoint": 2, "full_disk": 1.5, "hostile_key": 3, "absurd": 4, "kill_write": 3,
                 "heal": 8 if self.damaged & {k.bytes for k in self.keys} else 0,
                 "truncate": 1 if i > steps * 0.7 else 0,
+                "retention_set": 3, "retention_show": 1.5, "retention_apply": 2, "retention_press": 1.2, "retention_kill": 0.6,
             }
             if len([f for f in self.faults if f.kind in ("flip", "delete")]) >= 4:
                 weights.update(flip=0, delete_record=0)

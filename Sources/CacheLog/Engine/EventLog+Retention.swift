@@ -54,7 +54,8 @@ extension EventLog {
 
     /// Applies the retention policy now, to the end of a pass (the writer runs the same passes by
     /// itself as appends go): history outside the windows goes, then, over the size limit, the
-    /// oldest history and live entries. Returns what the pass did.
+    /// oldest history and live entries. A pass under way, which measures its windows from an
+    /// earlier clock, is finished first. Returns what the last pass did.
     @discardableResult
     public func applyRetention() async throws -> RetentionReport? {
         guard !environment.readOnly else { throw CacheLogError.readOnly }

@@ -25,7 +25,8 @@ extension LogTables {
     /// Removes the record `seq` of `key` from the index (compaction). Returns false when it was not listed.
     @available(*, noasync)
     func unindex(_ txn: Transaction, key: [UInt8], seq: UInt64) throws -> Bool {
-        guard let keyIndex = table.keyIndex else { return false }
+        // A record about no key (a retention record) is never listed, and LMDB refuses an empty key.
+        guard let keyIndex = table.keyIndex, !key.isEmpty else { return false }
         return try txn.delete(keyIndex, key, value: SeqKey.bytes(seq))
     }
 
@@ -40,8 +41,9 @@ extension LogTables {
         guard let keyIndex = table.keyIndex else { return }
         try txn.withCursor(keyIndex) { index in
             try txn.forEachRow(table.events) { row in
+                // A retention record is about no key: the index does not list it.
                 guard let seq = SeqKey.decode(row.key),
-                      let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false)
+                      let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind != .retention
                 else { return }
                 let key = EventCodec.keyBytes(header, in: row.value)
                 let listed = try index.seek(key: Array(key), valueAtLeast: SeqKey.bytes(seq))
@@ -103,6 +105,8 @@ extension LogTables {
             guard let record = try txn.get(table.events, SeqKey.bytes(seq)),
                   let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
             else { return false }
+            // Compaction keeps the record of the policy in effect, which the index never lists.
+            if header.kind == .retention { continue }
             kept.insert(Array(EventCodec.keyBytes(header, in: record)) + SeqKey.bytes(seq))
         }
         return kept == early
@@ -185,7 +189,7 @@ extension LogTables {
         var added = 0
         try txn.forEachRow(table.events) { row in
             guard let seq = SeqKey.decode(row.key),
-                  let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false)
+                  let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind != .retention
             else { return }
             try txn.put(keyIndex, Array(EventCodec.keyBytes(header, in: row.value)), SeqKey.bytes(seq), options: .appendDuplicate)
             added += 1

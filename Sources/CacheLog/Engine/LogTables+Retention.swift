@@ -8,11 +8,16 @@ import Foundation
 /// of a pass that removes history (``RetentionPolicy``). A slice is bounded (``RetentionPass/sliceRecords``
 /// records at most), so that the writer can put appends between slices and none waits long.
 ///
-/// A key's history is its records older than its window. One of them is kept as the version the
-/// history now starts from: the last record of the key before the window (and, when that is an
-/// expire, the put it judged), so that the key's state folds exactly from any point of its
-/// history that is left; ``Tables/trims`` records that seq. Also kept: the key's live put, and
-/// every record whose payload bytes a kept record refers to. Everything else of that history goes.
+/// A key's history is its records older than its window. The last of them stays as the version
+/// the history now starts from, so that the key's state folds exactly from any point of its history
+/// that is left; ``Tables/trims`` records that seq. When it is an expire that judged an earlier
+/// version, the key's last put before it is still live after it and stays with it. When it is an
+/// expire that removed the key (or follows a delete), nothing before it is needed, unless an
+/// earlier put stays for its bytes (or the compaction base's checkpoint holds the key): then the
+/// records that ended the key before it (its last put or delete, and the expires after that) stay
+/// too, so that the fold still ends the key there. Also
+/// kept: the key's live put, and every record whose payload bytes a record that stays refers to.
+/// Everything else of that history goes.
 extension LogTables {
     /// The policy in effect: the newest `retention` record, or ``RetentionPolicy/default`` when
     /// the database records none (or that record cannot be read, which `verify` names).
@@ -70,21 +75,29 @@ extension LogTables {
             while visited < RetentionPass.sliceRecords, let row = try rows.next(), let seq = SeqKey.decode(row.key), seq < end {
                 visited += 1
                 last = seq
-                guard let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false),
-                      header.kind != .retention
-                else { continue }  // damage is verify's to name; a policy's record stays as its history
+                // Damage stays for verify to name (a flipped byte may even name another key, whose
+                // history it is not); a policy's record stays as its history.
+                guard let header = try? EventCodec.decodeHeader(row.value, seq: seq), header.kind != .retention
+                else { continue }
                 try judge.consider(seq, key: Array(EventCodec.keyBytes(header, in: row.value)))
             }
         }
         // Removed after the walk (a cursor must not see its table change under it), the newest
         // first: a delta or a reference goes before the record it needs, which then may go too,
-        // so that a chain of versions outside the window goes in one slice.
+        // so that a chain of versions outside the window goes in one slice. What ended a key is
+        // decided last, once it is known which of the puts before it stay.
         var removed: [(seq: UInt64, key: [UInt8])] = []
-        for (seq, key) in judge.candidates.reversed() {
-            guard let freed = try removeRecord(txn, seq) else { continue }
+        func remove(_ seq: UInt64, of key: [UInt8]) throws {
+            guard let freed = try removeRecord(txn, seq) else { return }
             slice.removed += 1
             slice.freedBytes += freed
             removed.append((seq, key))
+        }
+        for (seq, key) in judge.candidates.reversed() where !judge.ended(key, at: seq) {
+            try remove(seq, of: key)
+        }
+        for (key, ending) in judge.endings where try judge.mayRemove(ending, of: key) {
+            for seq in judge.candidates(of: key).reversed() { try remove(seq, of: key) }
         }
         if let highest = removed.map(\.seq).max(), highest > (try u64(txn, MetaKey.retentionZone)) {
             try setU64(txn, MetaKey.retentionZone, highest)
@@ -125,7 +138,9 @@ struct RetentionPass: Sendable, Equatable {
     }
 }
 
-/// Decides, record by record, what a pass removes: one per slice, holding what it looked up.
+/// Decides what a slice removes: one per slice, holding what it looked up. The walk names the
+/// candidates (history outside its key's window that is not the version the history starts from);
+/// then, per key, those whose bytes a record that stays refers to stay.
 private struct HistoryJudge {
     let tables: LogTables
     let txn: Transaction
@@ -137,13 +152,18 @@ private struct HistoryJudge {
     private var keys: [[UInt8]: KeyHistory] = [:]
     /// Records that may go, in seq order, with their keys.
     private(set) var candidates: [(seq: UInt64, key: [UInt8])] = []
+    /// The compaction base, once looked up.
+    private var base: UInt64?
 
     private struct KeyHistory {
         /// Records before this seq are outside the key's window (0: the key keeps all).
         var windowStart: UInt64
-        /// The last record before the window, and the put it judged when it is an expire.
+        /// The last record before the window, and, when that is an expire the key outlived, its live put.
         var kept: Set<UInt64>
         var boundary: UInt64?
+        /// When the boundary is an expire that left the key absent: its last put or delete before
+        /// it and the expires after that, which stay only while a put before them stays.
+        var ending: [UInt64] = []
         /// The live put and the record that holds its bytes.
         var live: Set<UInt64>
     }
@@ -186,6 +206,38 @@ private struct HistoryJudge {
     /// as its first version.
     func historyStart(of key: [UInt8]) -> UInt64? { keys[key]?.boundary }
 
+    /// Whether `seq` is one of the records that ended `key` before its boundary.
+    func ended(_ key: [UInt8], at seq: UInt64) -> Bool { keys[key]?.ending.contains(seq) ?? false }
+
+    /// The keys with records that ended them before their boundary, and those records.
+    var endings: [(key: [UInt8], ending: [UInt64])] {
+        keys.compactMap { key, history in history.ending.isEmpty ? nil : (key, history.ending) }
+    }
+
+    /// The candidates of `key`, in seq order.
+    func candidates(of key: [UInt8]) -> [UInt64] {
+        candidates.compactMap { $0.key == key ? $0.seq : nil }
+    }
+
+    /// Whether the records that ended `key` before its boundary may go: only when no put before
+    /// them stays stored (nor the compaction base's checkpoint, which the fold starts from, holds
+    /// the key), as without them the fold of what is left would make the key live again. A put
+    /// that stays only for the bytes of what ended the key, or of another such put, goes with them.
+    mutating func mayRemove(_ ending: [UInt64], of key: [UInt8]) throws -> Bool {
+        guard let first = ending.first, try !startsLive(key, before: first) else { return false }
+        let mayGo = Set(candidates(of: key))
+        guard ending.allSatisfy(mayGo.contains) else { return false }
+        let puts = try storedPuts(of: key, before: first)
+        let going = Set(ending).union(puts)
+        for put in puts {
+            guard mayGo.contains(put) else { return false }
+            for dependent in try tables.payloadDependents(txn, of: put) where !going.contains(dependent) {
+                if try txn.get(tables.events, SeqKey.bytes(dependent)) != nil { return false }
+            }
+        }
+        return true
+    }
+
     private mutating func history(of key: [UInt8]) throws -> KeyHistory {
         if let known = keys[key] { return known }
         let live = try tables.entry(txn, key: key)
@@ -202,25 +254,65 @@ private struct HistoryJudge {
                 guard let row = try seqs.next(), let boundary = SeqKey.decode(row.value) else { return }
                 history.boundary = boundary
                 history.kept.insert(boundary)
-                // An expire removes only the version it judged: the put before it stays with it,
-                // so that the key's state still folds to what it was.
+                // An expire removes only the version it judged: when it judged an earlier one, the
+                // key's last put before it is still live after it and stays with it; when it (or
+                // one before it) removed the key, or a delete did, what ended the key is noted.
                 guard let record = try txn.get(tables.events, SeqKey.bytes(boundary)),
                       let header = try? EventCodec.decodeHeader(record, seq: boundary, verifyChecksum: false),
                       header.kind == .expire
                 else { return }
+                var judged: Set<UInt64> = [header.timestamp.bitPattern]
+                var expires: [UInt64] = []
                 while let earlier = try seqs.next(), let seq = SeqKey.decode(earlier.value) {
                     guard let previous = try txn.get(tables.events, SeqKey.bytes(seq)),
                           let previousHeader = try? EventCodec.decodeHeader(previous, seq: seq, verifyChecksum: false)
                     else { continue }
-                    if previousHeader.kind == .put {
+                    switch previousHeader.kind {
+                    case .expire:
+                        judged.insert(previousHeader.timestamp.bitPattern)
+                        expires.append(seq)
+                        continue
+                    case .put where !judged.contains(previousHeader.timestamp.bitPattern):
                         history.kept.insert(seq)
-                        return
+                    case .put, .delete:
+                        history.ending = [seq] + expires.reversed()
+                    case .retention:
+                        break
                     }
+                    return
                 }
             }
         }
         keys[key] = history
         return history
+    }
+
+    /// Whether the fold of the log starts with `key` live before `seq`: the compaction base's
+    /// checkpoint, which stands for the history before it, holds the key.
+    private mutating func startsLive(_ key: [UInt8], before seq: UInt64) throws -> Bool {
+        if base == nil { base = try tables.baseSeq(txn) }
+        guard let base, base > 0, seq > base, let raw = try txn.get(tables.checkpoints, SeqKey.bytes(base)) else { return false }
+        do {
+            return try CheckpointCodec.entry(forKey: key, in: raw, seq: base) != nil
+        } catch {
+            return true  // a base checkpoint that does not decode: keep what ended the key, as if it held it
+        }
+    }
+
+    /// The puts of `key` still stored before `seq` whose framing reads.
+    private func storedPuts(of key: [UInt8], before seq: UInt64) throws -> [UInt64] {
+        guard let keyIndex = tables.keyIndex else { return [] }
+        var found: [UInt64] = []
+        try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(0), atMost: false)) { seqs in
+            while let row = try seqs.next(), let put = SeqKey.decode(row.value), put < seq {
+                guard let record = try txn.get(tables.events, SeqKey.bytes(put)),
+                      let header = try? EventCodec.decodeHeader(record, seq: put, verifyChecksum: false),
+                      header.kind == .put
+                else { continue }
+                found.append(put)
+            }
+        }
+        return found
     }
 }
 

@@ -61,18 +61,27 @@ final class Writer: @unchecked Sendable {
         }
     }
 
-    /// Runs retention steps until the pass under way ends (``LogTables/retentionStep(_:now:incoming:sparing:)``),
-    /// alone on the writer's queue: for `EventLog.applyRetention()`. With `onlyIfDue`, only when
-    /// this writer applies retention and a pass is due (as after a commit).
+    /// Runs retention steps until a pass ends (``LogTables/retentionStep(_:now:incoming:sparing:)``),
+    /// alone on the writer's queue: for `EventLog.applyRetention()`. A pass under way measures its
+    /// windows from the clock it started with, and judged what it walked under the policy of its
+    /// time: it is finished first, then a pass at `now` applies the policy in effect as of now.
+    /// With `onlyIfDue`, only when this writer applies retention and a pass is due (as after a
+    /// commit), and only that pass.
     func applyRetention(onlyIfDue: Bool = false) async throws {
         guard !onlyIfDue || retains else { return }
         try await exclusive { [self] in
             let now = clock()
+            var resumed = false
             if onlyIfDue {
                 let due = try environment.read(.newest) { txn in try tables.retentionDue(txn, now: now, policy: try tables.retentionPolicy(txn).policy) }
                 guard due else { return }
+            } else {
+                resumed = try environment.read(.newest) { txn in try tables.loadPass(txn) } != nil
             }
             while try environment.write({ txn in try tables.retentionStep(txn, now: now) }) {}
+            if resumed {
+                while try environment.write({ txn in try tables.retentionStep(txn, now: now) }) {}
+            }
         }
     }
 
@@ -128,11 +137,19 @@ final class Writer: @unchecked Sendable {
     }
 
     /// One slice of the retention pass under way, in its own write transaction; the next is
-    /// queued behind whatever arrived meanwhile. A failure leaves the pass where it stood in
-    /// `meta`, for the next commit to take up: retention never fails a save.
-    private func runRetentionSlice() {
+    /// queued behind whatever arrived meanwhile. Queued when a commit made a pass due, it may run
+    /// after an apply ended that pass: with none under way it starts one only if one is still due.
+    /// A failure leaves the pass where it stood in `meta`, for the next commit to take up:
+    /// retention never fails a save.
+    func runRetentionSlice() {
         let now = clock()
-        if (try? environment.write({ txn in try tables.retentionStep(txn, now: now) })) == true { enqueue(.retention) }
+        let more = try? environment.write { txn -> Bool in
+            if try tables.loadPass(txn) == nil, try !tables.retentionDue(txn, now: now, policy: tables.retentionPolicy(txn).policy) {
+                return false
+            }
+            return try tables.retentionStep(txn, now: now)
+        }
+        if more == true { enqueue(.retention) }
     }
 
     private func commit(_ group: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)]) {

@@ -124,6 +124,8 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
         static func parse(_ text: String) throws -> Window {
             if text == "forever" { return Window(seconds: nil) }
+            // The help's "0 keeps no history": a zero needs no unit.
+            if text == "0" { return Window(seconds: 0) }
             do {
                 let duration = try MaxAge.duration(text)
                 guard duration.timeInterval <= RetentionPolicy.maximumHistory else { throw MaxAge.ParseError.tooLong }
@@ -166,8 +168,10 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 /// `retention --format json`, and its text.
 struct RetentionSummary: Encodable {
     struct Policy: Encodable {
-        var history: Double?
-        var sizeLimit: Int?
+        /// null for ever, as `replay` prints a retention record.
+        @NullWhenNil var history: Double?
+        /// null for no limit.
+        @NullWhenNil var sizeLimit: Int?
         var overrides: [Override]
     }
 
