@@ -390,4 +390,58 @@ struct RetentionTests {
         let problems = try log.verify().problems
         #expect(!problems.isEmpty && problems.allSatisfy { $0.seq == first }, "\(problems)")
     }
+
+    @Test func aSaveThatFitsTheLimit_staysLive_thoughAbovetheMarginBelowIt_andOneThatFitsOnlyWithoutTheDatabasesOwnPages_isRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        let limit = 1 << 20
+        try await log.setRetentionPolicy(RetentionPolicy(history: nil, sizeLimit: limit), by: "test")
+        var generator = SystemRandomNumberGenerator()
+        func noise(_ count: Int) -> Data { Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+
+        // Over the margin retention trims history to (9/10 of the limit), under the limit itself.
+        try await log.append([.delete(key: "big", reason: .replaced), .put(key: "big", payload: noise(940_000), timestamp: clock.date)])
+        try await log.applyRetention()
+        let used = try log.retentionStatus().bytesInUse
+        #expect(used > limit * 9 / 10 && used <= limit, "\(used)")
+        #expect(try log.entry("big") != nil, "a live cache within the limit is never evicted")
+
+        // Under the limit alone, not beside the pages every database keeps: let in, the next pass
+        // would have to evict it, the cache with it.
+        clock.advance(60)
+        await #expect {
+            try await log.append([.delete(key: "big", reason: .replaced), .put(key: "big", payload: noise(1_000_000), timestamp: clock.date)])
+        } throws: { error in
+            guard case CacheLogError.exceedsSizeLimit(let bytes, limit) = error else { return false }
+            return bytes > limit
+        }
+        try await log.applyRetention()
+        #expect(try log.entry("big")?.timestamp == clock.date.addingTimeInterval(-60), "the cache stays as it was")
+        #expect(try events(log, EventQuery(kinds: [.delete])).allSatisfy { $0.reason != .evicted })
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func aPassStampedLaterThanTheClock_holdsOffNoPass_theNextCommitRunsOneAndRestampsIt() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        let start = clock.date
+        try await save(log, "films", "first", at: clock)
+        // A what-if pass far ahead (`retention --apply --now 9999-…`), or a clock set back after one.
+        clock.set(Date(timeIntervalSince1970: 250_000_000_000))
+        try await log.applyRetention()
+        clock.set(start.addingTimeInterval(3 * Self.day))
+        for minute in 0..<3 {
+            clock.advance(60)
+            try await save(log, "films", "version \(minute)", at: clock)
+        }
+
+        try await log.applyRetentionIfDue()
+
+        // Restamped by the commits' clock: by the first of them, or by the apply after them.
+        let restamped = try #require(try log.retentionStatus().lastPass?.startedAt)
+        #expect(restamped > start.addingTimeInterval(3 * Self.day) && restamped <= clock.date, "\(restamped)")
+    }
 }

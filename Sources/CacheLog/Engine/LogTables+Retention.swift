@@ -346,15 +346,24 @@ extension LogTables {
     func retentionDue(_ txn: Transaction, now: Date, policy: RetentionPolicy) throws -> Bool {
         if try loadPass(txn) != nil { return true }
         let used = try bytesInUse(txn)
+        let usedAfter = Double(try u64(txn, MetaKey.retentionUsedAfter))
         if let limit = policy.sizeLimit {
             if used > limit { return true }
-            // The file grown past the limit: trimmed down to a target below it (``pressureTarget``).
-            if try fileExtent(txn) > limit, try used > pressureTarget(txn, limit: limit) { return true }
+            // The file grown past the limit: trimmed down to a target below it (``pressureTarget``),
+            // unless the last pass already went as far as history lets (only live caches were left
+            // above the target): then growth makes the next one due, as without a limit.
+            if try fileExtent(txn) > limit, case let target = try pressureTarget(txn, limit: limit),
+               used > target, usedAfter <= Double(target) {
+                return true
+            }
         }
         guard let last = try lastPass(txn) else { return try lastSeq(txn) > 0 }
         // A policy recorded since the last pass began: the next pass applies it.
         if try u64(txn, MetaKey.retentionSeq) != (try u64(txn, MetaKey.retentionApplied)) { return true }
-        let usedAfter = Double(try u64(txn, MetaKey.retentionUsedAfter))
+        // A last pass stamped later than this clock (a what-if --now, a clock set back) would
+        // otherwise hold every pass off until this clock reached its stamp, years perhaps: the
+        // clocks disagree, so one runs now, and restamps.
+        if now.storedSeconds < last.startedAt.storedSeconds { return true }
         return now.storedSeconds - last.startedAt.storedSeconds >= Self.timeBetweenPasses
             || Double(used) >= usedAfter * (1 + Self.growthBetweenPasses) + 65_536
     }
@@ -387,7 +396,10 @@ extension LogTables {
                 // The oldest history inside the windows goes next, a step at a time.
                 pass.pressureThrough = try nextPressure(txn, after: pass.pressureThrough)
                 more = true
-            } else {
+            } else if let limit = policy.sizeLimit, try bytesInUse(txn) > limit - incoming {
+                // Live caches alone over the limit itself (not only over the target below it):
+                // only then does a live cache go, down to the target, so that the next saves do
+                // not evict again at once.
                 let evicted = try evict(txn, bytes: try bytesInUse(txn) - target, sparing: sparing, now: now)
                 report.evicted += evicted
                 // What the evictions left without a live entry is history now, all of it.

@@ -172,9 +172,10 @@ final class Writer: @unchecked Sendable {
         }
     }
 
-    /// Before a commit that would pass the size limit: refuses each batch larger than the limit
-    /// by itself (it would empty the cache and still not fit), then trims history and evicts
-    /// until the rest fits below the limit's margin. Returns the batches that go on to commit.
+    /// Before a commit that would pass the size limit: refuses each batch that cannot fit in the
+    /// limit by itself (it would empty the cache and still not fit: ``databaseFloor``), then
+    /// trims history and evicts until the rest fits below the limit's margin. Returns the batches
+    /// that go on to commit.
     private func makeRoom(for group: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)], now: Date)
         -> [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)] {
         guard let (limit, used) = try? environment.read(.newest, { txn -> (Int, Int)? in
@@ -185,8 +186,8 @@ final class Writer: @unchecked Sendable {
         var incoming = 0
         for entry in group {
             let bytes = entry.0.events.reduce(0) { $0 + Self.estimatedBytes($1) }
-            if bytes > limit {
-                entry.1.resume(throwing: CacheLogError.exceedsSizeLimit(bytes: bytes, limit: limit))
+            if bytes + Self.databaseFloor > limit {
+                entry.1.resume(throwing: CacheLogError.exceedsSizeLimit(bytes: bytes + Self.databaseFloor, limit: limit))
             } else {
                 kept.append(entry)
                 incoming += bytes
@@ -198,6 +199,12 @@ final class Writer: @unchecked Sendable {
         while (try? environment.write({ txn in try tables.retentionStep(txn, now: now, incoming: incoming, sparing: sparing) })) == true {}
         return kept
     }
+
+    /// The bytes a database uses that no save can have: LMDB's meta pages, the roots of its
+    /// tables, the policy's record. A save that needs more than the limit less these is refused
+    /// up front; let in, the pass after it would evict it (its cache with it), to stay within the
+    /// limit.
+    static let databaseFloor = 64 * 1_024
 
     /// About what a record takes in the database: its bytes, its key index entry, and the page
     /// overhead LMDB adds (a record past a quarter of a page goes to pages of its own).

@@ -41,8 +41,9 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidMetadata(detail: String)
     /// A retention policy that cannot be recorded (``RetentionPolicy/problem``).
     case invalidRetention(detail: String)
-    /// One save larger than the database's size limit (``RetentionPolicy/sizeLimit``): refused,
-    /// rather than empty the cache and still not fit. Nothing was written.
+    /// One save that does not fit in the database's size limit (``RetentionPolicy/sizeLimit``)
+    /// beside the pages every database keeps: refused, rather than empty the cache and still not
+    /// fit. `bytes` counts both. Nothing was written.
     case exceedsSizeLimit(bytes: Int, limit: Int)
     /// The data file is shorter than the pages LMDB's meta says it uses: it was cut short (a
     /// copy that did not finish, a truncation). Nothing in it is read; restore it from a backup.
@@ -102,7 +103,7 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidRetention(let detail):
             return "invalid retention policy: \(detail)"
         case .exceedsSizeLimit(let bytes, let limit):
-            return "the save takes about \(bytes) bytes, more than the database's size limit of \(limit) bytes; nothing was written"
+            return "the save needs about \(bytes) bytes of the database (its records and the pages every database keeps), more than its size limit of \(limit) bytes; nothing was written"
         case .truncated(let path, let size, let expected):
             let uses = expected.map { "the database uses \($0)" } ?? "LMDB's meta pages need more"
             return "\(path)/data.mdb is truncated: it has \(size) bytes, but \(uses); nothing was read (restore it from a backup)"

@@ -24,7 +24,8 @@ public struct RetentionPolicy: Sendable, Hashable {
     public var history: TimeInterval?
     /// The most bytes the database may use (its pages in use); `nil` for no limit.
     public var sizeLimit: Int?
-    /// Windows for some keys instead of ``history``; the first that matches a key wins.
+    /// Windows for some keys instead of ``history``; the first that matches a key wins (the tool
+    /// records its key prefixes before its contracts).
     public var overrides: [Override]
 
     /// A window for the keys that match.
@@ -64,6 +65,12 @@ public struct RetentionPolicy: Sendable, Hashable {
     /// The longest window allowed: 100 years, as for max ages.
     public static let maximumHistory: TimeInterval = 36_500 * 86_400
 
+    /// The most overrides a policy takes.
+    public static let maximumOverrides = 64
+
+    /// The longest key prefix or contract name an override takes: the longest key LMDB stores.
+    public static let maximumOverrideBytes = 511
+
     /// The smallest size limit allowed: a database under it could not hold its own tables.
     public static let minimumSizeLimit = 1 << 20
 
@@ -83,12 +90,25 @@ public struct RetentionPolicy: Sendable, Hashable {
     public var problem: String? {
         if let history, !(0...Self.maximumHistory).contains(history) { return "the history window must be 0 to 36500d" }
         if let sizeLimit, sizeLimit < Self.minimumSizeLimit { return "the size limit must be at least 1 MiB" }
+        // Bounded so that the policy's record always fits in a record's metadata.
+        if overrides.count > Self.maximumOverrides { return "a policy takes at most \(Self.maximumOverrides) overrides, not \(overrides.count)" }
+        var seen: Set<Match> = []
         for override in overrides {
             guard (0...Self.maximumHistory).contains(override.history) else { return "an override's window must be 0 to 36500d" }
             switch override.match {
             case .keyPrefix(let prefix) where prefix.isEmpty: return "an override's key prefix must not be empty"
             case .contract(let name) where name.isEmpty: return "an override's contract must not be empty"
-            default: continue
+            case .keyPrefix(let name), .contract(let name):
+                // No key is longer: a longer prefix could never match.
+                if name.utf8.count > Self.maximumOverrideBytes {
+                    return "an override's key prefix or contract must be at most \(Self.maximumOverrideBytes) bytes, as keys are, not \(name.utf8.count)"
+                }
+            }
+            guard seen.insert(override.match).inserted else {
+                switch override.match {
+                case .keyPrefix(let prefix): return "two overrides name the key prefix '\(prefix)': give each once"
+                case .contract(let name): return "two overrides name the contract '\(name)': give each once"
+                }
             }
         }
         return nil

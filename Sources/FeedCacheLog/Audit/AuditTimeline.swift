@@ -129,6 +129,13 @@ public struct AuditTimeline: Sendable {
                     entries.append(Entry(at: event.recordedAt, kind: .written, seq: event.seq, text: Self.written(event)))
                 }
                 live = event
+            case .delete where history.isBaseVersion(event) && event.reason != .replaced, .expire where history.isBaseVersion(event):
+                // Retention trimmed the history to the record that left no cache: the story
+                // starts with the cache gone, and why.
+                let what = event.kind == .delete ? "deleted (\(event.reason?.name ?? "unknown"))" : "expired by validation"
+                entries.append(Entry(at: event.recordedAt, kind: event.kind == .delete ? .deleted : .expired, seq: event.seq,
+                                     text: "\(what); the history before it was trimmed by the retention policy"))
+                goneSince = event.recordedAt
             case .delete where event.reason == .replaced:
                 // The first half of a save: the put that follows tells the story.
                 break

@@ -29,8 +29,9 @@ public struct KeyHistory: Sendable, Equatable {
         self.events = events
     }
 
-    /// Whether `event` is the version that was live where the history starts (the compaction
-    /// base, or where retention trimmed it) rather than an event after it.
+    /// Whether `event` is where the history starts (the version live at the compaction base, or
+    /// the record retention trimmed the history to: a version, or what left no cache) rather
+    /// than an event after it.
     func isBaseVersion(_ event: RecordedEvent) -> Bool {
         event.seq <= compactionBase || (trimmedThrough > compactionBase && event.seq == trimmedThrough)
     }

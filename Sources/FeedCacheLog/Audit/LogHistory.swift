@@ -42,11 +42,14 @@ public struct LogHistory: Sendable, Equatable {
         var corrupt: [UInt64] = []
         try log.forEachEvent(EventQuery(to: end, key: key)) { item in
             switch item {
+            case .event(let event) where event.kind == .retention:
+                break  // a policy, about no key: no cache's history
             case .event(let event) where (trims[Array(event.key.utf8)] ?? 0) > event.seq:
                 break
             case .event(let event) where (trims[Array(event.key.utf8)] ?? 0) == event.seq:
-                // Where the history starts: a version, or no cache at all (nothing to tell).
-                if event.kind == .put { events.append(event) }
+                // Where the history starts: a version, or the delete or expire that left no cache
+                // (an eviction among them: "why was my cache gone?" still has its answer).
+                events.append(event)
             case .event(let event) where event.seq > base || (event.kind == .put && baseVersions.contains(event.seq)):
                 events.append(event)
             case .event:

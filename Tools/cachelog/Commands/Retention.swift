@@ -53,12 +53,12 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     var sizeLimit: SizeLimit?
 
     @Option(name: .customLong("keep"), help: ArgumentHelp(
-        "A window for the keys that start with PREFIX, as PREFIX=DURATION ('image:=0s'); repeatable. Given, these overrides replace the recorded ones.",
+        "A window for the keys that start with PREFIX, as PREFIX=DURATION ('image:=0s'); repeatable; none clears them. Given, these replace the recorded prefixes; the first that matches a key wins, before any contract.",
         valueName: "prefix=duration"), transform: { try Override.parse($0, contract: false) })
     var keep: [Override] = []
 
     @Option(name: .customLong("keep-contract"), help: ArgumentHelp(
-        "A window for the keys whose live cache follows contract NAME, as NAME=DURATION (films=90d); repeatable.",
+        "A window for the keys whose live cache follows contract NAME, as NAME=DURATION (films=90d); repeatable; none clears them. Given, these replace the recorded contracts.",
         valueName: "name=duration"), transform: { try Override.parse($0, contract: true) })
     var keepContract: [Override] = []
 
@@ -74,6 +74,8 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     func validate() throws {
         try checkDocumentFormat()
         if by != nil && !setsPolicy { throw ValidationError("--by names who sets a policy: give it with --history, --size-limit, --keep or --keep-contract") }
+        if let by, by.allSatisfy(\.isWhitespace) { throw ValidationError("--by must name who sets the policy, not be empty") }
+        if let by, by.count > Self.maximumSetter { throw ValidationError("--by takes at most \(Self.maximumSetter) characters, not \(by.count)") }
     }
 
     private var setsPolicy: Bool { history != nil || sizeLimit != nil || !keep.isEmpty || !keepContract.isEmpty }
@@ -92,7 +94,12 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 var policy = try log.retentionPolicy().policy
                 if let history { policy.history = history.seconds }
                 if let sizeLimit { policy.sizeLimit = sizeLimit.bytes }
-                if !keep.isEmpty || !keepContract.isEmpty { policy.overrides = (keep + keepContract).map(\.override) }
+                // --keep replaces the recorded prefixes, --keep-contract the recorded contracts;
+                // prefixes are matched first.
+                let recorded = policy.overrides
+                let prefixes = keep.isEmpty ? recorded.filter(\.isPrefix) : keep.compactMap(\.override)
+                let contracts = keepContract.isEmpty ? recorded.filter { !$0.isPrefix } : keepContract.compactMap(\.override)
+                policy.overrides = prefixes + contracts
                 if let problem = policy.problem { throw ValidationError(problem) }
                 try await log.setRetentionPolicy(policy, by: by ?? Self.setter)
             }
@@ -109,6 +116,9 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             if let note { out.line(note) }
         }
     }
+
+    /// The longest --by the record keeps.
+    static let maximumSetter = 200
 
     /// Who sets a policy from the tool: `cachelog retention (user)`.
     private static var setter: String {
@@ -148,11 +158,12 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         }
     }
 
-    /// `PREFIX=DURATION` or `NAME=DURATION`.
+    /// `PREFIX=DURATION` or `NAME=DURATION`; `none` clears them.
     struct Override: Sendable {
-        let override: RetentionPolicy.Override
+        let override: RetentionPolicy.Override?
 
         static func parse(_ text: String, contract: Bool) throws -> Override {
+            if text == "none" { return Override(override: nil) }
             guard let equals = text.lastIndex(of: "="), equals != text.startIndex else {
                 throw ValidationError("write \(contract ? "NAME" : "PREFIX")=DURATION, e.g. \(contract ? "films=90d" : "image:=0s"), not '\(text)'")
             }
@@ -239,5 +250,11 @@ struct RetentionSummary: Encodable {
             lines.append("last pass   \(DateParsing.string(pass.startedAt)): removed \(counted(pass.removed, "record")) (\(pass.freedBytes) bytes), evicted \(counted(pass.evicted, "cache"))\(state)")
         }
         return lines
+    }
+}
+
+private extension RetentionPolicy.Override {
+    var isPrefix: Bool {
+        if case .keyPrefix = match { true } else { false }
     }
 }
