@@ -27,7 +27,7 @@ struct CrashTests {
         var payload: Data { SeededGenerator.payload(seed: UInt64(run), index: index, count: CrashTests.payloadBytes) }
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(10)))
     func crash_sigkillAtRandomMoments_losesNoAcknowledgedAppend_andTearsNoBatch() async throws {
         let dir = try TemporaryDirectory()
         let db = dir.path()
@@ -40,8 +40,9 @@ struct CrashTests {
         var runs = 0
         var lastSeq: UInt64 = 0
         var killedMidAppend = 0
+        // At least `minimumKills`, however long a loaded machine takes over them (the suite's
+        // time limit guards against a hang); more while the 20 s last.
         while kills < minimumKills || (ContinuousClock.now < deadline && kills < 60) {
-            if ContinuousClock.now > deadline + .seconds(40) { break }
             runs += 1
             let run = runs
             // A tiny map, so that some kills land while the writer grows it.
