@@ -148,7 +148,7 @@ struct CrashTests {
 /// history, and a kill never tears what it was doing.
 @Suite("Crash safety during retention")
 struct RetentionCrashTests {
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func crash_sigkillWhileRetentionRuns_keepsEveryKeysLastSave_andTheLogWhole() async throws {
         let dir = try TemporaryDirectory()
         let db = dir.path()
@@ -162,8 +162,9 @@ struct RetentionCrashTests {
         var kills = 0
         var killsDuringAPass = 0
         let deadline = ContinuousClock.now + .seconds(40)
+        // At least 20 kills however long a loaded machine takes over them (the time limit guards
+        // against a hang); more while none landed during a pass and the 40 s last.
         while kills < 20 || (killsDuringAPass == 0 && ContinuousClock.now < deadline) {
-            if ContinuousClock.now > deadline + .seconds(40) { break }
             let run = kills + 1
             let writer = try ChildProcess(writerURL, [db, "100000", "--batch", "--seed", "\(run)", "--payload-bytes", "3000",
                                                       "--unsynced", "--retention-history", "0"])
