@@ -354,9 +354,10 @@ class Cmd:
 
 SUBCOMMANDS = {"load", "image", "searches", "replay", "state", "audit", "report", "validate", "stats", "verify", "compact",
                "demo", "rebuild", "version", "help", "retention"}
-# The commands that commit through the writer, and so run retention passes (Writer.swift): a pass
-# measures every window back from the clock of the process that started it.
-WRITING = {"load", "image", "validate", "retention"}
+# The commands that write, and so run retention passes (Format.md, "Retention": writers remove
+# history; `compact` runs the pass that is due after its compaction, as a load does after its save):
+# a pass measures every window back from the clock of the process that started it.
+WRITING = {"load", "image", "validate", "retention", "compact"}
 
 # A full disk, for any user on any machine: RLIMIT_FSIZE at the database's size, SIGXFSZ ignored
 # (as a full disk sends no signal), so the first write past the end fails with EFBIG.
