@@ -883,9 +883,18 @@ class Snap:
         return out
 
     def live_bytes(self, key):
-        """What retrieving `key` must give: (payload bytes, its put's record) or OracleError / None."""
+        """What retrieving `key` must give: (payload bytes, its put's record) or OracleError / None.
+        A state row that does not decode is answered from the log (Format.md, "Folding the log into
+        the state"; `state` shows what the log says for it), unless the fold's start is damaged too."""
         if key in self.malformed:
-            raise OracleError(None, "damaged state row")
+            if self.base_checkpoint_damaged or self.base_state() is None:
+                raise OracleError(None, "damaged state row and base checkpoint")
+            entry = self.fold().get(key)
+            if entry is None:
+                return None
+            if entry[0] not in self.events:
+                raise OracleError(entry[0], "damaged state row, and the put the log names is gone")
+            return self.payload(entry[0], key), self.events[entry[0]]
         entry = self.stored.get(key)
         if entry is None:
             return None
