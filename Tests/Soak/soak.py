@@ -1309,6 +1309,7 @@ class Run:
         self.writer_clocks = set()
         self.prev = None
         self.known = {}
+        self.undamaged = {}  # {seq: the record as it was before the harness flipped a bit of it}
         self.let_go = {}
         self.zone = 0
         self.pressed = False  # a step pressed the size limit on purpose: evictions are expected
@@ -3109,6 +3110,7 @@ class Run:
             with env.begin(write=True, db=db) as txn:
                 txn.put(struct.pack(">Q", seq), bytes(raw))
 
+        self.undamaged.setdefault(seq, r)
         self.plant(mutate, "flip", seq=seq, key=r.key, detail="%s byte %d ^= 0x%02x" % (region, at, mask))
         damaged = Rec(seq, bytes(raw))
         self.damaged.add(r.key)
@@ -3669,6 +3671,13 @@ class Run:
         folded = snap.fold() if snap.base_state() is not None else {}
         for entry in list(snap.stored.values()) + list(folded.values()):
             live.update((entry[0], entry[3]))
+        # Format.md, "Who needs which record": refs lists each put under the source it was appended
+        # with; a flipped body byte may name another seq, which the damaged record does not need.
+        referenced = set()
+        for r in snap.events.values():
+            r = self.undamaged.get(r.seq, r)
+            if r.framing_ok and r.kind == PUT and r.ref is not None:
+                referenced.add(r.ref)
         contracts = {}
         for source in (prev, snap):
             for k, entry in source.stored.items():
@@ -3680,8 +3689,8 @@ class Run:
                       for s, f in flips.items())
         ctx = {"log": log, "key_seqs": key_seqs, "live": live, "present": set(prev.events) | set(snap.events), "stored": set(snap.events),
                "base": snap.base, "base_keys": set(snap.base_state() or {}) if snap.base else set(),
-               "referenced": {r.ref for r in snap.events.values() if r.framing_ok and r.kind == PUT and r.ref is not None},
-               "contracts": contracts, "clocks": clocks, "policies": policies, "blurred": blurred,
+               "referenced": referenced,
+               "contracts": contracts, "clocks": clocks, "policies": policies, "blurred": blurred, "appended_as": appended_as,
                "pressure": self.pressure_possible(prev, launched, policies)}
         self.retention_ctx = ctx
         self.illegal = set()
@@ -3762,10 +3771,13 @@ class Run:
             else:
                 batches.append([r])
         base = prev.base_state() if prev.exists else {}
+        # A record whose key bytes the harness flipped is still the key's it was appended with: its
+        # state row and key index entry say so (Format.md, "The key index").
+        appended_as = self.retention_ctx["appended_as"]
         by_key = {}
         for q in sorted(log):
-            if log[q].header_ok:
-                by_key.setdefault(log[q].key, []).append(q)
+            if log[q].header_ok or q in appended_as:
+                by_key.setdefault(appended_as.get(q, log[q].key), []).append(q)
         for batch in batches:
             fold = dict(base or {})
             for s in sorted(log):
@@ -3774,12 +3786,13 @@ class Run:
                 r = log[s]
                 if s <= prev.base or not r.framing_ok or r.kind == RETENTION:
                     continue
+                k = appended_as.get(s, r.key)
                 if r.kind == PUT:
-                    fold[r.key] = (s, r.ts_bits, r.payload_len, r.ref if r.ref is not None else s)
+                    fold[k] = (s, r.ts_bits, r.payload_len, r.ref if r.ref is not None else s)
                 elif r.kind == DELETE:
-                    fold.pop(r.key, None)
-                elif r.key in fold and fold[r.key][1] == r.ts_bits:
-                    del fold[r.key]
+                    fold.pop(k, None)
+                elif k in fold and fold[k][1] == r.ts_bits:
+                    del fold[k]
             evicted = {r.key for r in batch}
             self.met("eviction")
             for r in batch:
