@@ -2763,7 +2763,8 @@ class Run:
             if not outside:
                 continue
             b = outside[-1]
-            kept = {b} | kept_with(log, seqs, b, set(seqs), set(seqs), after.base, k in base_keys)
+            # A base checkpoint that does not decode may hold any key (Format.md, "Retention").
+            kept = {b} | kept_with(log, seqs, b, set(seqs), set(seqs), after.base, k in base_keys or after.base_checkpoint_damaged)
             doomed += [q for q in outside if q > walked and q not in kept and q not in live and q not in sources
                        and log[q].intact and log[q].kind != RETENTION]
         return sorted(doomed)
@@ -3596,7 +3597,8 @@ class Run:
 
         def keeps(b):
             """Whether b, as the version the history starts from, keeps r with it."""
-            return r.seq in kept_with(log, seqs, b, ctx["present"], ctx["stored"], ctx["base"], key in ctx["base_keys"])
+            return r.seq in kept_with(log, seqs, b, ctx["present"], ctx["stored"], ctx["base"],
+                                      key in ctx["base_keys"] or ctx["base_unknown"])
 
         if ctx["pressure"] or ctx["blurred"]:
             if any(not keeps(b) for b in later):
@@ -3706,6 +3708,7 @@ class Run:
                       for s, f in flips.items())
         ctx = {"log": log, "key_seqs": key_seqs, "live": live, "present": set(prev.events) | set(snap.events), "stored": set(snap.events),
                "base": snap.base, "base_keys": set(snap.base_state() or {}) if snap.base else set(),
+               "base_unknown": snap.base_checkpoint_damaged,
                "referenced": referenced,
                "contracts": contracts, "clocks": clocks, "policies": policies, "blurred": blurred, "appended_as": appended_as,
                "pressure": self.pressure_possible(prev, launched, policies)}
