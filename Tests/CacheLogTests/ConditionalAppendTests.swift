@@ -57,6 +57,27 @@ struct ConditionalAppendTests {
         #expect(try log.verify().isClean)
     }
 
+    /// A refused save writes nothing, not even the log's recorded time: were its clock (an hour
+    /// ahead here) to stand as the log's, the next writer's records would be recorded at a time no
+    /// record of the log has, and a writer checking its clock against the last record would not
+    /// know it was behind.
+    @Test func conditionalAppend_whenSuperseded_leavesTheLogsRecordedTimeAsTheLastAppendLeftIt() async throws {
+        let dir = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try makeLog(dir, clock: clock)
+        try await advance(log, by: 2)
+        #expect(try await log.append(save("films", "[began at 2]"), unlessSupersededSince: 2, liveAt: "films") == .appended(3...4))
+        let landed = clock.date
+        clock.advance(3_600)
+        #expect(try await log.append(save("films", "[began at 1]"), unlessSupersededSince: 1, liveAt: "films")
+            == .superseded(by: try #require(try log.entry("films"))))
+
+        clock.set(landed + 60)
+        #expect(try await log.append(.put(key: "genres", payload: payload("[next]"), timestamp: cachedAt)) == 5)
+
+        #expect(try events(log).map(\.recordedAt) == [landed, landed, landed, landed, landed + 60])
+    }
+
     /// Two fetches that began with nothing appended between them cannot be told apart by the log:
     /// the one that landed first stays, and the other writes nothing.
     @Test func conditionalAppend_whenBothFetchesBeganAtOnePosition_theFirstToLandStays() async throws {

@@ -354,9 +354,10 @@ class Cmd:
 
 SUBCOMMANDS = {"load", "image", "searches", "replay", "state", "audit", "report", "validate", "stats", "verify", "compact",
                "demo", "rebuild", "version", "help", "retention"}
-# The commands that commit through the writer, and so run retention passes (Writer.swift): a pass
-# measures every window back from the clock of the process that started it.
-WRITING = {"load", "image", "validate", "retention"}
+# The commands that write, and so run retention passes (Format.md, "Retention": writers remove
+# history; `compact` runs the pass that is due after its compaction, as a load does after its save):
+# a pass measures every window back from the clock of the process that started it.
+WRITING = {"load", "image", "validate", "retention", "compact"}
 
 # A full disk, for any user on any machine: RLIMIT_FSIZE at the database's size, SIGXFSZ ignored
 # (as a full disk sends no signal), so the first write past the end fails with EFBIG.
@@ -882,9 +883,18 @@ class Snap:
         return out
 
     def live_bytes(self, key):
-        """What retrieving `key` must give: (payload bytes, its put's record) or OracleError / None."""
+        """What retrieving `key` must give: (payload bytes, its put's record) or OracleError / None.
+        A state row that does not decode is answered from the log (Format.md, "Folding the log into
+        the state"; `state` shows what the log says for it), unless the fold's start is damaged too."""
         if key in self.malformed:
-            raise OracleError(None, "damaged state row")
+            if self.base_checkpoint_damaged or self.base_state() is None:
+                raise OracleError(None, "damaged state row and base checkpoint")
+            entry = self.fold().get(key)
+            if entry is None:
+                return None
+            if entry[0] not in self.events:
+                raise OracleError(entry[0], "damaged state row, and the put the log names is gone")
+            return self.payload(entry[0], key), self.events[entry[0]]
         entry = self.stored.get(key)
         if entry is None:
             return None
@@ -1299,6 +1309,7 @@ class Run:
         self.writer_clocks = set()
         self.prev = None
         self.known = {}
+        self.undamaged = {}  # {seq: the record as it was before the harness flipped a bit of it}
         self.let_go = {}
         self.zone = 0
         self.pressed = False  # a step pressed the size limit on purpose: evictions are expected
@@ -1966,7 +1977,8 @@ class Run:
                     cut = iso(when)
             if cut is None:
                 cut = str(self.rng.randint(max(1, snap.base), snap.last + 1))
-        o = self.run(self.cmd("compact", "--before", cut))
+        cmd = self.cmd("compact", "--before", cut)
+        o = self.run(cmd)
         damaged_rows = bool(snap.malformed)
         base_ck_bad = snap.base > 0 and snap.decoded_checkpoints.get(snap.base) is None
         self.fail(o.rc == 0 or base_ck_bad, "compact-failed", "compact exit %d%s" % (
@@ -1994,7 +2006,31 @@ class Run:
                 keep.add(r.ref)
         want = sorted(s for s in snap.seqs if s >= cut_seq or s in keep)
         if intact:
-            self.fail(after.base == cut_seq - 1, "compact-result", "baseSeq %d after a cut at seq %d" % (after.base, cut_seq), o)
+            # A date falls between two stored records; the seqs missing between them (history
+            # retention let go) were recorded at unknown times in between, so the cut may be at
+            # any of them: what is kept is the same.
+            lowest = cut_seq
+            if not cut.isdigit():
+                while lowest - 1 > snap.base and lowest - 1 not in snap.events:
+                    lowest -= 1
+            self.fail(lowest - 1 <= after.base <= cut_seq - 1, "compact-result", "baseSeq %d after a cut at seq %d%s" % (
+                after.base, cut_seq, " (or, as seqs %d to %d are gone, at one of them)" % (lowest, cut_seq - 1) if lowest < cut_seq else ""), o)
+            # compact then runs the retention pass due (at its clock), which may let history go:
+            # what went at or after the cut check() judges; before it, only a record compaction
+            # kept for the state at the cut, live no more and outside its window at that clock.
+            went = set(want) - set(after.seqs)
+            if after.retention_report is not None and after.retention_report != snap.retention_report:
+                clock = after.retention_report[0]  # its own, or that of a pass under way it finished
+                needed = {r.ref for r in after.events.values() if r.framing_ok and r.kind == PUT and r.ref is not None}
+                for entry in after.stored.values():
+                    needed.update((entry[0], entry[3]))
+                contracts = self.contracts_now(snap)
+                for q in sorted(went):
+                    r = snap.events[q]
+                    window = after.policy().window(r.key, contracts.get(r.key))
+                    if q >= cut_seq or q not in needed and r.kind != RETENTION and window is not None and r.recorded_at < clock - window:
+                        self.met("compact's retention pass let history go")
+                        want.remove(q)
             self.fail(after.seqs == want, "compact-result", "records kept %s, Format.md keeps %s" % (
                 short(sorted(set(after.seqs) ^ set(want))), "the live puts, their payloads and referenced records"), o)
             ck = after.decoded_checkpoints.get(after.base)
@@ -2292,8 +2328,16 @@ class Run:
         after = self.read()
         puts = [after.events[q] for q in after.seqs if q > snap.last and after.events[q].kind == PUT and after.events[q].key == key.bytes]
         clocks = ", ".join(iso(plan["now"]) for _, plan in jobs)
-        self.fail(len(puts) == len(saved), "race-clocks", "%d loads of %r (clocks %s) reported their feed cached; the log gained %d puts" % (
-            len(saved), short(key.name), clocks, len(puts)), cmd=jobs[0][0])
+        # A put replaced within the step is history at once under a short window: retention may
+        # have let it go before this read (a seq missing past the snapshot, that trims says the
+        # key's history now starts after; check() judges what went).
+        gone = [q for q in range(snap.last + 1, after.last + 1) if q not in after.events and after.trims.get(key.bytes, 0) > q]
+        if len(puts) < len(saved) <= len(puts) + len(gone):
+            self.met("a racing save's put let go within the step")
+        self.fail(len(puts) <= len(saved) <= len(puts) + len(gone), "race-clocks",
+                  "%d loads of %r (clocks %s) reported their feed cached; the log gained %d puts%s" % (
+                      len(saved), short(key.name), clocks, len(puts), " (and retention let %d seqs of it go)" % len(gone) if gone else ""),
+                  cmd=jobs[0][0])
         if puts:
             try:
                 items = json.loads(after.payload(puts[-1].seq, key.bytes))
@@ -2719,7 +2763,8 @@ class Run:
             if not outside:
                 continue
             b = outside[-1]
-            kept = {b} | kept_with(log, seqs, b, set(seqs), set(seqs), after.base, k in base_keys)
+            # A base checkpoint that does not decode may hold any key (Format.md, "Retention").
+            kept = {b} | kept_with(log, seqs, b, set(seqs), set(seqs), after.base, k in base_keys or after.base_checkpoint_damaged)
             doomed += [q for q in outside if q > walked and q not in kept and q not in live and q not in sources
                        and log[q].intact and log[q].kind != RETENTION]
         return sorted(doomed)
@@ -2967,9 +3012,14 @@ class Run:
         count = self.rng.randint(800, 1100)  # two loads: more records than two slices of a pass walk
         query = "sky %d" % self.rng.randint(0, 99)
         for version in (1, 2):
-            url = self.server.add(200, self.people_page(count, version), name="people.json")
+            page = self.people_page(count, version)
+            url = self.server.add(200, page, name="people.json")
             last = self.snap.last
-            o = self.run(self.cmd("load", url + "?q={query}", "--contract", "people", "--query", query, "--format", "json", "--retries", "0"))
+            cmd = self.cmd("load", url + "?q={query}", "--contract", "people", "--query", query, "--format", "json", "--retries", "0")
+            # What it may add to the bytes in use, for the size limit: the page, and a record per
+            # person (a put of its object, its key index entry, its state row, half-full pages).
+            cmd.incoming = 2 * len(page) + 1024 * (2 * count + 2)
+            o = self.run(cmd)
             after = self.read()
             report = o.json if isinstance(o.json, dict) else {}
             self.fail(o.rc == 0 and report.get("cached") is True and after.last - last >= count, "big-history",
@@ -3078,6 +3128,7 @@ class Run:
             with env.begin(write=True, db=db) as txn:
                 txn.put(struct.pack(">Q", seq), bytes(raw))
 
+        self.undamaged.setdefault(seq, r)
         self.plant(mutate, "flip", seq=seq, key=r.key, detail="%s byte %d ^= 0x%02x" % (region, at, mask))
         damaged = Rec(seq, bytes(raw))
         self.damaged.add(r.key)
@@ -3546,7 +3597,8 @@ class Run:
 
         def keeps(b):
             """Whether b, as the version the history starts from, keeps r with it."""
-            return r.seq in kept_with(log, seqs, b, ctx["present"], ctx["stored"], ctx["base"], key in ctx["base_keys"])
+            return r.seq in kept_with(log, seqs, b, ctx["present"], ctx["stored"], ctx["base"],
+                                      key in ctx["base_keys"] or ctx["base_unknown"])
 
         if ctx["pressure"] or ctx["blurred"]:
             if any(not keeps(b) for b in later):
@@ -3623,14 +3675,28 @@ class Run:
         for seq in planted:
             if seq in self.known and seq not in log and seq > snap.base:
                 log[seq] = self.known[seq]  # the key index still lists it: a history can start from it
+        # Format.md, "The key index": a record damaged after its append stays listed under the key
+        # it was appended with, so that key's history may start from it (a flipped key byte names
+        # another key only to a reader of the bytes).
+        appended_as = {}
+        for f in self.faults:
+            if f.kind == "flip" and f.key is not None:
+                appended_as.setdefault(f.seq, f.key)
         key_seqs = {}
         for seq in sorted(log):
-            if log[seq].header_ok:
-                key_seqs.setdefault(log[seq].key, []).append(seq)
+            if log[seq].header_ok or seq in appended_as:
+                key_seqs.setdefault(appended_as.get(seq, log[seq].key), []).append(seq)
         live = set()
         folded = snap.fold() if snap.base_state() is not None else {}
         for entry in list(snap.stored.values()) + list(folded.values()):
             live.update((entry[0], entry[3]))
+        # Format.md, "Who needs which record": refs lists each put under the source it was appended
+        # with; a flipped body byte may name another seq, which the damaged record does not need.
+        referenced = set()
+        for r in snap.events.values():
+            r = self.undamaged.get(r.seq, r)
+            if r.framing_ok and r.kind == PUT and r.ref is not None:
+                referenced.add(r.ref)
         contracts = {}
         for source in (prev, snap):
             for k, entry in source.stored.items():
@@ -3642,8 +3708,9 @@ class Run:
                       for s, f in flips.items())
         ctx = {"log": log, "key_seqs": key_seqs, "live": live, "present": set(prev.events) | set(snap.events), "stored": set(snap.events),
                "base": snap.base, "base_keys": set(snap.base_state() or {}) if snap.base else set(),
-               "referenced": {r.ref for r in snap.events.values() if r.framing_ok and r.kind == PUT and r.ref is not None},
-               "contracts": contracts, "clocks": clocks, "policies": policies, "blurred": blurred,
+               "base_unknown": snap.base_checkpoint_damaged,
+               "referenced": referenced,
+               "contracts": contracts, "clocks": clocks, "policies": policies, "blurred": blurred, "appended_as": appended_as,
                "pressure": self.pressure_possible(prev, launched, policies)}
         self.retention_ctx = ctx
         self.illegal = set()
@@ -3724,6 +3791,13 @@ class Run:
             else:
                 batches.append([r])
         base = prev.base_state() if prev.exists else {}
+        # A record whose key bytes the harness flipped is still the key's it was appended with: its
+        # state row and key index entry say so (Format.md, "The key index").
+        appended_as = self.retention_ctx["appended_as"]
+        by_key = {}
+        for q in sorted(log):
+            if log[q].header_ok or q in appended_as:
+                by_key.setdefault(appended_as.get(q, log[q].key), []).append(q)
         for batch in batches:
             fold = dict(base or {})
             for s in sorted(log):
@@ -3732,15 +3806,25 @@ class Run:
                 r = log[s]
                 if s <= prev.base or not r.framing_ok or r.kind == RETENTION:
                     continue
+                k = appended_as.get(s, r.key)
                 if r.kind == PUT:
-                    fold[r.key] = (s, r.ts_bits, r.payload_len, r.ref if r.ref is not None else s)
+                    fold[k] = (s, r.ts_bits, r.payload_len, r.ref if r.ref is not None else s)
                 elif r.kind == DELETE:
-                    fold.pop(r.key, None)
-                elif r.key in fold and fold[r.key][1] == r.ts_bits:
-                    del fold[r.key]
+                    fold.pop(k, None)
+                elif k in fold and fold[k][1] == r.ts_bits:
+                    del fold[k]
             evicted = {r.key for r in batch}
             self.met("eviction")
             for r in batch:
+                if r.key not in fold:
+                    # A put appended and let go within the step (evicted, then history under the
+                    # pressing limit) is not in the log the check sees: the key may have been live
+                    # by a seq that went unseen after its last record the check knows, when trims
+                    # says retention let the key's history go past that seq.
+                    known = [q for q in by_key.get(r.key, []) if q < batch[0].seq]
+                    if any((not known or m > known[-1]) and m < batch[0].seq and snap.trims.get(r.key, 0) > m for m in unseen):
+                        self.met("eviction of a key whose put went unseen")
+                        continue
                 self.fail(r.key in fold, "eviction", "seq %d evicts %r, which was not live" % (r.seq, short(r.key_text())))
 
             def saved(k):

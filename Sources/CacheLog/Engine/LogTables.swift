@@ -100,6 +100,7 @@ struct LogTables {
     /// Safe to run again after an abort (map growth): it starts from what the transaction reads.
     func append(_ txn: Transaction, batches: [Batch], now: Date) throws -> [Result<AppendedBatch, SupersededBatch>] {
         var seq = try lastSeq(txn)
+        let lastBefore = seq
         // Recorded time never goes backward, so that "as of a date" can binary-search the log.
         let recordedAt = max(now.storedSeconds, try lastRecordedAt(txn))
         // A checkpoint seq past the last seq is damage: the next checkpoint is due at once.
@@ -175,7 +176,9 @@ struct LogTables {
             }
         }
         try setU64(txn, MetaKey.lastSeq, seq)
-        try setU64(txn, MetaKey.lastRecordedAt, recordedAt.bitPattern)
+        // Only what was appended moves recorded time: a save refused for a newer cache, whose
+        // clock may be far ahead, must not stamp the next writer's records with that clock.
+        if seq > lastBefore { try setU64(txn, MetaKey.lastRecordedAt, recordedAt.bitPattern) }
         try setU64(txn, MetaKey.checkpointSeq, checkpointSeq)
         return ranges
     }
