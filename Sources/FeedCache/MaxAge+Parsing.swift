@@ -72,8 +72,9 @@ extension MaxAge {
             (["d", "day", "days"], "d", 86_400),
             (["w", "wk", "wks", "week", "weeks"], "w", 604_800),
         ]
-        // All digits and a unit letter, yet no MaxAge: the number does not fit an Int.
-        if number.allSatisfy(\.isNumber), number.count + 1 == text.count, ["s", "m", "h", "d", "w"].contains(rest) {
+        // All digits and a unit letter, yet no MaxAge: the number does not fit an Int. (A capital
+        // letter, `1D`, is a unit written otherwise: its suggestion follows.)
+        if number.allSatisfy(\.isNumber), number.count + 1 == text.count, ["s", "m", "h", "d", "w"].contains(String(text.suffix(1))) {
             throw .tooLong
         }
         guard let unit = units.first(where: { $0.names.contains(rest) }) else { throw .notADuration }

@@ -82,10 +82,12 @@ struct RetentionThroughTheToolTests {
         let long = String(repeating: "x", count: 600)
         let many = (0..<70).flatMap { ["--keep", "p\($0)=1d"] }
         for arguments in [["--keep", "a=1d", "--keep", "a=2d"], ["--keep", "\(long)=1d"], many, ["--by", "", "--history", "1d"],
-                          ["--by", String(repeating: "b", count: 201), "--history", "1d"], ["--size-limit", "0"], ["--history", "36501d"]] {
+                          ["--by", String(repeating: "b", count: 201), "--history", "1d"], ["--size-limit", "0"], ["--history", "36501d"], ["--history", "-1d"], ["--history", "1D"]] {
             let refused = try await sandbox.run(["--db", sandbox.db, "--now", Day.dec2, "retention"] + arguments)
             #expect(refused.status == ExitCode.usage, "\(arguments.prefix(4)): \(refused)")
             #expect(refused.stderrLines.count == 1, "\(refused.stderr)")
+            if arguments.last == "-1d" { #expect(refused.stderr.contains("negative"), "\(refused.stderr)") }
+            if arguments.last == "1D" { #expect(refused.stderr.contains(": 1d (units"), "\(refused.stderr)") }
         }
         let unchanged = try await sandbox.cachelog("retention", "--format", "json")
         let overrides = try #require(try unchanged.json()["policy"] as? [String: Any])["overrides"] as? [[String: Any]]

@@ -28,6 +28,9 @@ struct TextTests {
         #expect(throws: MaxAge.ParseError.negative) { try MaxAge.parse("-1d") }
         #expect(throws: MaxAge.ParseError.notPositive) { try MaxAge.parse("0s") }
         #expect(throws: MaxAge.ParseError.tooLong) { try MaxAge.parse("36501d") }
+        // A capital unit is a unit written otherwise, not a number too long.
+        #expect(throws: MaxAge.ParseError.spelledOut(suggestion: "1d")) { try MaxAge.parse("1D") }
+        #expect(throws: MaxAge.ParseError.tooLong) { try MaxAge.parse("99999999999999999999d") }
         #expect(MaxAge.ParseError.notWhole(suggestion: "36h").description == "the number must be whole: write 36h; units are s, m, h, d and w")
     }
 }

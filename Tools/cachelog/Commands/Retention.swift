@@ -134,6 +134,7 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
 
         static func parse(_ text: String) throws -> Window {
             if text == "forever" { return Window(seconds: nil) }
+            if text.hasPrefix("-") { throw ValidationError("\(MaxAge.ParseError.negative), or forever") }
             // The help's "0 keeps no history": a zero needs no unit.
             if text == "0" { return Window(seconds: 0) }
             do {
