@@ -398,9 +398,11 @@ extension LogTables {
                 more = true
             } else if let limit = policy.sizeLimit, try bytesInUse(txn) > limit - incoming {
                 // Live caches alone over the limit itself (not only over the target below it):
-                // only then does a live cache go, down to the target, so that the next saves do
-                // not evict again at once.
-                let evicted = try evict(txn, bytes: try bytesInUse(txn) - target, sparing: sparing, now: now)
+                // only then does a live cache go, down to the margin below the limit, so that the
+                // next saves do not evict again at once (not further for the file's overrun:
+                // that is for history to give).
+                let margin = Int(Double(limit) * Self.pressureTarget) - incoming
+                let evicted = try evict(txn, bytes: try bytesInUse(txn) - margin, sparing: sparing, now: now)
                 report.evicted += evicted
                 // What the evictions left without a live entry is history now, all of it.
                 pass.pressureThrough = try lastSeq(txn)
@@ -450,7 +452,11 @@ extension LogTables {
         }
         guard !deletes.isEmpty else { return 0 }
         _ = try append(txn, batches: [(events: deletes, conditions: [])], now: now)
-        return deletes.count
+        // Counted by the state rows that are gone: a delete that left its row (a key whose bytes
+        // do not survive as a string) evicted nothing, and a pass must not evict it for ever.
+        var evicted = 0
+        for candidate in candidates.prefix(deletes.count) where try txn.get(table.state, candidate.key) == nil { evicted += 1 }
+        return evicted
     }
 
     // MARK: the pass in meta
