@@ -37,11 +37,12 @@ extension LogTables {
 
     /// Whether a record still stored needs record `seq`'s payload bytes: a put that references
     /// it, or a delta against it (whose own dependents then need it too). While this is true,
-    /// removing `seq` would make those puts unreadable.
+    /// removing `seq` would make those puts unreadable. Dependents in `going` (to be removed
+    /// with it) do not count.
     @available(*, noasync)
-    func isPayloadSource(_ txn: Transaction, _ seq: UInt64) throws -> Bool {
-        for dependent in try payloadDependents(txn, of: seq) where try txn.get(table.events, SeqKey.bytes(dependent)) != nil {
-            return true
+    func isPayloadSource(_ txn: Transaction, _ seq: UInt64, ignoring going: Set<UInt64> = []) throws -> Bool {
+        for dependent in try payloadDependents(txn, of: seq) where !going.contains(dependent) {
+            if try txn.get(table.events, SeqKey.bytes(dependent)) != nil { return true }
         }
         return false
     }

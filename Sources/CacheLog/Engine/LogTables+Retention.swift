@@ -230,10 +230,7 @@ private struct HistoryJudge {
         let puts = try storedPuts(of: key, before: first)
         let going = Set(ending).union(puts)
         for put in puts {
-            guard mayGo.contains(put) else { return false }
-            for dependent in try tables.payloadDependents(txn, of: put) where !going.contains(dependent) {
-                if try txn.get(tables.events, SeqKey.bytes(dependent)) != nil { return false }
-            }
+            guard mayGo.contains(put), try !tables.isPayloadSource(txn, put, ignoring: going) else { return false }
         }
         return true
     }
