@@ -444,4 +444,26 @@ struct RetentionTests {
         let restamped = try #require(try log.retentionStatus().lastPass?.startedAt)
         #expect(restamped > start.addingTimeInterval(3 * Self.day) && restamped <= clock.date, "\(restamped)")
     }
+
+    @Test func aPassReports_theRecordsItRemoved_eachOnce_alsoWhenWhatEndedAKeyGoesWithThePutsBeforeIt() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        for version in 0..<3 {
+            clock.advance(60)
+            try await save(log, "films", "version \(version)", at: clock)
+        }
+        let last = try #require(try puts(log, key: "films").last?.timestamp)
+        try await log.append(.expire(key: "films", timestamp: last, maxAge: 60))
+        clock.advance(3 * Self.day)
+        try await save(log, "genres", "later", at: clock)
+        let before = try events(log).count
+
+        let report = try #require(try await log.applyRetention())
+
+        #expect(report.removed == before - (try events(log).count), "each removed record counted once")
+        #expect(report.removed > 0)
+        #expect(try log.verify().isClean)
+    }
 }

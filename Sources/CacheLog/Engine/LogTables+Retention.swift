@@ -97,7 +97,10 @@ extension LogTables {
             try remove(seq, of: key)
         }
         for (key, ending) in judge.endings where try judge.mayRemove(ending, of: key) {
-            for seq in judge.candidates(of: key).reversed() { try remove(seq, of: key) }
+            // The key's candidates that stayed above (what ended it, and the puts before it that
+            // stayed only for its bytes); removing one already gone would count it twice.
+            let gone = Set(removed.lazy.filter { $0.key == key }.map(\.seq))
+            for seq in judge.candidates(of: key).reversed() where !gone.contains(seq) { try remove(seq, of: key) }
         }
         if let highest = removed.map(\.seq).max(), highest > (try u64(txn, MetaKey.retentionZone)) {
             try setU64(txn, MetaKey.retentionZone, highest)
