@@ -100,8 +100,9 @@ public final class LoopbackHTTPServer: Sendable {
     ///
     /// - Returns: `true` when they arrived, `false` after `timeout` or if the task is cancelled.
     ///   It returns as soon as they arrive, so the generous default only matters on a machine
-    ///   whose two cores are busy with a whole test suite running in parallel (seen: 15 s).
-    public func waitForRequests(count: Int, timeout: Duration = .seconds(60)) async -> Bool {
+    ///   whose two cores are busy with a whole test suite running in parallel beside other load
+    ///   (seen: 15 s at a load average of 6, more at 40).
+    public func waitForRequests(count: Int, timeout: Duration = .seconds(300)) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while requestCount < count {

@@ -31,7 +31,7 @@ private struct FilmApp {
     }
 }
 
-@Suite("Film feed app: remote films, 7-day cache on the log", .timeLimit(.minutes(3)))
+@Suite("Film feed app: remote films, 7-day cache on the log", .hangGuard)
 struct FilmFeedAcceptanceTests {
     @Test
     func filmFeed_onlineLoad_deliversRemoteFilmsAndReplacesTheCache() async throws {

@@ -26,7 +26,7 @@ private struct GenresApp {
     }
 }
 
-@Suite("Podcast genres app: cache first, the remote list retried on invalid data, 7-day cache on the log", .timeLimit(.minutes(3)))
+@Suite("Podcast genres app: cache first, the remote list retried on invalid data, 7-day cache on the log", .hangGuard)
 struct GenresAcceptanceTests {
     // MARK: - The six scenarios of the spec, each with the requests the server saw
 

@@ -32,7 +32,7 @@ private struct ImageFeedApp {
     }
 }
 
-@Suite("Image feed app: remote feed, 7-day cache on the log", .timeLimit(.minutes(3)))
+@Suite("Image feed app: remote feed, 7-day cache on the log", .hangGuard)
 struct ImageFeedAcceptanceTests {
     @Test
     func imageFeed_onlineLoad_deliversRemoteImagesAndReplacesTheCache() async throws {

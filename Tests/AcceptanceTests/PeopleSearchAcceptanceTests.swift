@@ -18,7 +18,7 @@ private struct PeopleSearchApp {
     }
 }
 
-@Suite("People search app: CacheClient searches, paged, query-keyed 30-day cache on the log", .timeLimit(.minutes(3)))
+@Suite("People search app: CacheClient searches, paged, query-keyed 30-day cache on the log", .hangGuard)
 struct PeopleSearchAcceptanceTests {
     @Test
     func peopleSearch_onlineSearch_deliversTheFirstPageAndReplacesTheQueryCache() async throws {

@@ -17,7 +17,7 @@ private struct VerseSearchApp {
     }
 }
 
-@Suite("Verse search app: CacheClient searches, query-keyed 30-day cache on the log", .timeLimit(.minutes(3)))
+@Suite("Verse search app: CacheClient searches, query-keyed 30-day cache on the log", .hangGuard)
 struct VerseSearchAcceptanceTests {
     @Test
     func verseSearch_onlineSearch_deliversRemoteVersesAndReplacesTheQueryCache() async throws {

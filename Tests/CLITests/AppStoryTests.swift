@@ -6,7 +6,7 @@ import Testing
 /// Each seed app, told through the built `cachelog` against a loopback server: every scenario
 /// and use-case course of its spec, in order, each with the requests the server saw, ending with
 /// the exact history the log holds.
-@Suite("cachelog: the five apps' stories", .timeLimit(.minutes(3)))
+@Suite("cachelog: the five apps' stories", .hangGuard)
 struct AppStoryTests {
     /// One app's story: its database, its server (switched off and on), its commands.
     private struct Story {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Arguments the way a script's variables deliver them: bytes that are not UTF-8, and empty values.
-@Suite("cachelog arguments as bytes", .timeLimit(.minutes(2)))
+@Suite("cachelog arguments as bytes", .hangGuard)
 struct ArgumentBytesTests {
     /// Runs `cachelog --db DB load URL --key <the byte>` through sh, which passes the raw byte on.
     private func loadWithKeyByte(_ sandbox: Sandbox, octal: String) async throws -> ChildProcess.Result {

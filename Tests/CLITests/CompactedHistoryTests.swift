@@ -5,7 +5,7 @@ import Testing
 /// `audit` and `report` after a compaction, through the built binary: the story starts at the
 /// compaction base with the version live there; a put kept only for the bytes a later refresh
 /// refers to is not a version, and the refreshes the compaction removed still covered their days.
-@Suite("cachelog audit and report after a compaction", .timeLimit(.minutes(2)))
+@Suite("cachelog audit and report after a compaction", .hangGuard)
 struct CompactedHistoryTests {
     /// `films` loaded each day at 10:00 from Dec 1 to Dec 6 under a 1-day policy (an unchanged
     /// feed: each put refers to the first one's bytes), then compacted before the last save.

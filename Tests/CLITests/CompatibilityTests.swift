@@ -5,7 +5,7 @@ import Testing
 /// A database written before puts recorded their policy (a committed fixture, see its README)
 /// opens, replays exactly as it was written, and is judged by the defaults of its time: 7 days,
 /// no contract, the payload not decoded. New saves into it record their policy beside the old ones.
-@Suite("cachelog on a database written before puts recorded their policy", .timeLimit(.minutes(2)))
+@Suite("cachelog on a database written before puts recorded their policy", .hangGuard)
 struct CompatibilityTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/pre-policy/data.mdb")

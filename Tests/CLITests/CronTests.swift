@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What a cron job needs: --quiet prints only changes and problems, a database not made yet is
 /// nothing to validate, an unknown key is an error, and the JSON gives the facts as fields.
-@Suite("cron", .timeLimit(.minutes(2)))
+@Suite("cron", .hangGuard)
 struct CronTests {
     private func loaded(_ sandbox: Sandbox) async throws {
         for (now, key) in [(Day.dec1, "films"), (Day.dec3, "genres")] {

@@ -6,7 +6,7 @@ import Testing
 /// A damaged database, as a user meets it: bytes planted with Python's `lmdb` module (an
 /// independent reader), then the built `cachelog` run as a subprocess. The tool must name the
 /// damage, keep serving what the log still holds, heal through the use cases, and never die by a signal.
-@Suite("cachelog on a damaged database", .timeLimit(.minutes(3)))
+@Suite("cachelog on a damaged database", .hangGuard)
 struct DamageTests {
     private func load(_ sandbox: Sandbox, at now: String, url: String? = nil, key: String = "films", contract: String = "films") async throws -> CLIResult {
         try await sandbox.cachelog("--now", now, "load", url ?? sandbox.url("/\(contract).json"), "--key", key, "--contract", contract, "--format", "json")

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import cachelog
 
 /// Dates are taken strictly: a date the tool cannot read exactly is a usage error, never a
 /// confident answer about another moment (midnight of the same day, the next day, another calendar).
-@Suite("Strict dates", .timeLimit(.minutes(2)))
+@Suite("Strict dates", .hangGuard)
 struct DateParsingTests {
     @Test(arguments: [
         ("2026-12-01T10:00:00Z", 1_796_119_200.0),

@@ -1,12 +1,13 @@
 import FeedCache
 import FeedCacheLog
 import Foundation
+import TestSupport
 import Testing
 @testable import cachelog
 
 /// Durations past 100 years are usage errors, so no max age overflows the calendar; numbers read
 /// from the log, whatever they are, are shown without trapping.
-@Suite("Durations and stored numbers", .timeLimit(.minutes(2)))
+@Suite("Durations and stored numbers", .hangGuard)
 struct DurationBoundTests {
     // MARK: through the binary
 

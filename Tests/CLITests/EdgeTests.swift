@@ -6,7 +6,7 @@ import Testing
 
 /// The edges of the search, the object cache, the clock and the first save, through the built
 /// binary: each of these gave a wrong answer before the rule moved into the library.
-@Suite("cachelog: searches as old as their oldest page, objects all or nothing, caches from the future", .timeLimit(.minutes(3)))
+@Suite("cachelog: searches as old as their oldest page, objects all or nothing, caches from the future", .hangGuard)
 struct EdgeTests {
     /// A people page whose second person's URL makes an `object:` key longer than LMDB's 511 bytes.
     private static func pageWithALongURL(_ sandbox: Sandbox) -> (page: String, long: String) {

@@ -1,12 +1,13 @@
 import FeedAPI
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 @testable import cachelog
 
 /// `--contract json` caches any JSON, and gives it back exactly as the server sent it: numbers of
 /// any size and precision as written, string escapes as written, unicode untouched.
-@Suite("cachelog load --contract json: exact values", .timeLimit(.minutes(2)))
+@Suite("cachelog load --contract json: exact values", .hangGuard)
 struct ExactJSONTests {
     /// Numbers a `Double` changes (2^53 + 1, 30 digits, 2^64, a trailing zero, an exponent out of
     /// range), escapes a decoder would unescape, and characters outside the BMP.

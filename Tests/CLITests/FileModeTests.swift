@@ -6,7 +6,7 @@ import Testing
 /// tool creates for a database is 0700 (directories, the default one and missing parents
 /// included) and 0600 (its files), under the usual umask 022 that would leave them readable by
 /// everyone; a directory the user made keeps its mode.
-@Suite("File modes of a new database", .timeLimit(.minutes(2)))
+@Suite("File modes of a new database", .hangGuard)
 struct FileModeTests {
     /// Runs `cachelog arguments` from a shell with umask 022, as a login shell has it.
     private func withUmask022(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String] = [:]) async throws -> ChildProcess.Result {

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// One --format for every command: text, json or jsonl, after the command name or before it.
-@Suite("One --format", .timeLimit(.minutes(2)))
+@Suite("One --format", .hangGuard)
 struct FormatTests {
     @Test(arguments: [["stats"], ["state"], ["validate", "--dry-run"], ["audit"], ["verify"], ["version"], ["compact", "--before", "1"]])
     func formatJSON_beforeTheCommandName_printsOneJSONDocument(_ command: [String]) async throws {

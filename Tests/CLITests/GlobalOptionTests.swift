@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// --db, --now and -v belong to the root command: they are read, and checked, wherever they stand.
-@Suite("global options", .timeLimit(.minutes(2)))
+@Suite("global options", .hangGuard)
 struct GlobalOptionTests {
     static let mistakes: [(arguments: [String], says: String)] = [
         (["--now", "next friday", "state"], "--now: 'next friday' is not a date"),

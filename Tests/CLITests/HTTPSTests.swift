@@ -8,7 +8,7 @@ import Testing
 /// certificate was made for the test: trusted with `--cacert` (alone), and otherwise a failure
 /// that says what failed while the cache serves as for any remote failure. And the other network
 /// options: `--max-body`, `--cacert`'s checks, the User-Agent.
-@Suite("cachelog over HTTPS and the network options", .timeLimit(.minutes(2)))
+@Suite("cachelog over HTTPS and the network options", .hangGuard)
 struct HTTPSTests {
     @Test
     func load_https_withTheServersCertificateAsCacert_loadsAndCaches() async throws {

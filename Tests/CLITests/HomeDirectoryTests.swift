@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A quoted `~` (`--db '~/feeds'`, `CACHELOG_DB="~/feeds"`) is the home directory, as the shell
 /// would have made it: never a directory named `~` in the working directory.
-@Suite("~ in database paths", .timeLimit(.minutes(2)))
+@Suite("~ in database paths", .hangGuard)
 struct HomeDirectoryTests {
     @Test
     func aLeadingTilde_inDbOrCACHELOG_DB_isHOME() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// A save that fails never reads as "cached": the items are printed, stderr says why they were not
 /// cached, `--format json` says `"cached": false`, and the exit code is 1.
-@Suite("cachelog load: honest save", .timeLimit(.minutes(2)))
+@Suite("cachelog load: honest save", .hangGuard)
 struct HonestSaveTests {
     /// Longer than LMDB's maximum key size (511 bytes): the append is refused.
     static let tooLongKey = String(repeating: "k", count: 600)

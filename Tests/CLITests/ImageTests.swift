@@ -5,7 +5,7 @@ import Testing
 
 /// `cachelog image`: the film and image feed apps' image data, through the built binary against a
 /// loopback server that counts requests.
-@Suite("cachelog image", .timeLimit(.minutes(3)))
+@Suite("cachelog image", .hangGuard)
 struct ImageTests {
     static let poster = Data([0xFF, 0xD8, 0xFF, 0xE0] + (0..<4_096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) })
 

@@ -1,9 +1,10 @@
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// state, audit, validate, stats, verify and compact over histories written by real commands.
-@Suite("cachelog state, audit, validate, stats, verify, compact", .timeLimit(.minutes(2)))
+@Suite("cachelog state, audit, validate, stats, verify, compact", .hangGuard)
 struct InspectTests {
     // MARK: state
 

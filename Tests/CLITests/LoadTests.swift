@@ -1,8 +1,9 @@
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
-@Suite("cachelog load", .timeLimit(.minutes(2)))
+@Suite("cachelog load", .hangGuard)
 struct LoadTests {
     @Test
     func load_online_printsAHeaderAndOneLinePerItem_andCachesWithOneDeleteAndPut() async throws {

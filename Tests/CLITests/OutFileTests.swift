@@ -16,7 +16,7 @@ import Darwin
 /// nothing can replace. A link to the system's `/dev/null` would not keep it safe: the tool
 /// follows links, so a build that renamed over what `--out` names would replace the machine's
 /// device (Tests/README.md).
-@Suite("cachelog --out", .timeLimit(.minutes(3)))
+@Suite("cachelog --out", .hangGuard)
 struct OutFileTests {
     private func sandbox() throws -> Sandbox {
         try Sandbox(serving: LoopbackHTTPServer.routes(["/poster.jpg": HTTPResponse(status: 200, body: ImageTests.poster)]))
@@ -347,7 +347,7 @@ struct OutFileTests {
             URL(fileURLWithPath: "/usr/bin/setpriv"),
             ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", racer, shared, victim, stop])
         defer { _ = FileManager.default.createFile(atPath: stop, contents: Data()) }
-        let started = try await eventually(timeout: .seconds(60)) { FileManager.default.fileExists(atPath: shared + "/race") }
+        let started = try await eventually(timeout: .seconds(300)) { FileManager.default.fileExists(atPath: shared + "/race") }
         try #require(started, "the racer never started")
 
         var written = 0

@@ -6,7 +6,7 @@ import Testing
 /// Where the output goes can fail: a reader that stops reading (`| head`), a full disk, a closed
 /// stdout; and a user may interrupt. The tool never dies by a signal for it, and never exits 0
 /// when its results were not written.
-@Suite("cachelog when its output cannot be written, or it is interrupted", .timeLimit(.minutes(2)))
+@Suite("cachelog when its output cannot be written, or it is interrupted", .hangGuard)
 struct OutputFailureTests {
     private func seeded() async throws -> Sandbox {
         let sandbox = try Sandbox()
@@ -151,7 +151,7 @@ struct OutputFailureTests {
                 sandbox.executable, ["--db", sandbox.db, "--now", Day.dec1, "load", sandbox.url("/films.json"), "--key", "films-\(attempt)",
                                      "--contract", "films", "--format", "json"],
                 environment: sandbox.environment())
-            let printed = try await eventually(timeout: .seconds(60)) {
+            let printed = try await eventually(timeout: .seconds(300)) {
                 (try? Data(contentsOf: child.stdoutFile)).map { $0.last == UInt8(ascii: "\n") } ?? false
             }
             try #require(printed, "the load printed no result")

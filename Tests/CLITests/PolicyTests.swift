@@ -6,7 +6,7 @@ import Testing
 /// Each cache keeps the policy it was saved under, so one database serves the five apps side by
 /// side: `validate`, `state` and `audit` judge each key by its own policy, through the built
 /// `cachelog` against a loopback server.
-@Suite("cachelog: the policy travels with the entry", .timeLimit(.minutes(3)))
+@Suite("cachelog: the policy travels with the entry", .hangGuard)
 struct PolicyTests {
     /// The five apps' caches, saved on Dec 1 with their contracts' defaults.
     private func fiveApps(_ sandbox: Sandbox) async throws {
@@ -191,7 +191,7 @@ struct PolicyTests {
 
 /// `load --strategy`: the genres app's cache first, through the built binary; the server counts
 /// the requests.
-@Suite("cachelog load: cache first and remote first", .timeLimit(.minutes(3)))
+@Suite("cachelog load: cache first and remote first", .hangGuard)
 struct StrategyTests {
     private func loadGenres(_ sandbox: Sandbox, at now: String, _ extra: String...) async throws -> CLIResult {
         try await sandbox.run(

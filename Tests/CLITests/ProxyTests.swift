@@ -6,7 +6,7 @@ import Testing
 /// Proxies through the built binary: `--proxy` and `--noproxy`, and curl's environment variables,
 /// against a loopback origin and a loopback forward proxy (a server that answers requests whose
 /// target is an absolute URL, as a proxy gets them); a proxy that cannot be reached is named.
-@Suite("cachelog load: proxies", .timeLimit(.minutes(2)))
+@Suite("cachelog load: proxies", .hangGuard)
 struct ProxyTests {
     /// One way of choosing a proxy, and whether the request goes through it. `PROXY` stands for the
     /// test proxy's URL.

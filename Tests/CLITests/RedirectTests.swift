@@ -7,7 +7,7 @@ import Testing
 /// Redirects through the built binary, against loopback servers: followed over http and https,
 /// never from https down to plain http, never to another scheme, and not forever; each refusal
 /// says what it refused.
-@Suite("cachelog load: redirects", .timeLimit(.minutes(2)))
+@Suite("cachelog load: redirects", .hangGuard)
 struct RedirectTests {
     @Test
     func aRedirectFromHTTPSToPlainHTTP_isRefused_andSaysSo() async throws {

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Times as people write them: a bare day given to --to is that whole day, and every option that
 /// takes a time takes a duration before --now (`7d`, `-7d`), resolved against --now.
-@Suite("Relative times and whole days", .timeLimit(.minutes(2)))
+@Suite("Relative times and whole days", .hangGuard)
 struct RelativeTimeTests {
     private func seqs(_ result: CLIResult) throws -> [Int] {
         try #require(result.status == ExitCode.ok, "\(result)")

@@ -6,7 +6,7 @@ import Testing
 /// their bands and marks are in the DOM after the page's script ran, the slider's moment gives
 /// each key's state, hostile keys stay text, the console stays silent, and the numbers agree with
 /// `replay`, which reads the log by another path.
-@Suite("cachelog report", .timeLimit(.minutes(4)))
+@Suite("cachelog report", .hangGuard)
 struct ReportTests {
     /// Both loads record the contract's 7-day max age.
     ///

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `cachelog retention` as its help writes it, through the built binary.
-@Suite("cachelog retention: the policy on the command line", .timeLimit(.minutes(2)))
+@Suite("cachelog retention: the policy on the command line", .hangGuard)
 struct RetentionCommandTests {
     @Test
     func history0_keepsNoHistory_asTheHelpWritesIt_andTheJSONShowsNullForForeverAndForNoLimit() async throws {
@@ -27,7 +27,7 @@ struct RetentionCommandTests {
 /// Retention through the built binary: what a size limit evicts is told by `audit`, `report` and
 /// `replay` after the history before it is gone, and bad policies are usage errors that record
 /// nothing.
-@Suite("cachelog retention: evictions told, policies checked", .timeLimit(.minutes(3)))
+@Suite("cachelog retention: evictions told, policies checked", .hangGuard)
 struct RetentionThroughTheToolTests {
     /// A JSON list of one string of `count` base64 characters that zlib cannot shrink much.
     private static func blob(_ count: Int, seed: UInt64) -> String {

@@ -4,7 +4,7 @@ import Testing
 
 /// Retention for cron jobs (`compact --keep`) and one key's history through the key index, checked
 /// with the built binary against Python's `lmdb` reading the same file.
-@Suite("cachelog compact --keep and the key index", .timeLimit(.minutes(2)))
+@Suite("cachelog compact --keep and the key index", .hangGuard)
 struct RetentionTests {
     /// The history's bytes as an outside reader counts them: every record, and 8 bytes per key
     /// index entry. Printed by Python as two numbers.

@@ -1,11 +1,12 @@
 import Foundation
 import Locking
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// Conditional requests through the built binary: the validators a save kept go back to the
 /// server, whose 304 refreshes the cache without a body and without a second copy of the feed.
-@Suite("cachelog load: revalidation", .timeLimit(.minutes(2)))
+@Suite("cachelog load: revalidation", .hangGuard)
 struct RevalidationTests {
     static let lastModified = "Tue, 01 Dec 2026 09:00:00 GMT"
 

@@ -8,7 +8,7 @@ import Glibc
 
 /// Paths an outside review took with the built binary alone: each gave a wrong answer, lost a
 /// save or fooled the terminal before.
-@Suite("cachelog: the outside review's paths", .timeLimit(.minutes(3)))
+@Suite("cachelog: the outside review's paths", .hangGuard)
 struct ReviewEdgeTests {
     @Test
     func aDatabaseThisUserCannotWrite_stillServesItsCache_andSaysWhatItCannotSave() async throws {

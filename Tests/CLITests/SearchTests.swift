@@ -5,7 +5,7 @@ import Testing
 
 /// Searches through the built `cachelog`: `load --query` and `--more` against a loopback server
 /// that pages like the people and verse search APIs, the object cache, and `searches`.
-@Suite("cachelog: searches, paging, the object cache and the search history", .timeLimit(.minutes(3)))
+@Suite("cachelog: searches, paging, the object cache and the search history", .hangGuard)
 struct SearchTests {
     /// People pages: "sky" has two pages, "darth" one; each person has its own URL. Verses: two
     /// pages for any query, then an empty one.

@@ -4,7 +4,7 @@ import Testing
 
 /// A remote that never finishes must not hang a script: `load --timeout` bounds the whole
 /// transfer, and the cache serves as when offline.
-@Suite("cachelog load against a remote that trickles", .timeLimit(.minutes(2)))
+@Suite("cachelog load against a remote that trickles", .hangGuard)
 struct SlowRemoteTests {
     /// A server on 127.0.0.1 that promises 1000 bytes and sends one every 0.2 s, so the idle
     /// timeout between bytes never fires. It prints its port, then serves until `seconds` pass.

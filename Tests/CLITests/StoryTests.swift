@@ -1,10 +1,11 @@
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// The story the tool exists for, told with real commands: online, offline within max age,
 /// offline at max age, validation, and the log that explains it afterwards.
-@Suite("cachelog: the whole story", .timeLimit(.minutes(2)))
+@Suite("cachelog: the whole story", .hangGuard)
 struct StoryTests {
     @Test
     func story_onlineThenOfflineWithinMaxAgeThenAtMaxAge_validateExpires_stateAsOfAndReplayTellIt() async throws {

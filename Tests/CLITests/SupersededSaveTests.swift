@@ -12,7 +12,7 @@ import Testing
 /// The cases run one at a time, and the first load's request may wait as long as the test may
 /// run: on a loaded machine the second process can take a while, and a request cut short by
 /// the tool's 60-second default would test nothing.
-@Suite("cachelog load: the first-begun load lands last, clocks apart", .serialized, .timeLimit(.minutes(5)))
+@Suite("cachelog load: the first-begun load lands last, clocks apart", .serialized, .hangGuard)
 struct SupersededSaveTests {
     /// The two processes' clocks: a `--now`, or nil for the real clock.
     struct Clocks: Sendable, CustomTestStringConvertible {

@@ -104,8 +104,9 @@ final class Sandbox: Sendable {
 
     /// Runs `cachelog arguments` to the end (killing it after `timeout`) and returns what it printed.
     /// stdout and stderr go to files, so a child that prints a lot never blocks on a full pipe.
+    /// The default timeout only catches a hang: on a loaded machine one run may take a minute.
     func run(_ arguments: [String], environment extra: [String: String] = [:],
-             timeout: Duration = .seconds(30)) async throws -> CLIResult {
+             timeout: Duration = .seconds(300)) async throws -> CLIResult {
         let result = try await ChildProcess.run(executable, arguments, environment: environment(extra), timeout: timeout)
         #expect(!result.timedOut, "cachelog \(arguments.joined(separator: " ")) did not finish within \(timeout); killed")
         return CLIResult(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
@@ -237,7 +238,7 @@ func runOnTerminal(
     var output = Data()
     var buffer = [UInt8](repeating: 0, count: 4096)
     let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: .seconds(30))
+    let deadline = clock.now.advanced(by: .seconds(300))
     while clock.now < deadline {
         var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
         if poll(&poller, 1, 20) > 0 {

@@ -1,11 +1,12 @@
 import FeedCacheLog
 import Foundation
+import TestSupport
 import Testing
 @testable import cachelog
 
 /// Text tables stay tables: a key with control characters is escaped onto one row, wide
 /// characters are padded by the columns they take, and counts agree with their nouns.
-@Suite("Text tables", .timeLimit(.minutes(2)))
+@Suite("Text tables", .hangGuard)
 struct TableTests {
     @Test
     func keysWithTabsNewlinesAndEscapes_areEscaped_soEachRowIsOneLine_andJSONHasTheKey() async throws {

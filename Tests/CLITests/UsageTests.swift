@@ -1,10 +1,11 @@
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// What a person meets first: help, mistakes on the command line, global options, the
 /// environment, colours, and the demo.
-@Suite("cachelog usage", .timeLimit(.minutes(2)))
+@Suite("cachelog usage", .hangGuard)
 struct UsageTests {
     static let commands = ["load", "image", "searches", "replay", "state", "audit", "report", "validate", "stats", "verify", "rebuild", "compact", "demo"]
     static let readOnlyCommands = ["replay", "state", "stats", "verify", "audit"]
@@ -313,7 +314,7 @@ struct UsageTests {
 }
 
 /// A usage error is one line on stderr, as the README promises: what is wrong, and where help is.
-@Suite("One-line usage errors", .timeLimit(.minutes(2)))
+@Suite("One-line usage errors", .hangGuard)
 struct OneLineUsageTests {
     @Test(arguments: [
         (["--bogus"], "cachelog: Unknown option '--bogus' (see 'cachelog --help')"),

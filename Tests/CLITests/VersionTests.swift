@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 import CacheLog
 
 /// One version, from the library: `--version`, `version` and `version --format json` agree.
-@Suite("version", .timeLimit(.minutes(2)))
+@Suite("version", .hangGuard)
 struct VersionTests {
     @Test
     func versionFlag_andCommand_printTheLibrarysVersion_andDatabaseFormat() async throws {

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The feeds of the entry point, through a real loopback server and a real database.
-@Suite("CacheClient: feeds", .timeLimit(.minutes(2)))
+@Suite("CacheClient: feeds", .hangGuard)
 struct FeedResourceTests {
     @Test func load_savesTheRemotesItems_andServesThemWhenTheRemoteFails() async throws {
         let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])

@@ -6,7 +6,7 @@ import Testing
 
 /// Images through the entry point: a recorded max age, cache first while fresh, and an unchanged
 /// image saved again as a reference to the bytes already stored.
-@Suite("CacheClient: images", .timeLimit(.minutes(3)))
+@Suite("CacheClient: images", .hangGuard)
 struct ImageResourceTests {
     /// Bytes that do not compress, as a JPEG's do not.
     private static let poster: Data = {

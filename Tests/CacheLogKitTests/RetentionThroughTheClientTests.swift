@@ -8,7 +8,7 @@ import Testing
 /// Retention as an app meets it: set once in the client's options, recorded when the client
 /// creates the database, and applied by every save, so that a feed refreshed for months keeps a
 /// window of history and stays small with no cron job and no operator.
-@Suite("CacheClient: retention", .timeLimit(.minutes(5)))
+@Suite("CacheClient: retention", .hangGuard)
 struct RetentionThroughTheClientTests {
     private static let day: TimeInterval = 86_400
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Searches of the entry point: paging that resumes from the log, the merged list's age, the
 /// object cache in the same append, and the search history.
-@Suite("CacheClient: searches", .timeLimit(.minutes(2)))
+@Suite("CacheClient: searches", .hangGuard)
 struct SearchResourceTests {
     private func peopleWorld() throws -> ClientWorld {
         let world = try ClientWorld()

@@ -6,7 +6,7 @@ import Testing
 
 /// The library and the tool on one database, in two processes: what one saves, the other reads,
 /// continues and validates by the same rules.
-@Suite("CacheClient and cachelog on one database", .timeLimit(.minutes(3)))
+@Suite("CacheClient and cachelog on one database", .hangGuard)
 struct TwoProcessTests {
     /// An app's own film type, saved under the name `films`: the app's contract, not the package's.
     struct MyFilm: Codable, Sendable, Equatable { let name: String; let year: Int }

@@ -157,20 +157,20 @@ struct ConditionalAppendTests {
         // Hold the writer, queue four appends one after the other, then let them commit together.
         let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let hold = Task { try await log.writer.exclusive { entered.signal(); release.wait() } }
-        #expect(try await eventually(timeout: .seconds(60)) { entered.wait(timeout: .now()) == .success })
+        #expect(try await eventually(timeout: .seconds(300)) { entered.wait(timeout: .now()) == .success })
         let commitsBefore = log.writer.commits.withLock { $0 }
 
         // Every fetch began on the empty log: none of them can be told apart by the log's order.
         var outcomes: [Task<AppendOutcome, any Error>] = []
         let first = save("films", "[first]"), second = save("films", "[second]"), series = save("series", "[1]")
         outcomes.append(Task { try await log.append(first, unlessSupersededSince: 0, liveAt: "films") })
-        #expect(try await eventually(timeout: .seconds(60)) { log.writer.queuedJobs == 1 })
+        #expect(try await eventually(timeout: .seconds(300)) { log.writer.queuedJobs == 1 })
         outcomes.append(Task { try await log.append(second, unlessSupersededSince: 0, liveAt: "films") })
-        #expect(try await eventually(timeout: .seconds(60)) { log.writer.queuedJobs == 2 })
+        #expect(try await eventually(timeout: .seconds(300)) { log.writer.queuedJobs == 2 })
         let plain = Task { try await log.append(.put(key: "genres", payload: payload("[]"), timestamp: cachedAt)) }
-        #expect(try await eventually(timeout: .seconds(60)) { log.writer.queuedJobs == 3 })
+        #expect(try await eventually(timeout: .seconds(300)) { log.writer.queuedJobs == 3 })
         outcomes.append(Task { try await log.append(series, unlessSupersededSince: 0, liveAt: "series") })
-        #expect(try await eventually(timeout: .seconds(60)) { log.writer.queuedJobs == 4 })
+        #expect(try await eventually(timeout: .seconds(300)) { log.writer.queuedJobs == 4 })
         release.signal()
         try await hold.value
 
@@ -209,7 +209,7 @@ struct ConditionalAppendTests {
         let writer = try ChildProcess(
             try builtProduct("cachelog-writer"), [db, "\(count)", "--batch", "--lag", theirs.map(String.init).joined(separator: ",")])
         // Start once the writer has its first save in, so that the two run side by side.
-        _ = try await eventually(timeout: .seconds(30)) { ((try? String(contentsOf: writer.stdoutFile, encoding: .utf8)) ?? "").contains("\n") }
+        _ = try await eventually(timeout: .seconds(300)) { ((try? String(contentsOf: writer.stdoutFile, encoding: .utf8)) ?? "").contains("\n") }
 
         var superseded = 0
         for (index, lag) in ours.enumerated() {

@@ -30,19 +30,24 @@ struct LMDBDisciplineTests {
         // Start with a tiny map in the writer, so that it grows the map while this process has it open.
         let writer = try ChildProcess(try builtProduct("cachelog-writer"), [db, "150", "--batch", "--map-size", "65536", "--payload-bytes", "2048"])
 
-        var seen: [RecordedEvent] = []
-        var tornStates = 0
-        let deadline = Date() + 60
-        for try await item in log.follow(EventQuery(limit: 300), pollInterval: .milliseconds(2)) {
-            guard case .event(let event) = item else { Issue.record("corrupt item \(item)"); break }
-            seen.append(event)
-            // Every state a reader can observe is between batches: each key is live after its put.
-            let state = try log.state()
-            if state.seq % 2 != 0 { tornStates += 1 }
-            if Date() > deadline { break }
+        let reading = Task { () throws -> (seen: [RecordedEvent], tornStates: Int) in
+            var seen: [RecordedEvent] = []
+            var tornStates = 0
+            for try await item in log.follow(EventQuery(limit: 300), pollInterval: .milliseconds(2)) {
+                guard case .event(let event) = item else { Issue.record("corrupt item \(item)"); break }
+                seen.append(event)
+                // Every state a reader can observe is between batches: each key is live after its put.
+                let state = try log.state()
+                if state.seq % 2 != 0 { tornStates += 1 }
+            }
+            return (seen, tornStates)
         }
-        let ended = await writer.finish()
+        // The reading ends with the 300th event, however long a loaded machine takes; a writer
+        // that failed commits no more, so then the reading is stopped instead of left waiting.
+        let ended = await writer.finish(timeout: .seconds(600))
         #expect(ended.exited && ended.status == 0, "\(ended.stderrText)")
+        if !(ended.exited && ended.status == 0) { reading.cancel() }
+        let (seen, tornStates) = (try? await reading.value) ?? ([], -1)
         #expect(seen.map(\.seq) == Array(1...300))
         #expect(seen.enumerated().allSatisfy { index, event in event.kind == (index % 2 == 0 ? .delete : .put) })
         #expect(tornStates == 0)

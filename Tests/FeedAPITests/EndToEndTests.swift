@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// RemoteLoader against a real HTTP server on 127.0.0.1.
-@Suite("RemoteLoader end to end", .timeLimit(.minutes(3)))
+@Suite("RemoteLoader end to end", .hangGuard)
 struct RemoteLoaderEndToEndTests {
     private let filmsJSON = """
     [{"id":"2baf70d1-42bb-4437-b551-e5fed5a87abe","title":"Castle in the Sky","description":"Sheeta",

@@ -4,7 +4,7 @@ import LoopbackHTTP
 import TestSupport
 import Testing
 
-@Suite("LoopbackHTTPServer", .timeLimit(.minutes(3)))
+@Suite("LoopbackHTTPServer", .hangGuard)
 struct LoopbackHTTPServerTests {
     @Test
     func start_listensOnLoopbackOnAnEphemeralPort() throws {

@@ -3,11 +3,12 @@ import FeedCache
 import FeedCacheLog
 import Foundation
 import Locking
+import TestSupport
 import Testing
 
 /// The audit and the report as an app calls them: on a real log written through the store, with
 /// the one clock that stamps the events, before and after a compaction.
-@Suite("The audit and the report in the library", .timeLimit(.minutes(3)))
+@Suite("The audit and the report in the library", .hangGuard)
 struct CacheAuditTests {
     /// 2026-12-01T10:00:00Z.
     let start = Date(timeIntervalSince1970: 1_796_119_200)

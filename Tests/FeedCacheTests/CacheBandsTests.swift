@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import FeedCacheLog
 
 /// The report's bands, read off audit timelines written by hand: what the page draws for the
 /// moments the browser test does not reach (a version stale before it was recorded, more bands
 /// than the page has columns).
-@Suite("Report bands", .timeLimit(.minutes(3)))
+@Suite("Report bands", .hangGuard)
 struct CacheBandsTests {
     let start = Date(timeIntervalSince1970: 1_796_083_200)
     func at(_ hours: Double) -> Date { start.addingTimeInterval(hours * 3600) }

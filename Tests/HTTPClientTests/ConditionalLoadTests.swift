@@ -7,7 +7,7 @@ import Testing
 /// Conditional requests through every HTTPClient and RemoteLoader, against a real server on
 /// 127.0.0.1: the validators go out verbatim, and a 304 comes back to the caller (no HTTP cache
 /// in between answers for the server or hides it).
-@Suite("Conditional loads end to end", .timeLimit(.minutes(3)))
+@Suite("Conditional loads end to end", .hangGuard)
 struct ConditionalLoadTests {
     static let body = #"{"genres":[{"id":1,"name":"Comedy"}]}"#
     static let lastModified = "Tue, 01 Dec 2026 09:00:00 GMT"

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// What every HTTPClient the package ships does, against a real HTTP server on 127.0.0.1.
-@Suite("HTTPClient spec", .timeLimit(.minutes(3)))
+@Suite("HTTPClient spec", .hangGuard)
 struct HTTPClientSpecTests {
     @Test(arguments: Client.allCases)
     func get_deliversBodyAndResponseForAnyStatus(client kind: Client) async throws {
@@ -100,16 +100,15 @@ struct HTTPClientSpecTests {
 
     @Test(arguments: Client.allCases)
     func get_cancellingTheTaskCancelsTheRequestAndThrowsCancellationError(client kind: Client) async throws {
-        try await withServer({ _ in HTTPResponse.json("[]").delayed(by: .seconds(30)) }) { server, baseURL in
-            let client = kind.make()
+        // The server would answer after an hour, far past the suite's hang guard: only the
+        // cancellation can end the request, however slowly a loaded machine runs the test.
+        try await withServer({ _ in HTTPResponse.json("[]").delayed(by: .seconds(3600)) }) { server, baseURL in
+            let client = kind.make(timeout: .seconds(3600))
             let task = Task { try await client.get(from: baseURL) }
             #expect(await server.waitForRequests(count: 1))
-            let clock = ContinuousClock()
-            let cancelledAt = clock.now
             task.cancel()
             let error = await caughtError { try await task.value }
             #expect(error is CancellationError)
-            #expect(clock.now - cancelledAt < .seconds(30))
         }
     }
 

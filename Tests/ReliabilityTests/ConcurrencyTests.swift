@@ -19,7 +19,7 @@ struct ConcurrencyTests {
 
     enum Operation: Sendable { case save, load, validate, validateLater }
 
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.hangGuard)
     func concurrency_100TasksOf100MixedOperations_appendEverySaveExactlyOnce_contiguously() async throws {
         let dir = try TemporaryDirectory()
         // A small map, so that it grows while tasks read and write.
@@ -92,7 +92,7 @@ struct ConcurrencyTests {
     /// Readers read until the writers are done, and the writers wait halfway until a reader has
     /// seen the log between its first and last seq: the readers overlap the writers, and the map
     /// growth the writes cause, by construction.
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.hangGuard)
     func concurrency_readersDuringAppendsAndMapGrowth_alwaysSeeAConsistentSnapshot() async throws {
         let dir = try TemporaryDirectory()
         let initialMapSize = 64 << 10
@@ -150,7 +150,7 @@ extension ConcurrencyTests {
     /// when it was prepared, and the writer keeps it only while that base is still stored. Every
     /// put left in the log reads back exactly what was saved, the live one is the last appended,
     /// chains stay within their bound, and the log verifies clean.
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.hangGuard)
     func concurrency_manyTasksSavingOneKey_withCompactions_readBackEveryVersionExactly() async throws {
         let dir = try TemporaryDirectory()
         let log = try EventLog(path: dir.path(), options: .init(initialMapSize: 256 << 10))

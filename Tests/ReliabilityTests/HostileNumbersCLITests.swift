@@ -7,7 +7,7 @@ import Testing
 /// date a million years away, the max age of `Int.max` seconds an old `validate` recorded), made
 /// with the library and read by the built `cachelog` binary: every reading command shows them and
 /// exits 0, never traps, and its JSON stays JSON.
-@Suite("Hostile numbers through the cachelog binary", .timeLimit(.minutes(2)))
+@Suite("Hostile numbers through the cachelog binary", .hangGuard)
 struct HostileNumbersCLITests {
     static let reading: [[String]] = [
         ["replay"], ["replay", "--format", "jsonl"], ["replay", "--payload", "--format", "jsonl"], ["replay", "--reverse"],

@@ -124,7 +124,8 @@ public final class ChildProcess: @unchecked Sendable {
     public var isRunning: Bool { reap() == nil }
 
     /// Waits for the child to end, at most `timeout` (then kills it), and returns what it printed.
-    public func finish(timeout: Duration = .seconds(60)) async -> Result {
+    /// The default only catches a child that hangs: a loaded machine may run one for minutes.
+    public func finish(timeout: Duration = .seconds(300)) async -> Result {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var status = reap()
@@ -155,7 +156,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Runs `executable` to the end.
     public static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-                           timeout: Duration = .seconds(60)) async throws -> Result {
+                           timeout: Duration = .seconds(300)) async throws -> Result {
         try await ChildProcess(executable, arguments, environment: environment).finish(timeout: timeout)
     }
 }

@@ -10,8 +10,9 @@ public func caughtError<T>(_ body: () async throws -> T) async -> (any Error)? {
     }
 }
 
-/// Polls `condition` every 10 ms until it holds; false when `timeout` passes first.
-public func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws -> Bool {
+/// Polls `condition` every 10 ms until it holds; false when `timeout` passes first. The timeout
+/// only catches what never happens: an event that comes returns at once, however loaded the machine.
+public func eventually(timeout: Duration = .seconds(300), _ condition: () -> Bool) async throws -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while clock.now < deadline {
