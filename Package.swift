@@ -90,12 +90,15 @@ let package = Package(
         // SplitMix64, for the tests and for the writer whose payloads they check.
         .target(name: "Seeding", path: "Tests/Seeding"),
         // Helpers the test targets share (test targets cannot import each other).
-        .target(name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "CZlib", "Locking", "LoopbackHTTP", "Seeding"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["CacheLog", "CLMDB", "CZlib", "Locking", "LoopbackHTTP", "Seeding", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport"),
         .testTarget(name: "CacheLogTests", dependencies: ["CacheLog", "CLMDB", "Seeding", "TestSupport", "cachelog-writer", "cachelog-reader"]),
         .testTarget(
             name: "CacheLogKitTests",
             dependencies: [
                 "CacheLogKit", "LoopbackHTTP", "Seeding", "TestSupport", "cachelog", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "Locking", "TestSupport"]),
         .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP", "TestSupport"]),

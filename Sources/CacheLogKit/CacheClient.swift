@@ -29,7 +29,9 @@ public final class CacheClient: Sendable {
         /// What fetches the remote; `nil` for the package's default client, a `CurlHTTPClient`
         /// (libcurl, loaded when the first request needs it) sending `cachelog/VERSION`.
         public var http: (any HTTPClient)?
-        /// Where the use cases log what they do. Silent by default.
+        /// Where the use cases log what they do. By default the handler the app bootstrapped
+        /// swift-log with (swift-log's own prints to stderr), at `warning`: a save that fails
+        /// says so once; what goes well says nothing.
         public var logger: Logger
         /// Where the counters and timers go; `nil` for the factory `MetricsSystem` was
         /// bootstrapped with (none: nothing is recorded, nothing is paid).
@@ -44,10 +46,17 @@ public final class CacheClient: Sendable {
         /// database follows `RetentionPolicy.default` (30 days, 256 MiB).
         public var retention: RetentionPolicy?
 
+        /// The logger a client takes when given none: the bootstrapped handler, warnings and worse.
+        public static var defaultLogger: Logger {
+            var logger = Logger(label: "cachelog")
+            logger.logLevel = .warning
+            return logger
+        }
+
         /// Options; each parameter sets the property of its name.
         public init(
             clock: @escaping @Sendable () -> Date = { Date() }, http: (any HTTPClient)? = nil,
-            logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() }),
+            logger: Logger = Options.defaultLogger,
             metrics: (any MetricsFactory)? = nil, durability: EventLog.Durability = .synced, readOnly: Bool = false,
             retention: RetentionPolicy? = nil
         ) {
@@ -69,9 +78,12 @@ public final class CacheClient: Sendable {
     let opener: LogOpener
 
     /// Opens the database in `directory` (created, with the directory, by the first save).
+    /// Another client of this process on the same directory shares its open log (a database is
+    /// open once per process: `EventLog.shared(path:options:)`), with the options it was opened with.
     ///
-    /// - Throws: `CacheLogError` when the directory holds something that is not a database,
-    ///   or a database that cannot be opened.
+    /// - Throws: `CacheLogError`: `.notADirectory` for a file, `.notADatabase` for a directory
+    ///   that holds other files and no database (or a `data.mdb` that is not one), and what
+    ///   opening an existing database throws (`.newerFormat`, `.truncated`, …).
     public init(directory: String, options: Options = Options()) throws {
         clock = options.clock
         http = options.http ?? Self.defaultHTTPClient
@@ -121,7 +133,7 @@ public final class CacheClient: Sendable {
     /// The log, opened (and created, when there is none yet) for reading its history, replaying
     /// it or writing events of the app's own.
     public func log() throws -> EventLog {
-        try opener.writable(for: [])
+        try opener.existing() ?? opener.writable(for: [])
     }
 
     /// The log when the database exists; `nil` when nothing was saved yet (nothing is created).

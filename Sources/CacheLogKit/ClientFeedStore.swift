@@ -20,7 +20,7 @@ struct ClientFeedStore: FeedStore {
     }
 
     func deleteCachedFeed(reason: DeletionReason) async throws {
-        guard let log = try opener.existing() else { return }
+        guard let log = try opener.existingForWriting() else { return }
         try await store(log).deleteCachedFeed(reason: reason)
     }
 
@@ -33,7 +33,7 @@ struct ClientFeedStore: FeedStore {
     }
 
     func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws {
-        guard let log = try opener.existing() else { return }
+        guard let log = try opener.existingForWriting() else { return }
         try await store(log).expireCachedFeed(timestamp: timestamp, maxAge: maxAge)
     }
 

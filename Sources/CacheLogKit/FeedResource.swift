@@ -71,6 +71,33 @@ public struct FeedResource<Item: Sendable>: Sendable {
         }
     }
 
+    /// Saves `items` into the cache as if the remote had just delivered them (TanStack Query's
+    /// `setQueryData`, Apollo's `writeQuery`): stamped `timestamp`, by default now on the
+    /// client's clock, under the contract's max age (or ``maxAge``), with no validators, so the
+    /// next remote-first load asks for the whole feed. It replaces whatever is cached, as a save
+    /// by a load that began now would.
+    ///
+    /// - Throws: what the contract's coder throws for the items, and what the log throws; the
+    ///   cache is then as it was.
+    public func write(_ items: [Item], timestamp: Date? = nil) async throws {
+        do {
+            try await localLoader(at: timestamp ?? client.clock(), began: FetchStart()).save(items)
+        } catch {
+            client.metrics.count(CacheMetrics.Label.failedSaves, contract: contract.name)
+            client.logger.warning("Could not write the items into the cache", metadata: ["key": "\(key)", "error": "\(error)"])
+            throw error
+        }
+        client.metrics.count(CacheMetrics.Label.saves, contract: contract.name)
+    }
+
+    /// Removes what is cached under ``key`` (``CacheClient/remove(_:)``).
+    ///
+    /// - Returns: whether there was a cache to remove.
+    @discardableResult
+    public func remove() async throws -> Bool {
+        try await client.remove(key)
+    }
+
     /// The cache then the remote (Apollo's `returnCacheDataAndFetch`, TanStack Query's
     /// stale-while-revalidate): the cached items at once, even when they are older than their
     /// max age (``CacheLoad/isFresh`` says so), then the remote's, saved. An empty or unreadable

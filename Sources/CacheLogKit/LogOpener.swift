@@ -34,18 +34,31 @@ final class LogOpener: Sendable {
     }
 
     /// The database at `path` if there is one; read-only when this user or its file system
-    /// cannot write it, so that the cache still serves (saves then fail as read-only).
+    /// cannot write it, so that the cache still serves (saves then fail as read-only). A log
+    /// another client (or the app) of this process has open on it is shared (`EventLog.shared`).
     private static func openExisting(_ path: String, _ options: EventLog.Options) throws -> EventLog? {
         var reading = options
         reading.createIfMissing = false
         do {
-            return try EventLog(path: path, options: reading)
+            return try EventLog.shared(path: path, options: reading)
         } catch CacheLogError.noDatabase {
             return nil
         } catch CacheLogError.notWritable where !options.readOnly {
             reading.readOnly = true
-            return try EventLog(path: path, options: reading)
+            return try EventLog.shared(path: path, options: reading)
         }
+    }
+
+    /// The log to delete or expire in, or `nil` when there is no database yet; creates nothing.
+    func existingForWriting() throws -> EventLog? {
+        try refuseWritesByChoice()
+        return try existing()
+    }
+
+    /// A client that asked to read only writes nothing, even through a log it shares with a
+    /// client of this process that writes (`EventLog.shared`): that log would take the write.
+    private func refuseWritesByChoice() throws {
+        if options.readOnly { throw CacheLogError.readOnly }
     }
 
     /// The log, or `nil` when there is no database yet; creates nothing.
@@ -62,13 +75,14 @@ final class LogOpener: Sendable {
     /// read-only). A key no database can hold is refused before anything is created: a first
     /// save that could never land leaves the disk as it was.
     func writable(for keys: [String]) throws -> EventLog {
-        try opened.withLock { log in
+        try refuseWritesByChoice()
+        return try opened.withLock { log in
             if let log { return log }
             guard let path else { throw CacheLogError.noDatabase(path: "") }
             if let long = keys.first(where: { $0.utf8.count > EventLog.keySizeLimit }) {
                 throw CacheLogError.keyTooLong(length: long.utf8.count, maximum: EventLog.keySizeLimit)
             }
-            let created = try EventLog(path: path, options: options)
+            let created = try EventLog.shared(path: path, options: options)
             log = created
             return created
         }

@@ -69,39 +69,3 @@ struct HTTPClientStub: HTTPClient {
     }
 }
 
-/// A swift-log handler that keeps messages in memory.
-struct CapturingLogHandler: LogHandler {
-    final class Store: @unchecked Sendable {
-        private let lock = NSLock()
-        private var entries: [(Logger.Level, String)] = []
-
-        func append(_ level: Logger.Level, _ message: String) {
-            lock.lock(); defer { lock.unlock() }
-            entries.append((level, message))
-        }
-
-        var messages: [(level: Logger.Level, message: String)] {
-            lock.lock(); defer { lock.unlock() }
-            return entries.map { (level: $0.0, message: $0.1) }
-        }
-    }
-
-    let store: Store
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        store.append(event.level, event.message.description)
-    }
-}
-
-func capturingLogger() -> (Logger, CapturingLogHandler.Store) {
-    let store = CapturingLogHandler.Store()
-    let logger = Logger(label: "test") { _ in CapturingLogHandler(store: store) }
-    return (logger, store)
-}

@@ -36,7 +36,7 @@ struct CacheLogCommand: AsyncParsableCommand {
               cachelog --db ./feeds.db replay --key films --format jsonl
             """),
         version: VersionReport.text,
-        subcommands: [Load.self, Image.self, Searches.self, Replay.self, State.self, Audit.self, Report.self, Validate.self, Stats.self, Retention.self, Verify.self, Rebuild.self, Compact.self, Demo.self, Version.self])
+        subcommands: [Load.self, Image.self, Searches.self, Replay.self, State.self, Audit.self, Report.self, Validate.self, Remove.self, Stats.self, Retention.self, Verify.self, Rebuild.self, Compact.self, Demo.self, Version.self])
 
     /// The options every command but demo takes. Declared here, they are read before and after
     /// the command name alike; the commands reach them through `@ParentCommand`.

@@ -12,6 +12,9 @@ struct AppendCondition: Sendable {
     /// Whether a failure leaves out the whole batch (the save) or only this key's events (an
     /// object saved beside a search, where the newer object stays and the rest is saved).
     var wholeBatch = true
+    /// A removal's condition instead: the key's events go in only while the key has a live
+    /// entry (`since` is then not read), so that a delete is recorded only of what is there.
+    var requiresLive = false
 }
 
 /// What the writer appended of one batch: its seqs, and the keys whose events it left out

@@ -127,14 +127,16 @@ public final class EventLog: Sendable {
             guard isDirectory else { throw CacheLogError.notADirectory(path: path) }
             let contents = (try? fileManager.contentsOfDirectory(atPath: path)) ?? []
             if !contents.contains("data.mdb") {
-                if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
                 // Another process may be inside LMDB's open, creating this database right now:
                 // it makes lock.mdb first and data.mdb a moment later. LMDB's exclusive lock on
                 // lock.mdb then makes this open wait until that one has written the meta pages,
                 // so a directory with nothing but lock.mdb is a database being born, not a stranger.
+                // A stranger is named as one even to an open that would not create: a client
+                // pointed at the wrong directory hears so when it opens, not at its first save.
                 guard contents.allSatisfy({ $0 == "lock.mdb" }) else {
                     throw CacheLogError.notADatabase(path: path, detail: "directory holds other files and no data.mdb")
                 }
+                if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
             } else if !options.readOnly {
                 try Self.refuseEmptyDataFile(in: path)
             }
@@ -175,6 +177,7 @@ public final class EventLog: Sendable {
             let (tables, clock) = (self.tables, self.clock)
             _ = try environment.write { txn in try tables.append(txn, batches: [(events: [prepared], conditions: [])], now: clock()) }
         }
+        registerShared(canonical)
     }
 
     /// Gives a database written by an earlier format what this one adds (the key index, the

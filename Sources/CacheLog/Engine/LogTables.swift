@@ -113,6 +113,12 @@ struct LogTables {
         batches: for (batch, conditions) in batches {
             var leftOut: [[UInt8]] = []
             for condition in conditions {
+                if condition.requiresLive {
+                    // Judged here, with every commit before it seen: two removals of one key
+                    // record one delete, not a second of nothing.
+                    if liveEntryIfReadable(txn, key: condition.key) == nil { leftOut.append(condition.key) }
+                    continue
+                }
                 guard let live = try supersedingEntry(txn, for: condition) else { continue }
                 guard condition.wholeBatch else {
                     leftOut.append(condition.key)

@@ -1,0 +1,70 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Locking
+
+extension EventLog {
+    /// The log this process has open on the database in `path`, whoever opened it; else the
+    /// log opened now with `options`.
+    ///
+    /// A database is open at most once per process (LMDB's locks are per process, so a second
+    /// open would break them: `init(path:options:)` refuses it as
+    /// ``CacheLogError/alreadyOpen(path:)``). Two parts of one app that each open a cache on one
+    /// directory share the first one's log instead: its options (durability, clock, read-only)
+    /// are the ones that hold.
+    ///
+    /// - Throws: what `init(path:options:)` throws, except `alreadyOpen`.
+    public static func shared(path: String, options: Options = Options()) throws -> EventLog {
+        try SharedLogs.opening.withLock { _ in
+            // A log that has just been let go may still be closing (its environment ends after
+            // its last read); its directory is free within moments.
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(5)
+            while true {
+                if let open = SharedLogs.log(at: OpenPaths.canonical(path)) { return open }
+                do {
+                    return try EventLog(path: path, options: options)
+                } catch CacheLogError.alreadyOpen where clock.now < deadline {
+                    usleep(1000)
+                }
+            }
+        }
+    }
+
+    /// Registers this log, open on `canonical`, for ``shared(path:options:)``.
+    func registerShared(_ canonical: String) {
+        SharedLogs.register(self, at: canonical)
+    }
+}
+
+/// The logs open in this process, by the real path of their directory. Weak: a log ends when
+/// its last user lets it go, as it does when nothing shares it.
+enum SharedLogs {
+    /// Held while one `shared` call looks for a log and opens one, so that two never both open.
+    static let opening = Locked(())
+    private static let logs = Locked([String: WeakLog]())
+
+    private struct WeakLog: Sendable {
+        weak var log: EventLog?
+    }
+
+    static func log(at canonical: String) -> EventLog? {
+        logs.withLock { $0[canonical]?.log }
+    }
+
+    static func register(_ log: EventLog, at canonical: String) {
+        logs.withLock { logs in
+            logs = logs.filter { $0.value.log != nil }
+            logs[canonical] = WeakLog(log: log)
+        }
+    }
+}

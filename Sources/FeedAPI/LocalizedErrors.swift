@@ -1,0 +1,23 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do). Without these it reads
+// "The operation could not be completed. (… error 1.)", not the sentence `description` gives.
+
+extension RemoteLoaderError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}
+
+extension HTTPClientError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}
+
+extension PEMCertificatesError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}

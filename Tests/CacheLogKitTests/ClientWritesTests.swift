@@ -1,0 +1,212 @@
+import CacheLogKit
+import Foundation
+import Logging
+import LoopbackHTTP
+import MetricsTestKit
+import TestSupport
+import Testing
+
+/// Removing, clearing and writing a cache without a fetch, through the entry point, on a real
+/// database and a real loopback server.
+@Suite("CacheClient: remove, removeAll, write", .hangGuard)
+struct ClientWritesTests {
+    @Test func remove_recordsAnExplicitDelete_andTheNextCacheFirstLoadAsksTheRemote() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        let client = try world.client()
+        let genres = client.feed("genres", at: world.url("/genres.json"), contract: .genres)
+        _ = try await genres.load()
+        #expect(world.server.requestCount == 1)
+
+        #expect(try await client.remove("genres"))
+
+        let log = try #require(try client.existingLog())
+        let last = try #require(try log.events(EventQuery(reverse: true, limit: 1)).first)
+        guard case .event(let event) = last else { Issue.record("not an event: \(last)"); return }
+        #expect(event.key == "genres" && event.kind == .delete && event.reason == .explicit)
+        #expect(try !log.isLive("genres"))
+        let reloaded = try await genres.load()
+        #expect(reloaded.source == .remote && world.server.requestCount == 2, "a removed cache serves nothing")
+    }
+
+    @Test func remove_ofAKeyWithNothingCached_recordsNothing_andCreatesNoDatabase() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        let client = try world.client()
+        #expect(try await client.remove("genres") == false)
+        #expect(!FileManager.default.fileExists(atPath: world.path), "a removal of nothing created a database")
+
+        _ = try await client.feed("genres", at: world.url("/genres.json"), contract: .genres).load()
+        let log = try #require(try client.existingLog())
+        let before = try log.lastSeq()
+        #expect(try await client.remove("films") == false)
+        #expect(try await client.remove("genres") == true)
+        #expect(try await client.remove("genres") == false, "the second removal finds nothing")
+        #expect(try log.lastSeq() == before + 1)
+    }
+
+    @Test func removeAll_removesEveryLiveKey_inOneAppend() async throws {
+        let world = try ClientWorld(routes: [
+            "/films.json": .json(Bodies.films), "/genres.json": .json(Bodies.genres), "/poster.png": HTTPResponse(status: 200, body: Data([1, 2, 3])),
+        ])
+        let client = try world.client()
+        _ = try await client.feed("films", at: world.url("/films.json"), contract: .films).load()
+        _ = try await client.feed("genres", at: world.url("/genres.json"), contract: .genres).load()
+        _ = try await client.image(at: world.url("/poster.png")).load()
+        let log = try #require(try client.existingLog())
+        let before = try log.lastSeq()
+
+        let removed = try await client.removeAll()
+
+        #expect(Set(removed) == ["films", "genres", "image:\(world.url("/poster.png").absoluteString)"])
+        #expect(try log.state().entries.isEmpty)
+        let deletes = try log.events(EventQuery(from: .seq(before + 1))).compactMap { item -> RecordedEvent? in
+            guard case .event(let event) = item else { return nil }
+            return event
+        }
+        #expect(deletes.count == 3 && deletes.allSatisfy { $0.kind == .delete && $0.reason == .explicit })
+        #expect(Set(deletes.map(\.recordedAt)).count == 1, "one append, one commit")
+        #expect(try await client.removeAll().isEmpty)
+    }
+
+    @Test func removals_ofOneKeyAtOnce_recordOneDelete_andOneOfThemSaysItRemoved() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        let client = try world.client()
+        _ = try await client.feed("genres", at: world.url("/genres.json"), contract: .genres).load()
+        let log = try #require(try client.existingLog())
+        let before = try log.lastSeq()
+
+        let answers = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<20 { group.addTask { try await client.remove("genres") } }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+
+        #expect(answers.filter { $0 }.count == 1)
+        #expect(try log.lastSeq() == before + 1)
+    }
+
+    @Test func write_savesItemsAsIfFetchedNow_andACacheFirstLoadServesThemWithoutARequest() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        let genres = try world.client().feed("genres", at: world.url("/genres.json"), contract: .genres)
+
+        try await genres.write([Genre(id: 7, name: "Drama")])
+
+        let loaded = try await genres.load()
+        #expect(loaded.source == .cache(timestamp: world.clock.date))
+        #expect(loaded.items == [Genre(id: 7, name: "Drama")])
+        #expect(world.server.requestCount == 0)
+    }
+
+    @Test func write_withATimestamp_isJudgedByIt() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        let genres = try world.client().feed("genres", at: world.url("/genres.json"), contract: .genres)
+
+        try await genres.write([Genre(id: 7, name: "Drama")], timestamp: world.clock.date.addingTimeInterval(-8 * 86_400))
+
+        // Older than the contract's 7 days: cache first finds it expired and asks the remote.
+        let loaded = try await genres.load()
+        #expect(loaded.source == .remote && world.server.requestCount == 1)
+        #expect(loaded.items.map(\.name) == ["Comedy", "News"])
+    }
+
+    @Test func write_replacesWhatIsCached_andCountsASave() async throws {
+        let metrics = TestMetrics()
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        let client = try world.client(CacheClient.Options(metrics: metrics))
+        let genres = client.feed("genres", at: world.url("/genres.json"), contract: .genres)
+        _ = try await genres.load()
+
+        world.days(1)
+        try await genres.write([Genre(id: 7, name: "Drama")])
+
+        let log = try #require(try client.existingLog())
+        #expect(try log.state().entries.map(\.key) == ["genres"])
+        #expect(try await genres.load().items == [Genre(id: 7, name: "Drama")])
+        #expect(try metrics.expectCounter("cachelog_saves_total", [("contract", "genres")]).totalValue == 2)
+    }
+
+    @Test func aSecondClientOnTheSameDirectory_sharesTheOpenLog_andItsSavesLand() async throws {
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films), "/genres.json": .json(Bodies.genres)])
+        let first = try world.client()
+        _ = try await first.feed("films", at: world.url("/films.json"), contract: .films).load()
+        let second = try world.client()
+
+        let genres = try await second.feed("genres", at: world.url("/genres.json"), contract: .genres).load()
+
+        #expect(genres.cacheSave.isSaved, "\(genres.cacheSave)")
+        #expect(try first.existingLog() === second.existingLog())
+        #expect(try Set(first.existingLog()?.state().entries.map(\.key) ?? []) == ["films", "genres"])
+    }
+
+    @Test func aClientOnADirectoryHoldingOtherFiles_throwsNotADatabase_whenItIsMade() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: path + "/notes.txt"))
+
+        #expect {
+            _ = try CacheClient(directory: path)
+        } throws: { error in
+            guard case CacheLogError.notADatabase = error else { return false }
+            return true
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["notes.txt"])
+    }
+
+    @Test func aSaveThatFails_saysSoOnceAtWarning_andCountsAFailedSave() async throws {
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        _ = try await world.client().feed("films", at: world.url("/films.json"), contract: .films).load()
+        try await waitUntilClosed(world.path)
+        let (logger, messages) = capturingLogger()
+        let metrics = TestMetrics()
+        let reader = try world.client(CacheClient.Options(logger: logger, metrics: metrics, readOnly: true))
+
+        let loaded = try await reader.feed("films", at: world.url("/films.json"), contract: .films).load()
+
+        #expect(!loaded.cacheSave.isSaved)
+        #expect(messages.messages.filter { $0.level >= .warning }.count == 1, "\(messages.messages)")
+        #expect(try metrics.expectCounter("cachelog_failed_saves_total", [("contract", "films")]).totalValue == 1)
+    }
+
+    @Test func theDefaultLogger_isTheBootstrappedOne_atWarning() {
+        #expect(CacheClient.Options().logger.logLevel == .warning)
+        #expect(CacheClient.Options().logger.label == "cachelog")
+    }
+
+    @Test func everyPublicError_readsWhereAppsShowErrors_asTheSameSentence() {
+        let errors: [any Error] = [
+            CacheLogError.noDatabase(path: "/x"),
+            NoUsableDataError(key: "films", remoteError: RemoteLoaderError.connectivity, cacheError: CacheUnavailableError.empty, judgedAt: Date()),
+            RemoteLoaderError.invalidData,
+            HTTPClientError.bodyTooLarge(limit: 1),
+            CacheUnavailableError.empty,
+            NewerCacheError(timestamp: Date()),
+            NotModifiedError.noCache,
+            MaxAge.ParseError.notADuration,
+            HistoryReport.SelectionError.unknownKey("films"),
+        ]
+        for error in errors {
+            #expect(error.localizedDescription == "\(error)")
+            #expect(!error.localizedDescription.contains("operation could not be completed"))
+        }
+    }
+}
+
+@Suite("CacheClient: clients sharing a log", .hangGuard)
+struct SharedLogTests {
+    @Test func aReadOnlyClient_sharingTheLogOfOneThatWrites_writesNothing() async throws {
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        let writer = try world.client()
+        _ = try await writer.feed("films", at: world.url("/films.json"), contract: .films).load()
+        let log = try #require(try writer.existingLog())
+        let reader = try world.client(CacheClient.Options(readOnly: true))
+        let before = try log.lastSeq()
+
+        world.days(1)
+        let loaded = try await reader.feed("films", at: world.url("/films.json"), contract: .films).load()
+        await #expect(throws: CacheLogError.readOnly) { try await reader.remove("films") }
+        await #expect(throws: CacheLogError.readOnly) { try await reader.validate() }
+
+        #expect(loaded.source == .remote && !loaded.cacheSave.isSaved)
+        #expect(try log.lastSeq() == before, "the reader wrote through the shared log")
+        #expect(try await reader.validate(dryRun: true).map(\.key) == ["films"])
+    }
+}
