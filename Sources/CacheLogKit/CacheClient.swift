@@ -76,6 +76,8 @@ public final class CacheClient: Sendable {
     let logger: Logger
     let metrics: CacheMetrics
     let opener: LogOpener
+    /// The loads under way, which overlapping loads of the same thing join.
+    let inFlight = LoadCoalescer()
 
     /// Opens the database in `directory` (created, with the directory, by the first save).
     /// Another client of this process on the same directory shares its open log (a database is

@@ -51,9 +51,21 @@ public struct FeedResource<Item: Sendable>: Sendable {
     /// "not modified" refreshes the cache without a second copy of its bytes
     /// (``CacheLoad/revalidated``).
     ///
+    /// Loads of this feed that overlap share one (``CacheClient`` coalesces them): one request,
+    /// one save, the same result for each caller. A caller cancelled stops waiting at once; the
+    /// request is cancelled when no caller still waits.
+    ///
     /// - Throws: ``NoUsableDataError`` when neither side delivered, with both causes;
     ///   `CancellationError` when the task was cancelled.
     public func load() async throws -> CacheLoad<Item> {
+        let identity = LoadCoalescer.Identity(
+            key: key, settings: "load \(url.absoluteString) \(contract.name) \(strategy) \(maxAge.map { "\($0)" } ?? "recorded") \(retries) \(backoff)",
+            type: ObjectIdentifier(Item.self))
+        return try await client.inFlight.load(identity) { try await loadAlone() }
+    }
+
+    /// ``load()``, for the one caller that runs it.
+    private func loadAlone() async throws -> CacheLoad<Item> {
         let start = client.clock()
         let began = FetchStart()
         let local = localLoader(at: start, began: began)

@@ -52,8 +52,22 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
     /// Loads the first page by the strategy: the remote's page replaces the cached list, or the
     /// cached list serves while fresh.
     ///
+    /// Overlapping loads of this search share one (as ``FeedResource/load()``'s do).
+    ///
     /// - Throws: ``NoUsableDataError`` when neither side delivered.
     public func load() async throws -> CacheLoad<Item> {
+        try await client.inFlight.load(identity("load")) { try await loadFirstPage() }
+    }
+
+    /// What makes two loads of this search the same one: the page asked for and the settings.
+    private func identity(_ page: String) -> LoadCoalescer.Identity {
+        LoadCoalescer.Identity(
+            key: key,
+            settings: "\(page) \(template) \(query) \(contract.name) \(strategy) \(maxAge.map { "\($0)" } ?? "recorded") \(retries) \(backoff)",
+            type: ObjectIdentifier(Item.self))
+    }
+
+    private func loadFirstPage() async throws -> CacheLoad<Item> {
         let start = client.clock()
         let began = FetchStart()
         let local = localLoader(at: start)
@@ -96,9 +110,15 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
     /// search starts over with this template's first page. When the cached list is the whole
     /// result, it is delivered as it is, with ``CacheLoad/more`` `false`.
     ///
+    /// Overlapping calls share one: the next page is asked for and appended once.
+    ///
     /// - Throws: ``NoMoreResultsError`` when the cached list is missing or expired, or the remote
     ///   failed (the cache is then as it was).
     public func loadMore() async throws -> CacheLoad<Item> {
+        try await client.inFlight.load(identity("more")) { try await loadNextPage() }
+    }
+
+    private func loadNextPage() async throws -> CacheLoad<Item> {
         let start = client.clock()
         let began = FetchStart()
         let local = localLoader(at: start)
