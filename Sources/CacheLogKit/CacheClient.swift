@@ -45,6 +45,11 @@ public final class CacheClient: Sendable {
         /// keeps its own (`EventLog.setRetentionPolicy(_:by:)` changes it); without one, a new
         /// database follows `RetentionPolicy.default` (30 days, 256 MiB).
         public var retention: RetentionPolicy?
+        /// The most the client keeps of decoded items in memory, in payload bytes: a load whose
+        /// key's payload is unchanged in the log since it was decoded reuses its items, without
+        /// inflating or decoding again (32 MiB by default; 0 keeps nothing). The log stays the
+        /// truth: a save by another process, a removal or an expiry is seen by the next load.
+        public var memoryLimit: Int
 
         /// The logger a client takes when given none: the bootstrapped handler, warnings and worse.
         public static var defaultLogger: Logger {
@@ -58,7 +63,7 @@ public final class CacheClient: Sendable {
             clock: @escaping @Sendable () -> Date = { Date() }, http: (any HTTPClient)? = nil,
             logger: Logger = Options.defaultLogger,
             metrics: (any MetricsFactory)? = nil, durability: EventLog.Durability = .synced, readOnly: Bool = false,
-            retention: RetentionPolicy? = nil
+            retention: RetentionPolicy? = nil, memoryLimit: Int = 32 << 20
         ) {
             self.clock = clock
             self.http = http
@@ -67,6 +72,7 @@ public final class CacheClient: Sendable {
             self.durability = durability
             self.readOnly = readOnly
             self.retention = retention
+            self.memoryLimit = memoryLimit
         }
     }
 
@@ -78,6 +84,8 @@ public final class CacheClient: Sendable {
     let opener: LogOpener
     /// The loads under way, which overlapping loads of the same thing join.
     let inFlight = LoadCoalescer()
+    /// Decoded items, reused while their payload is the key's live one; `nil` with no memory.
+    let memory: MemoryTier?
 
     /// Opens the database in `directory` (created, with the directory, by the first save).
     /// Another client of this process on the same directory shares its open log (a database is
@@ -91,6 +99,7 @@ public final class CacheClient: Sendable {
         http = options.http ?? Self.defaultHTTPClient
         logger = options.logger
         metrics = CacheMetrics(factory: options.metrics)
+        memory = options.memoryLimit > 0 ? MemoryTier(costLimit: options.memoryLimit) : nil
         opener = try LogOpener(
             path: directory,
             options: EventLog.Options(
@@ -117,6 +126,7 @@ public final class CacheClient: Sendable {
         http = options.http ?? Self.defaultHTTPClient
         logger = options.logger
         metrics = CacheMetrics(factory: options.metrics)
+        memory = options.memoryLimit > 0 ? MemoryTier(costLimit: options.memoryLimit) : nil
         opener = LogOpener(log: log)
     }
 

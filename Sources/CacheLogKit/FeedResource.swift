@@ -154,10 +154,11 @@ public struct FeedResource<Item: Sendable>: Sendable {
     /// The cache's use cases at one instant, `start`: what a save records is what the load reports.
     /// Its saves are judged by `began`, how far the log had got when the request began.
     func localLoader(at start: Date, began: FetchStart) -> LocalFeedLoader<Item> {
-        LocalFeedLoader(
-            store: ClientFeedStore(opener: client.opener, key: key, began: began), currentDate: { start },
-            policy: CachePolicy(maxAge: maxAge ?? contract.defaults.maxAge), coder: contract.coder, contract: contract.name,
-            judging: maxAge == nil ? .recorded : .loaders, logger: client.logger)
+        let held = client.memory.map { TierRead<Item>(tier: $0, key: key) }
+        return LocalFeedLoader(
+            store: ClientFeedStore(opener: client.opener, key: key, began: began, held: held), currentDate: { start },
+            policy: CachePolicy(maxAge: maxAge ?? contract.defaults.maxAge), coder: held.map { contract.coder.through($0) } ?? contract.coder,
+            contract: contract.name, judging: maxAge == nil ? .recorded : .loaders, logger: client.logger)
     }
 
     /// The remote, asked conditionally with the cache's validators: validators vouch for the URL

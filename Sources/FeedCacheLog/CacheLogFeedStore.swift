@@ -191,10 +191,14 @@ public struct CacheLogFeedStore: FeedStore {
     }
 
     public func retrieve() async throws -> CachedFeed? {
-        try log.retrieve(key).map {
-            CachedFeed(
-                feed: $0.payload, timestamp: $0.timestamp, policy: Self.recordedPolicy(maxAge: $0.maxAge, metadata: $0.metadata),
-                validators: Self.validators(metadata: $0.metadata), recordedAt: $0.recordedAt)
-        }
+        try log.retrieve(key).map(Self.cachedFeed)
+    }
+
+    /// The cache a stored value is, as ``retrieve()`` gives it: its payload, timestamp, the
+    /// policy and validators its put recorded.
+    public static func cachedFeed(_ value: StoredValue) -> CachedFeed {
+        CachedFeed(
+            feed: value.payload, timestamp: value.timestamp, policy: recordedPolicy(maxAge: value.maxAge, metadata: value.metadata),
+            validators: validators(metadata: value.metadata), recordedAt: value.recordedAt)
     }
 }

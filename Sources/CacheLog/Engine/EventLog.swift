@@ -345,16 +345,24 @@ public final class EventLog: Sendable {
     /// The live payload of `key` and its cache timestamp, or nil when the key has no live value.
     /// Throws ``CacheLogError/corruptRecord(seq:detail:)`` when the stored record fails its checks.
     public func retrieve(_ key: String) throws -> StoredValue? {
+        try retrieve(key, unlessPayloadIs: nil)
+    }
+
+    /// ``retrieve(_:)``, leaving out the payload when it is the one the reader holds already:
+    /// the bytes of the record at `known` (a ``StoredValue/payloadSeq`` it read before). Then only
+    /// the put's header is read, nothing inflated: what lets a reader keep decoded items in
+    /// memory and know, in the same read, that they are still the live ones.
+    public func retrieve(_ key: String, unlessPayloadIs known: UInt64?) throws -> StoredValue? {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         return try environment.read { txn in
             guard let entry = try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
-            if let value = try storedValue(txn, entry, key: keyBytes) { return value }
+            if let value = try storedValue(txn, entry, key: keyBytes, unlessPayloadIs: known) { return value }
             logDamagedRows([key])
             // The row names a cache the log does not hold: it cannot be read back, which
             // validation answers with a delete that also removes the row.
             guard let folded = try tables.foldedEntry(txn, key: keyBytes) else { throw CacheLogError.corruptStateRow(key: key) }
-            guard folded != entry, let value = try storedValue(txn, folded, key: keyBytes) else {
+            guard folded != entry, let value = try storedValue(txn, folded, key: keyBytes, unlessPayloadIs: known) else {
                 throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is not this key's put")
             }
             return value
@@ -364,17 +372,19 @@ public final class EventLog: Sendable {
     /// The payload of the put that `entry` names, or nil when the record at its seq is not a put
     /// of this key. The record passed its checksum, so it is as it was written: then the
     /// state row that gave `entry` is what is damaged, and the log (the fold) knows better.
-    private func storedValue(_ txn: Transaction, _ entry: LogState.Entry, key: [UInt8]) throws -> StoredValue? {
+    private func storedValue(_ txn: Transaction, _ entry: LogState.Entry, key: [UInt8], unlessPayloadIs known: UInt64?) throws -> StoredValue? {
         guard let record = try txn.get(tables.events, SeqKey.bytes(entry.seq)) else {
             throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is missing")
         }
         let header = try EventCodec.decodeHeader(record, seq: entry.seq)
         guard header.kind == .put, EventCodec.keyBytes(header, in: record).elementsEqual(key) else { return nil }
-        let payload = try tables.payload(txn, header, in: record, seq: entry.seq)
+        let payloadSeq = try EventCodec.payloadSeq(header, in: record, seq: entry.seq)
+        let omitted = payloadSeq == known
+        let payload = omitted ? Data() : try tables.payload(txn, header, in: record, seq: entry.seq)
         return StoredValue(
             payload: payload, timestamp: Date(storedSeconds: header.timestamp), seq: entry.seq,
             maxAge: header.recordedMaxAge, metadata: try EventCodec.metadata(header, in: record, seq: entry.seq),
-            recordedAt: Date(storedSeconds: header.recordedAt))
+            recordedAt: Date(storedSeconds: header.recordedAt), payloadSeq: payloadSeq, isPayloadOmitted: omitted)
     }
 
     /// The live entry of `key` (its put's seq, timestamp and size) without reading the payload.
