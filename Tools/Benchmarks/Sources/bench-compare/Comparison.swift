@@ -60,6 +60,7 @@ final class Comparison {
         if wants("retrieve") { try await retrieve(payloads) }
         if wants("save-load") { try await saveAndLoad(feeds) }
         if wants("warm") { try await warmLoad(feeds[0]) }
+        if wants("observe") { try await observe(feeds[0]) }
         if wants("size") { try await storedSize(feeds[0], payloads[0]) }
         if wants("zlib") { try await compressionLevels() }
         if wants("refreshes") {

@@ -23,7 +23,7 @@ struct Configuration {
     var only: Set<String>?
 
     /// The names `--only` takes, in the order the table shows them.
-    static let measures = ["save", "group", "bulk", "retrieve", "save-load", "warm", "size", "zlib", "refreshes", "large", "startup", "scale", "year"]
+    static let measures = ["save", "group", "bulk", "retrieve", "save-load", "warm", "observe", "size", "zlib", "refreshes", "large", "startup", "scale", "year"]
 
     static let help = """
         usage: bench-compare [options]
@@ -42,7 +42,7 @@ struct Configuration {
           --scale-keys N  keys of the scale log (default 100000)
           --cli PATH      a release build of the cachelog CLI, for the replay and scale measures
           --work DIR      where the databases go (default: a new temporary directory, removed at the end)
-          --only A,B      run only these measures: save, group, bulk, retrieve, save-load, warm, size,
+          --only A,B      run only these measures: save, group, bulk, retrieve, save-load, warm, observe, size,
                           zlib, refreshes, large, startup (with --cli), scale (with --scale), year
                           (a simulated year of the apps under retention: several minutes; not run
                           unless named)
