@@ -48,11 +48,12 @@ extension CacheClient {
     public func searches(contract: String? = nil, limit: Int? = nil) throws -> [PastSearch] {
         guard let log = try opener.existing() else { return [] }
         let now = clock()
-        let prefix = "search:" + (contract.map { $0 + ":" } ?? "")
+        // The package's contracts' searches, and an app's (`CacheKey.search`).
+        let prefixes = contract.map { ["search:" + $0 + ":", "search:" + CacheKey.appPrefix + $0 + ":"] } ?? ["search:"]
         // The last put of each search key, in log order; keyed by bytes, as the log keys.
         var last: [[UInt8]: RecordedEvent] = [:]
         try log.forEachEvent(EventQuery(kinds: [.put], includePayload: true)) { item in
-            if case .event(let event) = item, event.key.hasPrefix(prefix) { last[Array(event.key.utf8)] = event }
+            if case .event(let event) = item, prefixes.contains(where: event.key.hasPrefix) { last[Array(event.key.utf8)] = event }
             return true
         }
         let live = Dictionary(try log.state().entries.map { (Array($0.key.utf8), $0.seq) }, uniquingKeysWith: { first, _ in first })

@@ -113,3 +113,27 @@ public struct ObjectCaching<Item: Codable & Sendable>: Sendable {
         self.url = url
     }
 }
+
+extension SearchContract {
+    /// An app's search whose pages are JSON that decodes as `body`: only a 200 whose body
+    /// decodes is a page, and a body that does not is refused with where it breaks the contract
+    /// (as ``FeedContract/json(name:body:defaults:items:)`` does for a feed).
+    /// - Parameters:
+    ///   - name: recorded with each save; its searches are keyed `search:app/NAME:QUERY`.
+    ///   - body: the page's type, for example a wrapper with `results` and `next`.
+    ///   - defaults: max age (30 days by default), strategy and retries.
+    ///   - objects: which items are also cached as objects, and under which contract.
+    ///   - items: the items of a decoded page.
+    ///   - next: where the page after it is, `nil` on the last: a ``PageCursor/url(_:)`` the
+    ///     server named, or the ``PageCursor/number(_:)`` after the request's.
+    public static func json<Body: Decodable & SendableMetatype>(
+        name: String, body _: Body.Type, defaults: ResourceDefaults = ResourceDefaults(maxAge: CachePolicy.search.maxAge),
+        objects: ObjectCaching<Item>? = nil, items: @escaping @Sendable (Body) -> [Item],
+        next: @escaping @Sendable (Body, SearchPageRequest) -> PageCursor?
+    ) -> SearchContract {
+        SearchContract(name: name, defaults: defaults, objects: objects) { data, response, request in
+            let body = try JSONContract.decode(Body.self, from: data, response: response)
+            return SearchPage(items: items(body), next: next(body, request))
+        }
+    }
+}

@@ -136,7 +136,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
             return try await load()
         }
         guard let next = metadata[SearchRecord.nextName].flatMap(PageCursor.init(recorded:)) else { return try cached(list) }
-        let pages = SearchRecord.pages(metadata, fallback: list.cacheTimestamp ?? start) + [start]
+        let earlierPages = SearchRecord.pages(metadata, fallback: list.cacheTimestamp ?? start)
         let page: SearchPage<Item>
         do {
             let fetched = Locked<SearchPage<Item>?>(nil)
@@ -154,6 +154,9 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
         } catch let error where !(error is CancellationError) {
             throw NoMoreResultsError(key: key, cause: error, remoteFailed: true, judgedAt: start)
         }
+        // An empty last page only says there is no more: nothing of the list came from it, so it
+        // is not one of the list's pages (nor does its time age the list).
+        let pages = page.items.isEmpty ? earlierPages : earlierPages + [start]
         let merged = list.items + page.items
         // The objects of the earlier pages were saved when those pages were fetched, and keep
         // that age: saving them again now would make them look as new as this page.

@@ -191,7 +191,7 @@ struct SearchResourceTests {
         world.clock.advance(1)
         let error = await #expect(throws: NoUsableDataError.self) { try await news.load() }
 
-        #expect(first.key == "search:episodes:news" && first.isCached)
+        #expect(first.key == "search:app/episodes:news" && first.isCached)
         #expect(stillFresh.items == [Episode(title: "Monday")] && stillFresh.source == .cache(timestamp: first.timestamp))
         #expect(error?.description.hasSuffix("cache expired (cached 2026-12-01T10:00:00Z, 30d old, max age 30d)") == true, "\(String(describing: error))")
     }
