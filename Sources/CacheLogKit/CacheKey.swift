@@ -22,7 +22,7 @@ public enum CacheKey {
     /// The object cache of the resource at `url` as the tool is given it: the URL as `URL`
     /// spells it (non-ASCII percent-encoded), so that the tool and an app name one object alike.
     /// `nil` for text that is not a URL.
-    public static func object(_ url: String) -> String? {
+    public static func object(text url: String) -> String? {
         URL(string: url).map(object)
     }
 

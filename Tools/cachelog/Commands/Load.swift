@@ -126,7 +126,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     var resolvedKey: String? {
         if let key { return key }
         if let query { return CacheKey.search(contract: contract.name, query: query) }
-        if contract == .person { return CacheKey.object(url) ?? "object:" + url }
+        if contract == .person { return CacheKey.object(text: url) ?? "object:" + url }
         return nil
     }
 
