@@ -105,21 +105,27 @@ struct CoalescingTests {
         #expect(world.server.requests.map(\.path) == ["/people-sky.json", "/people-sky-2.json"])
     }
 
-    @Test func aCancelledCaller_stopsWaitingAtOnce_andTheOthersStillGetTheSave() async throws {
+    /// Two loads of the films waiting for one request, which the server holds until `answer` opens.
+    private func twoCallersWaiting() async throws
+        -> (ClientWorld, CacheClient, (Task<CacheLoad<Film>, any Error>, Task<CacheLoad<Film>, any Error>), Gate) {
         let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
         let client = try world.client()
         let films = client.feed("films", at: world.url("/films.json"), contract: .films)
         let answer = Gate()
-        defer { answer.open() }
         world.server.setHandler { _ in
             answer.wait()
             return .json(Bodies.films)
         }
-
-        let staying = Task { try await films.load() }
-        let leaving = Task { try await films.load() }
+        let loads = (Task { try await films.load() }, Task { try await films.load() })
         try #require(await world.server.waitForRequests(count: 1))
         #expect(try await eventually { client.inFlight.callers(of: "films") == 2 })
+        return (world, client, loads, answer)
+    }
+
+    @Test func aCancelledCaller_stopsWaitingAtOnce_andTheOthersStillGetTheSave() async throws {
+        let (world, _, films, answer) = try await twoCallersWaiting()
+        defer { answer.open() }
+        let (staying, leaving) = (films.0, films.1)
         leaving.cancel()
         // It ends while the server still holds the answer: it does not wait for the others.
         let left = await caughtError { try await leaving.value }
@@ -132,20 +138,9 @@ struct CoalescingTests {
     }
 
     @Test func cancellingEveryCaller_cancelsTheRequest_andTheNextLoadStartsAfresh() async throws {
-        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
-        let client = try world.client()
-        let films = client.feed("films", at: world.url("/films.json"), contract: .films)
-        let answer = Gate()
+        let (world, client, loads, answer) = try await twoCallersWaiting()
         defer { answer.open() }
-        world.server.setHandler { _ in
-            answer.wait()
-            return .json(Bodies.films)
-        }
-
-        let first = Task { try await films.load() }
-        let second = Task { try await films.load() }
-        try #require(await world.server.waitForRequests(count: 1))
-        #expect(try await eventually { client.inFlight.callers(of: "films") == 2 })
+        let (first, second) = loads
         first.cancel()
         second.cancel()
         #expect(await caughtError { try await first.value } is CancellationError)
@@ -156,7 +151,7 @@ struct CoalescingTests {
         #expect(try client.existingLog() == nil, "a cancelled load saved")
 
         world.serve(["/films.json": .json(Bodies.films)])
-        let fresh = try await films.load()
+        let fresh = try await client.feed("films", at: world.url("/films.json"), contract: .films).load()
         #expect(fresh.cacheSave == .saved && world.server.requestCount == 2)
     }
 
