@@ -89,12 +89,18 @@ public final class CacheClient: Sendable {
 
     /// Opens the database in `directory` (created, with the directory, by the first save).
     /// Another client of this process on the same directory shares its open log (a database is
-    /// open once per process: `EventLog.shared(path:options:)`), with the options it was opened with.
+    /// open once per process: `EventLog.shared(path:options:)`), with the options it was opened
+    /// with: its durability, and its clock for the times the log records (each client stamps its
+    /// own saves). Make a writing client before a read-only one: a log opened read-only cannot
+    /// take a later client's writes, and that client's init throws `.alreadyOpen`.
     ///
-    /// - Throws: `CacheLogError`: `.notADirectory` for a file, `.notADatabase` for a directory
+    /// - Throws: `CacheLogError`: `.invalidRetention` for `options.retention` that no database
+    ///   can keep, `.notADirectory` for a file, `.notADatabase` for a directory
     ///   that holds other files and no database (or a `data.mdb` that is not one), and what
     ///   opening an existing database throws (`.newerFormat`, `.truncated`, …).
     public init(directory: String, options: Options = Options()) throws {
+        // Refused here, not at the first save that would record it.
+        if let problem = options.retention?.problem { throw CacheLogError.invalidRetention(detail: problem) }
         clock = options.clock
         http = options.http ?? Self.defaultHTTPClient
         logger = options.logger

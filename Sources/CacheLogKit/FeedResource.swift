@@ -103,11 +103,19 @@ public struct FeedResource<Item: Sendable>: Sendable {
     /// next remote-first load asks for the whole feed. It replaces whatever is cached, as a save
     /// by a load that began now would.
     ///
-    /// - Throws: what the contract's coder throws for the items, and what the log throws; the
-    ///   cache is then as it was.
+    /// Loads that begin after the write do not join a load that began before it: they start
+    /// their own, judged against what was written.
+    ///
+    /// - Throws: ``InvalidTimestampError`` for a timestamp that is not a finite date or is later
+    ///   than the client's clock (no fetch happens in the future); what the contract's coder
+    ///   throws for the items, and what the log throws. The cache is then as it was.
     public func write(_ items: [Item], timestamp: Date? = nil) async throws {
+        let now = client.clock()
+        let stamp = timestamp ?? now
+        guard stamp.timeIntervalSince1970.isFinite, stamp <= now else { throw InvalidTimestampError(timestamp: stamp, now: now) }
+        defer { client.inFlight.startAfresh(key) }
         do {
-            try await localLoader(at: timestamp ?? client.clock(), began: FetchStart()).save(items)
+            try await localLoader(at: stamp, began: FetchStart()).save(items)
         } catch {
             client.metrics.count(CacheMetrics.Label.failedSaves, contract: contract.name)
             client.logger.warning("Could not write the items into the cache", metadata: ["key": "\(key)", "error": "\(error)"])

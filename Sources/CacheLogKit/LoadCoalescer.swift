@@ -36,6 +36,14 @@ final class LoadCoalescer: Sendable {
         return try await flight.wait(as: caller)
     }
 
+    /// Loads of `key` that begin from now on start their own, instead of joining one under way:
+    /// after a write or a removal, a load under way answers from before it.
+    func startAfresh(_ key: String) {
+        flights.withLock { flights in
+            for identity in flights.keys where identity.key == key { flights[identity] = nil }
+        }
+    }
+
     /// How many callers wait for loads of `key` (for the tests, which wait for overlap).
     func callers(of key: String) -> Int {
         flights.withLock { flights in

@@ -21,3 +21,8 @@ extension NoMoreResultsError: LocalizedError {
     /// The same sentence as `description`.
     public var errorDescription: String? { description }
 }
+
+extension InvalidTimestampError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}

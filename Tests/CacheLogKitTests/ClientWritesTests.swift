@@ -43,6 +43,34 @@ struct ClientWritesTests {
         #expect(try log.lastSeq() == before + 1)
     }
 
+    /// A removal made while a load's request is under way stands: the answer, fetched from
+    /// before the removal, must not bring back what someone removed.
+    @Test func aRemovalDuringALoad_isNotUndoneByThatLoadsSave() async throws {
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        let client = try world.client()
+        let films = client.feed("films", at: world.url("/films.json"), contract: .films)
+        _ = try await films.load()
+        let answer = Gate()
+        defer { answer.open() }
+        world.server.setHandler { _ in
+            answer.wait()
+            return .json(Bodies.films)
+        }
+
+        let loading = Task { try await films.load() }
+        try #require(await world.server.waitForRequests(count: 2))
+        #expect(try await client.remove("films"))
+        answer.open()
+        let loaded = try await loading.value
+
+        #expect(loaded.items.count == 2, "the caller still gets the remote's items")
+        #expect(!loaded.cacheSave.isSaved, "\(loaded.cacheSave)")
+        #expect(try client.existingLog()?.isLive("films") == false)
+        // A load that begins after the removal saves as usual.
+        world.serve(["/films.json": .json(Bodies.films)])
+        #expect(try await films.load().cacheSave.isSaved)
+    }
+
     @Test func removeAll_removesEveryLiveKey_inOneAppend() async throws {
         let world = try ClientWorld(routes: [
             "/films.json": .json(Bodies.films), "/genres.json": .json(Bodies.genres), "/poster.png": HTTPResponse(status: 200, body: Data([1, 2, 3])),
@@ -105,6 +133,45 @@ struct ClientWritesTests {
         let loaded = try await genres.load()
         #expect(loaded.source == .remote && world.server.requestCount == 1)
         #expect(loaded.items.map(\.name) == ["Comedy", "News"])
+    }
+
+    @Test(arguments: [Double.nan, .infinity, -.infinity, 1_796_119_200 + 1])
+    func write_withATimestampThatIsNotAFiniteDateNoLaterThanNow_isRefused_andWritesNothing(seconds: Double) async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        let client = try world.client()
+        let genres = client.feed("genres", at: world.url("/genres.json"), contract: .genres)
+        _ = try await genres.load()
+        let before = try client.existingLog()?.lastSeq()
+
+        let error = await caughtError { try await genres.write([Genre(id: 7, name: "Drama")], timestamp: Date(timeIntervalSince1970: seconds)) }
+
+        #expect(error is InvalidTimestampError, "\(String(describing: error))")
+        #expect(error?.localizedDescription.hasPrefix("a cache's timestamp ") == true)
+        #expect(try client.existingLog()?.lastSeq() == before)
+    }
+
+    /// A load under way began before the write: a load that begins after it starts its own
+    /// request, rather than sharing an answer from before the write that its save would refuse.
+    @Test func aLoadThatBeginsAfterAWrite_doesNotJoinALoadThatBeganBefore() async throws {
+        let world = try ClientWorld()
+        let client = try world.client()
+        let films = client.feed("films", at: world.url("/films.json"), contract: .films)
+        let answer = Gate()
+        defer { answer.open() }
+        world.server.setHandler { _ in
+            answer.wait()
+            return .json(Bodies.films)
+        }
+        let before = Task { try await films.load() }
+        try #require(await world.server.waitForRequests(count: 1))
+
+        try await films.write([])
+        let after = Task { try await films.load() }
+
+        #expect(await world.server.waitForRequests(count: 2), "the later load joined the earlier one")
+        answer.open()
+        #expect(try await before.value.cacheSave == .superseded(by: world.clock.date))
+        #expect(try await after.value.cacheSave.isSaved)
     }
 
     @Test func write_replacesWhatIsCached_andCountsASave() async throws {
@@ -192,6 +259,29 @@ struct ClientWritesTests {
 
 @Suite("CacheClient: clients sharing a log", .hangGuard)
 struct SharedLogTests {
+    @Test func aWritingClient_madeWhileAReadOnlyOneHasTheDatabase_isRefusedWhenMade() async throws {
+        let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
+        _ = try await world.client().feed("films", at: world.url("/films.json"), contract: .films).load()
+        try await waitUntilClosed(world.path)
+        let reader = try world.client(CacheClient.Options(readOnly: true))
+        #expect(try reader.existingLog()?.isReadOnly == true)
+
+        #expect {
+            _ = try world.client()
+        } throws: { error in
+            guard case CacheLogError.alreadyOpen = error else { return false }
+            return true
+        }
+    }
+
+    @Test func aClientWithARetentionPolicyNoDatabaseCanKeep_isRefusedWhenMade() throws {
+        let world = try ClientWorld()
+        #expect(throws: CacheLogError.self) {
+            _ = try world.client(CacheClient.Options(retention: RetentionPolicy(history: 86_400, sizeLimit: 1024)))
+        }
+        #expect(!FileManager.default.fileExists(atPath: world.path))
+    }
+
     @Test func aReadOnlyClient_sharingTheLogOfOneThatWrites_writesNothing() async throws {
         let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
         let writer = try world.client()

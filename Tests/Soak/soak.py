@@ -2665,8 +2665,11 @@ class Run:
             pages = []
         if not pages or not all(math.isfinite(p) for p in pages):
             pages = [ts]
-        pages = pages + [now]
         fetched = route.items(page)
+        # A page that returns items is one of the list's pages; the empty one past the last only
+        # says there is no more (README, the verses app), so it adds no fetch time.
+        if fetched:
+            pages = pages + [now]
         self.met("--more merging page %s" % ("2" if page == 2 else "3+"))
         plan = {"key": search.key, "mode": "ok", "items": items + fetched, "body": None, "url": template, "retries": 0, "now": now,
                 "strategy": "remote-first", "search": search, "template": template, "judge_age": judge_age,

@@ -22,7 +22,11 @@ extension EventLog {
     /// directory share the first one's log instead: its options (durability, clock, read-only)
     /// are the ones that hold.
     ///
-    /// - Throws: what `init(path:options:)` throws, except `alreadyOpen`.
+    /// A log this process opened read-only on a database it could write is not shared with a
+    /// caller that writes: that is ``CacheLogError/alreadyOpen(path:)`` (open the writing one
+    /// first; a reader then shares it).
+    ///
+    /// - Throws: what `init(path:options:)` throws.
     public static func shared(path: String, options: Options = Options()) throws -> EventLog {
         try SharedLogs.opening.withLock { _ in
             // A log that has just been let go may still be closing (its environment ends after
@@ -30,7 +34,14 @@ extension EventLog {
             let clock = ContinuousClock()
             let deadline = clock.now + .seconds(5)
             while true {
-                if let open = SharedLogs.log(at: OpenPaths.canonical(path)) { return open }
+                if let open = SharedLogs.log(at: OpenPaths.canonical(path)) {
+                    // Opened read-only by choice (its directory is writable): it cannot take this
+                    // caller's writes, which would fail one by one, so the caller hears it now.
+                    if open.isReadOnly && !options.readOnly && FileManager.default.isWritableFile(atPath: path) {
+                        throw CacheLogError.alreadyOpen(path: path)
+                    }
+                    return open
+                }
                 do {
                     return try EventLog(path: path, options: options)
                 } catch CacheLogError.alreadyOpen where clock.now < deadline {

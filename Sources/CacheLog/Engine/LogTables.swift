@@ -195,11 +195,30 @@ struct LogTables {
     /// cannot be read counts as none, as it does for a plain append: a damaged row that names
     /// another record must not make a save wait for ever.
     private func supersedingEntry(_ txn: Transaction, for condition: AppendCondition) throws -> LogState.Entry? {
+        if let removal = try explicitRemoval(txn, key: condition.key, after: condition.since) { return removal }
         guard let row = liveEntryIfReadable(txn, key: condition.key),
               let live = try checkedAgainstItsPut(row, key: condition.key, txn),
               live.supersedes(aFetchBeganAt: condition.since)
         else { return nil }
         return live
+    }
+
+    /// An explicit delete of `key` committed after `position`, as an entry naming the delete (its
+    /// seq, and its recorded time as the timestamp): someone removed the key after the fetch
+    /// began, and its answer must not bring back what they removed. Found through the key index;
+    /// `nil` without one (a database no writer has opened since before it existed).
+    private func explicitRemoval(_ txn: Transaction, key: [UInt8], after position: UInt64) throws -> LogState.Entry? {
+        guard let keyIndex = table.keyIndex, !key.isEmpty else { return nil }
+        return try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(position + 1), atMost: false)) { seqs in
+            while let row = try seqs.next(), let at = SeqKey.decode(row.value) {
+                guard at > position, let record = try txn.get(table.events, SeqKey.bytes(at)),
+                      let header = try? EventCodec.decodeHeader(record, seq: at, verifyChecksum: false),
+                      header.kind == .delete, header.reason == .explicit
+                else { continue }
+                return LogState.Entry(key: String(decoding: key, as: UTF8.self), seq: at, timestamp: Date(storedSeconds: header.recordedAt), bytes: 0)
+            }
+            return nil
+        }
     }
 
     /// The seq of an earlier put of the same key whose payload is byte-identical to `event`'s:
