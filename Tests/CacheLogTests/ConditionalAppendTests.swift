@@ -33,10 +33,29 @@ struct ConditionalAppendTests {
         // The delete of the batch records nothing: only puts of the key judged carry a position.
         #expect(try events(log).map { $0.metadata["since"] } == [nil, "0"])
 
-        // A deleted key has no live entry either, however late its last put's fetch began.
-        try await log.append(.delete(key: "films", reason: .explicit))
+        // A key deleted because its cache could not be read has no live entry either, however
+        // late its last put's fetch began.
+        try await log.append(.delete(key: "films", reason: .retrievalError))
         #expect(try await log.append(save("films", "[2]"), unlessSupersededSince: 0, liveAt: "films") == .appended(4...5))
         #expect(try log.retrieve("films")?.payload == payload("[2]"))
+    }
+
+    /// Someone removed the key after the fetch began: its answer must not bring back what they
+    /// removed. A fetch that began after the removal saves as usual.
+    @Test func conditionalAppend_afterAnExplicitRemovalSinceTheFetchBegan_writesNothing_andNamesTheRemoval() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        #expect(try await log.append(save("films", "[1]"), unlessSupersededSince: 0, liveAt: "films") == .appended(1...2))
+        let began = try log.lastSeq()
+        try await log.append(.delete(key: "films", reason: .explicit))
+
+        let refused = try await log.append(save("films", "[2]"), unlessSupersededSince: began, liveAt: "films")
+
+        guard case .superseded(let removal) = refused else { Issue.record("appended: \(refused)"); return }
+        #expect(removal.key == "films" && removal.seq == 3)
+        #expect(try log.lastSeq() == 3 && !log.isLive("films"))
+        #expect(try await log.append(save("films", "[3]"), unlessSupersededSince: 3, liveAt: "films") == .appended(4...5))
+        #expect(try log.retrieve("films")?.payload == payload("[3]"))
     }
 
     @Test func conditionalAppend_whenTheLivePutsFetchBeganLater_writesNothing_andNamesThatPut() async throws {

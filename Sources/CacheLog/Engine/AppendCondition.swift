@@ -1,6 +1,7 @@
 /// The precondition of a conditional append: the batch saves data whose fetch began when the log's
 /// last seq was `since`, and it is not appended while `key`'s live put is newer by the log's own
-/// order (``LogState/Entry/supersedes(aFetchBeganAt:)``). Checked by the writer inside the write
+/// order (``LogState/Entry/supersedes(aFetchBeganAt:)``), or when `key` was removed (an explicit
+/// delete) after `since`. Checked by the writer inside the write
 /// transaction, so every batch committed before it, in this process's group or by another process,
 /// is seen.
 ///

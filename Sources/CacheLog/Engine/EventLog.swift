@@ -292,9 +292,11 @@ public final class EventLog: Sendable {
     /// two fetches that began with nothing appended between them, the one that landed first
     /// stays), or, for a put that recorded no position (an older database, a plain append), it
     /// landed after `position`. The seqs are what every writer of the log shares; the cache
-    /// timestamps, taken by clocks that may disagree, are kept for ages and are not compared. No
-    /// live entry, or one whose put cannot be read, lets the batch append. A `position` past the
-    /// log's last seq counts as the last seq at the commit.
+    /// timestamps, taken by clocks that may disagree, are kept for ages and are not compared. The
+    /// batch is superseded too when the key was removed (an explicit delete) after `position`:
+    /// what was fetched before a removal does not bring the cache back. No live entry, or one
+    /// whose put cannot be read, lets the batch append. A `position` past the log's last seq
+    /// counts as the last seq at the commit.
     ///
     /// The check runs inside the write transaction that would commit the batch, after every batch
     /// committed before it (another process's, or one earlier in the same group commit), so no
@@ -306,7 +308,8 @@ public final class EventLog: Sendable {
     /// rest of the batch is appended; ``AppendOutcome/appended(_:leftOut:)`` names the keys left out.
     ///
     /// - Returns: ``AppendOutcome/appended(_:leftOut:)`` with the seqs the batch got, or
-    ///   ``AppendOutcome/superseded(by:)`` with the newer live entry.
+    ///   ``AppendOutcome/superseded(by:)`` with the newer live entry, or an entry naming the
+    ///   removal (its seq, and the time it was recorded as its timestamp).
     /// - Throws: what ``append(_:)-([Event])`` throws, ``CacheLogError/emptyKey`` or
     ///   ``CacheLogError/keyTooLong(length:maximum:)`` for `key`, and
     ///   ``CacheLogError/emptyBatch`` when `others` are given and no event is about `key`.
