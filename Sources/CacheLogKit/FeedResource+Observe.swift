@@ -50,9 +50,6 @@ extension FeedResource {
     /// The cache as it is now, whatever its age; `nil` when there is none.
     private func cachedNow() async throws -> CacheLoad<Item>? {
         let now = client.clock()
-        guard let cached = try await localLoader(at: now, began: FetchStart()).loadIgnoringAge() else { return nil }
-        return CacheLoad(
-            key: key, items: cached.items, source: .cache(timestamp: cached.timestamp), timestamp: cached.timestamp,
-            cacheSave: .notAttempted, isFresh: cached.isFresh)
+        return try await localLoader(at: now, began: FetchStart()).loadIgnoringAge().map(cacheLoad)
     }
 }

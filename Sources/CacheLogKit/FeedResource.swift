@@ -168,7 +168,12 @@ public struct FeedResource<Item: Sendable>: Sendable {
     private func staleCache(_ local: LocalFeedLoader<Item>, at start: Date) async -> CacheLoad<Item>? {
         guard let cached = try? await local.loadIgnoringAge() else { return nil }
         client.metrics.count(cached.isFresh ? CacheMetrics.Label.hits : CacheMetrics.Label.staleServed, contract: contract.name)
-        return CacheLoad(
+        return cacheLoad(cached)
+    }
+
+    /// What the cache holds, whatever its age, as a load delivers it: from the cache, not saved again.
+    func cacheLoad(_ cached: (items: [Item], timestamp: Date, isFresh: Bool)) -> CacheLoad<Item> {
+        CacheLoad(
             key: key, items: cached.items, source: .cache(timestamp: cached.timestamp), timestamp: cached.timestamp,
             cacheSave: .notAttempted, isFresh: cached.isFresh)
     }
