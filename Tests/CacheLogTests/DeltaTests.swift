@@ -272,7 +272,7 @@ struct DeltaTests {
         let base = try await Self.save(log, feed.payload, at: 1)
         feed.change(2, using: &generator)
         let prepared = try log.prepare([.delete(key: "films", reason: .replaced),
-                                        .put(key: "films", payload: feed.payload, timestamp: Date(timeIntervalSince1970: 3))])
+                                        .put(key: "films", payload: feed.payload, timestamp: Date(timeIntervalSince1970: 3))]).events
         #expect(prepared[1].delta?.base == base)
 
         let other = FilmFeed(count: 100, using: &generator).payload
@@ -296,7 +296,7 @@ struct DeltaTests {
         let base = try await Self.save(log, feed.payload, at: 1)
         feed.change(2, using: &generator)
         let prepared = try log.prepare([.delete(key: "films", reason: .replaced),
-                                        .put(key: "films", payload: feed.payload, timestamp: Date(timeIntervalSince1970: 3))])
+                                        .put(key: "films", payload: feed.payload, timestamp: Date(timeIntervalSince1970: 3))]).events
         try await Self.save(log, FilmFeed(count: 100, using: &generator).payload, at: 2)
 
         let put = try await log.writer.append(prepared).range.upperBound
@@ -316,7 +316,7 @@ struct DeltaTests {
         let base = try await Self.save(log, feed.payload, at: 1)
         feed.change(2, using: &generator)
         let prepared = try log.prepare([.delete(key: "films", reason: .replaced),
-                                        .put(key: "films", payload: feed.payload, timestamp: Date(timeIntervalSince1970: 3))])
+                                        .put(key: "films", payload: feed.payload, timestamp: Date(timeIntervalSince1970: 3))]).events
         #expect(prepared[1].delta?.base == base)
         try RawLMDB.flipByte(of: base, in: log, offsetFromEnd: 300)
 

@@ -287,6 +287,8 @@ enum EventCodec {
         var storedBytes: Int
 
         var isReference: Bool { flags & EventCodec.referenceFlag != 0 }
+        /// Compressed bytes per payload byte of a whole put's body.
+        var compression: Double { payloadLength > 0 ? Double(body.count) / Double(payloadLength) : 1 }
         var isDelta: Bool { flags & EventCodec.deltaFlag != 0 }
         /// The max age a put was saved under, when it recorded one.
         var recordedMaxAge: Double? { kind == .put && flags & EventCodec.maxAgeFlag != 0 ? maxAge : nil }

@@ -109,6 +109,8 @@ public final class EventLog: Sendable {
     let writer: Writer
     let logger: Logger
     let compressionLevel: Int32
+    /// The payload each key last had here, for the next save's delta.
+    let recentPayloads = RecentPayloads()
 
     /// Opens the database in directory `path`, creating it (and the directory) when it does not
     /// exist, if `options.createIfMissing`. A directory that holds other files is not taken over.
@@ -223,12 +225,29 @@ public final class EventLog: Sendable {
     /// the batch, sharing its commit (and its sync) with whatever else arrived meanwhile.
     @discardableResult
     public func append(_ events: [Event]) async throws -> ClosedRange<UInt64> {
-        try await writer.append(try prepare(events)).range
+        let batch = try prepare(events)
+        let range = try await writer.append(batch.events).range
+        remember(batch.versions, appendedIn: range)
+        return range
+    }
+
+    /// A batch ready for the writer, and the payloads of its puts to remember once it commits.
+    struct PreparedBatch {
+        var events: [EventCodec.Prepared]
+        var versions: [PendingVersion]
+    }
+
+    /// A put's payload as the next save of its key would need it, short of what its record gets
+    /// in the commit. `compression`: its base's, when it may be stored as a delta.
+    struct PendingVersion {
+        var key: [UInt8]
+        var payload: Data
+        var compression: Double?
     }
 
     /// Validates and compresses a batch on the calling task, before it queues for the writer, and
     /// makes the deltas its puts may be stored as (a put stored as a delta is not compressed whole).
-    func prepare(_ events: [Event]) throws -> [EventCodec.Prepared] {
+    func prepare(_ events: [Event]) throws -> PreparedBatch {
         guard !environment.readOnly else { throw CacheLogError.readOnly }
         guard !events.isEmpty else { throw CacheLogError.emptyBatch }
         var prepared = try events.map { event in
@@ -236,13 +255,47 @@ public final class EventLog: Sendable {
             if case .put(_, let payload, _, _, _) = event { deltaSized = Self.deltaSizes.contains(payload.count) }
             return try EventCodec.prepare(event, maxKeySize: environment.maxKeySize, level: compressionLevel, compressing: !deltaSized)
         }
-        addDeltas(to: &prepared)
+        let bases = addDeltas(to: &prepared)
+        var versions: [PendingVersion] = []
         // A put that is a delta or equals its live version needs its whole body only if the
         // writer finds its base gone: the writer compresses it then.
-        for index in prepared.indices where prepared[index].delta == nil && prepared[index].identical == nil {
-            try prepared[index].compressBody()
+        for index in prepared.indices {
+            guard let payload = prepared[index].uncompressed else { continue }
+            let key = prepared[index].key
+            if prepared[index].delta != nil, let base = bases[index] {
+                versions.append(PendingVersion(key: key, payload: payload, compression: base.compression))
+            } else if prepared[index].identical == nil {
+                try prepared[index].compressBody()
+                versions.append(PendingVersion(key: key, payload: payload, compression: nil))
+            }
         }
-        return prepared
+        return PreparedBatch(events: prepared, versions: versions)
+    }
+
+    /// Remembers the payloads a committed batch saved (``RecentPayloads``): each key's that is
+    /// live now at a seq of `range`, so this batch's and nobody else's, read in one short read
+    /// transaction. Nothing here can fail the append.
+    private func remember(_ versions: [PendingVersion], appendedIn range: ClosedRange<UInt64>) {
+        guard !versions.isEmpty else { return }
+        var last: [[UInt8]: PendingVersion] = [:]
+        for version in versions { last[version.key] = version }
+        let tables = self.tables, recentPayloads = self.recentPayloads
+        try? environment.read { txn in
+            for (key, version) in last {
+                // The writer stores a delta whole when its base is gone by then: the record says
+                // which it got, and so its depth.
+                guard let (seq, header, record, checksum) = tables.livePayloadRecord(txn, key: key), range.contains(seq),
+                      header.payloadLength == version.payload.count, let depth = try? EventCodec.depth(header, in: record, seq: seq),
+                      let compression = header.isDelta ? version.compression : header.compression
+                else {
+                    recentPayloads.forget(key)
+                    continue
+                }
+                recentPayloads.remember(
+                    LogTables.BaseVersion(seq: seq, checksum: checksum, depth: depth, payload: version.payload, compression: compression),
+                    of: key)
+            }
+        }
     }
 
     /// The payload sizes a put may be stored as a delta at. Smaller payloads compress to a few
@@ -258,13 +311,25 @@ public final class EventLog: Sendable {
     /// live versions are read in one short read transaction. Nothing here can fail the append:
     /// what cannot be read leaves the put whole, and the writer uses a delta only while its base
     /// is the record it was made from.
-    private func addDeltas(to prepared: inout [EventCodec.Prepared]) {
+    ///
+    /// The live versions are remembered (``RecentPayloads``), and a remembered one that is still
+    /// live is not read again. Returns the live version found for each put, by index.
+    private func addDeltas(to prepared: inout [EventCodec.Prepared]) -> [Int: LogTables.BaseVersion] {
         let candidates = prepared.indices.filter { prepared[$0].uncompressed != nil }
-        guard !candidates.isEmpty else { return }
-        let tables = self.tables
+        guard !candidates.isEmpty else { return [:] }
+        let (tables, recentPayloads) = (self.tables, self.recentPayloads)
         let keys = candidates.map { prepared[$0].key }
-        let bases: [LogTables.BaseVersion?] = (try? environment.read { txn in keys.map { tables.baseVersion(txn, key: $0) } }) ?? []
+        let bases: [LogTables.BaseVersion?] = (try? environment.read { txn in
+            keys.map { key in
+                let known = recentPayloads.version(of: key)
+                let base = tables.baseVersion(txn, key: key, known: known)
+                if let base, base.seq != known?.seq { recentPayloads.remember(base, of: key) }
+                return base
+            }
+        }) ?? []
+        var found: [Int: LogTables.BaseVersion] = [:]
         for (index, base) in zip(candidates, bases) {
+            found[index] = base
             guard let base, let payload = prepared[index].uncompressed else { continue }
             if base.payload == payload {
                 prepared[index].identical = EventCodec.IdenticalPayload(seq: base.seq, checksum: base.checksum)
@@ -279,6 +344,7 @@ public final class EventLog: Sendable {
             prepared[index].delta = EventCodec.PreparedDelta(
                 base: base.seq, baseChecksum: base.checksum, baseLength: base.payload.count, depth: base.depth + 1, body: body)
         }
+        return found
     }
 
     /// Appends `events` as one atomic batch, as ``append(_:)-([Event])`` does, unless the live entry
@@ -327,12 +393,13 @@ public final class EventLog: Sendable {
         let recorded = events.map { event in
             judged.contains { $0.elementsEqual(event.key.utf8) } ? event.recording(since: position) : event
         }
-        let prepared = try prepare(recorded)
+        let batch = try prepare(recorded)
         let conditions = judged.enumerated().map { index, bytes in
             AppendCondition(key: bytes, since: position, wholeBatch: index == 0)
         }
         do {
-            let appended = try await writer.append(prepared, conditions: conditions)
+            let appended = try await writer.append(batch.events, conditions: conditions)
+            remember(batch.versions, appendedIn: appended.range)
             return .appended(appended.range, leftOut: appended.leftOut.map { String(decoding: $0, as: UTF8.self) })
         } catch let superseded as SupersededBatch {
             return .superseded(by: superseded.live)
@@ -383,7 +450,7 @@ public final class EventLog: Sendable {
         guard header.kind == .put, EventCodec.keyBytes(header, in: record).elementsEqual(key) else { return nil }
         let payloadSeq = try EventCodec.payloadSeq(header, in: record, seq: entry.seq)
         let omitted = payloadSeq == known
-        let payload = omitted ? Data() : try tables.payload(txn, header, in: record, seq: entry.seq)
+        let payload = omitted ? Data() : try tables.payload(txn, header, in: record, seq: entry.seq, known: recentPayloads.version(of: key))
         return StoredValue(
             payload: payload, timestamp: Date(storedSeconds: header.timestamp), seq: entry.seq,
             maxAge: header.recordedMaxAge, metadata: try EventCodec.metadata(header, in: record, seq: entry.seq),

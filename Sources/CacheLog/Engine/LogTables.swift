@@ -305,9 +305,16 @@ struct LogTables {
     /// holds the bytes when it has one, and that put's delta chain when it is a delta. A broken
     /// reference or base is corruption of the record that names it; bad bytes in the target are
     /// reported at the target's seq.
-    func payload(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64) throws -> Data {
+    ///
+    /// `known`, a version of the key remembered from a save (``RecentPayloads``), gives the bytes
+    /// when it is the record's that holds them (its seq, and the CRC-32 the record ends with):
+    /// every record on the way is still read and checked as without it (the put, the record it
+    /// references, each base of its chain), and only the inflating is spared, so damage is
+    /// reported as it always was.
+    func payload(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64,
+                 known: BaseVersion? = nil) throws -> Data {
         let (sourceHeader, source, sourceSeq) = try payloadRecord(txn, header, in: record, seq: seq)
-        return try storedPayload(txn, sourceHeader, in: source, seq: sourceSeq)
+        return try rebuilt(txn, sourceHeader, in: source, seq: sourceSeq, known: known).payload
     }
 
     /// The payload of a put that is not a reference: its body inflated, or, for a delta, rebuilt
@@ -321,9 +328,15 @@ struct LogTables {
     }
 
     /// ``storedPayload(_:_:in:seq:)``, and the header of the whole put that starts the chain.
-    private func rebuilt(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64)
-        throws -> (payload: Data, whole: EventCodec.Header) {
-        guard header.isDelta else { return (try EventCodec.payload(header, in: record, seq: seq), header) }
+    /// With `known` (see ``payload(_:_:in:seq:known:)``), the chain is walked and checked, and
+    /// the remembered bytes stand for what it would rebuild.
+    private func rebuilt(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64,
+                         known: BaseVersion? = nil) throws -> (payload: Data, whole: EventCodec.Header) {
+        let isKnown = known.map { $0.seq == seq && $0.checksum == EventCodec.storedChecksum(record) && $0.payload.count == header.payloadLength } ?? false
+        guard header.isDelta else {
+            if isKnown, let known { return (known.payload, header) }
+            return (try EventCodec.payload(header, in: record, seq: seq), header)
+        }
         var deltas: [(EventCodec.Header, UnsafeRawBufferPointer, UInt64)] = []
         var current = (header, record, seq)
         while current.0.isDelta {
@@ -332,6 +345,7 @@ struct LogTables {
             let (baseHeader, base) = try deltaBase(txn, delta, of: current.0, in: current.1, seq: current.2)
             current = (baseHeader, base, delta.base)
         }
+        if isKnown, let known { return (known.payload, current.0) }
         var payload = try EventCodec.payload(current.0, in: current.1, seq: current.2)
         for (deltaHeader, deltaRecord, deltaSeq) in deltas.reversed() {
             payload = try EventCodec.applyDelta(deltaHeader, in: deltaRecord, seq: deltaSeq, to: payload)
@@ -361,21 +375,33 @@ struct LogTables {
     /// reference to it or a delta against it: the record that holds the live payload of `key`
     /// (checksum checked), its chain depth, the CRC-32 it ends with, the payload, and how well
     /// the whole put that starts its chain compressed. nil when there is none or it cannot be
-    /// read: the put is then stored whole, as it would be anyway.
-    func baseVersion(_ txn: Transaction, key: [UInt8]) -> BaseVersion? {
+    /// read: the put is then stored whole, as it would be anyway. `known`, a version of the key
+    /// remembered from before (``RecentPayloads``), is the answer when the live payload is still
+    /// at its seq, in a record that ends with its checksum: then nothing is inflated.
+    func baseVersion(_ txn: Transaction, key: [UInt8], known: BaseVersion? = nil) -> BaseVersion? {
+        guard let (seq, header, record, checksum) = livePayloadRecord(txn, key: key) else { return nil }
+        if let known, known.seq == seq, known.checksum == checksum, known.payload.count == header.payloadLength { return known }
+        guard let depth = try? EventCodec.depth(header, in: record, seq: seq),
+              let (payload, whole) = try? rebuilt(txn, header, in: record, seq: seq)
+        else { return nil }
+        return BaseVersion(seq: seq, checksum: checksum, depth: depth, payload: payload, compression: whole.compression)
+    }
+
+    /// The record that holds the live payload of `key`, checked (its checksum too) to be a put
+    /// of the key that holds its payload (no reference), with the CRC-32 it ends with; nil when
+    /// there is none or it cannot be read.
+    func livePayloadRecord(_ txn: Transaction, key: [UInt8])
+        -> (seq: UInt64, header: EventCodec.Header, record: UnsafeRawBufferPointer, checksum: UInt32)? {
         guard let seq = liveEntryIfReadable(txn, key: key)?.payloadSeq,
               let record = try? txn.get(table.events, SeqKey.bytes(seq)),
               let header = try? EventCodec.decodeHeader(record, seq: seq),
               header.kind == .put, !header.isReference, EventCodec.keyBytes(header, in: record).elementsEqual(key),
-              let checksum = EventCodec.storedChecksum(record),
-              let depth = try? EventCodec.depth(header, in: record, seq: seq),
-              let (payload, whole) = try? rebuilt(txn, header, in: record, seq: seq)
+              let checksum = EventCodec.storedChecksum(record)
         else { return nil }
-        let ratio = whole.payloadLength > 0 ? Double(whole.body.count) / Double(whole.payloadLength) : 1
-        return BaseVersion(seq: seq, checksum: checksum, depth: depth, payload: payload, compression: ratio)
+        return (seq, header, record, checksum)
     }
 
-    /// A put's payload as ``baseVersion(_:key:)`` found it, copied out of the transaction.
+    /// A put's payload as ``baseVersion(_:key:known:)`` found it, copied out of the transaction.
     struct BaseVersion {
         var seq: UInt64
         var checksum: UInt32

@@ -92,29 +92,46 @@ public final class CPathStore: @unchecked Sendable {
 }
 
 /// The JSON file store the original apps used (EssentialFeed's CodableFeedStore): the whole cache
-/// as one Codable value, JSONEncoder, `Data.write(to:options: .atomic)`; read + JSONDecoder.
-/// With `durable`, the write is made crash-safe the POSIX way: temporary file, fsync, rename,
-/// fsync of the directory.
+/// as one Codable value, JSONEncoder, written whole; read + JSONDecoder.
 public struct JSONFileStore: Sendable {
     struct Cache: Codable {
         var feed: [Film]
         var timestamp: Date
     }
 
-    public let url: URL
-    public let durable: Bool
+    /// How a save reaches the disk.
+    public enum Durability: Sendable {
+        /// Crash-safe the POSIX way: temporary file, fsync, rename, fsync of the directory.
+        case fsync
+        /// `Data.write(to:options: .atomic)`, as the apps did: on Linux it fsyncs the file
+        /// (strace: one `fsync` per write), not the directory.
+        case atomic
+        /// Temporary file, rename, no flush: what an unsynced store is compared with.
+        case noFlush
+    }
 
-    public init(directory: String, durable: Bool) throws {
+    public let url: URL
+    public let durability: Durability
+
+    public init(directory: String, durability: Durability) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         url = URL(fileURLWithPath: directory).appendingPathComponent("feed.json")
-        self.durable = durable
+        self.durability = durability
+    }
+
+    public init(directory: String, durable: Bool) throws {
+        try self.init(directory: directory, durability: durable ? .fsync : .atomic)
     }
 
     public func save(_ films: [Film], timestamp: Date) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(Cache(feed: films, timestamp: timestamp))
-        if durable { try Self.writeDurably(data, to: url) } else { try data.write(to: url, options: .atomic) }
+        switch durability {
+        case .fsync: try Self.store(data, at: url, flushing: true)
+        case .atomic: try data.write(to: url, options: .atomic)
+        case .noFlush: try Self.store(data, at: url, flushing: false)
+        }
     }
 
     public func load() throws -> (films: [Film], timestamp: Date) {
@@ -122,53 +139,72 @@ public struct JSONFileStore: Sendable {
         return (cache.feed, cache.timestamp)
     }
 
-    static func writeDurably(_ data: Data, to url: URL) throws {
+    /// The file's bytes.
+    public func fileBytes() -> Int { fileSize(url.path) }
+
+    static func store(_ data: Data, at url: URL, flushing: Bool) throws {
         let temporary = url.path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw BenchError("open \(temporary): errno \(errno)") }
         let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == data.count, fsync(fd) == 0 else { close(fd); throw BenchError("write/fsync failed") }
+        guard written == data.count, !flushing || fsync(fd) == 0 else { close(fd); throw BenchError("write/fsync failed") }
         close(fd)
         guard rename(temporary, url.path) == 0 else { throw BenchError("rename failed") }
+        guard flushing else { return }
         let dir = open(url.deletingLastPathComponent().path, O_RDONLY)
         defer { close(dir) }
         guard dir >= 0, fsync(dir) == 0 else { throw BenchError("fsync of the directory failed") }
     }
 }
 
-/// SQLite through GRDB, one row per cache key (key, JSON payload, timestamp).
-/// journal_mode = WAL, synchronous = FULL: every commit fsyncs the WAL before it returns.
+/// SQLite's `synchronous` setting, as `PRAGMA synchronous` reports it.
+public enum SQLiteSynchronous: Int, Sendable, CustomStringConvertible {
+    /// No sync at all: a power cut may corrupt the database.
+    case off = 0
+    /// In WAL mode, syncs at checkpoints only: a power cut may lose the last commits.
+    case normal = 1
+    /// In WAL mode, every commit syncs the WAL before it returns.
+    case full = 2
+
+    public var description: String {
+        switch self {
+        case .off: "OFF"
+        case .normal: "NORMAL"
+        case .full: "FULL"
+        }
+    }
+}
+
+/// SQLite through GRDB, one row per cache key (key, JSON payload, timestamp), one connection
+/// (`DatabaseQueue`), journal_mode = WAL, with the `synchronous` given (FULL by default: every
+/// commit fsyncs the WAL before it returns). The pragmas are read back after the open, and a
+/// store that does not have them refuses to be measured.
 public final class SQLiteStore: Sendable {
     let queue: DatabaseQueue
+    public let synchronous: SQLiteSynchronous
 
-    public init(path: String) throws {
+    public init(path: String, synchronous: SQLiteSynchronous = .full) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        self.synchronous = synchronous
         var configuration = Configuration()
+        // Writers in other processes (the N-process rows) wait for the WAL's lock, as SQLite's
+        // busy handler does, instead of failing at once.
+        configuration.busyMode = .timeout(60)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
         }
         queue = try DatabaseQueue(path: path + "/cache.sqlite", configuration: configuration)
-        try queue.write { db in
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY NOT NULL, payload BLOB NOT NULL, timestamp REAL NOT NULL)")
-        }
+        try queue.write { db in try SQLiteTable.create(db) }
+        try queue.inDatabase { db in try SQLiteTable.assertPragmas(db, synchronous: synchronous) }
     }
 
     public func save(_ key: String, payload: Data, timestamp: Date) throws {
-        try queue.write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO cache (key, payload, timestamp) VALUES (?, ?, ?)",
-                arguments: [key, payload, timestamp.timeIntervalSince1970])
-        }
+        try queue.write { db in try SQLiteTable.save(db, key: key, payload: payload, timestamp: timestamp) }
     }
 
     public func load(_ key: String) throws -> (payload: Data, timestamp: Date)? {
-        try queue.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT payload, timestamp FROM cache WHERE key = ?", arguments: [key]) else { return nil }
-            let payload: Data = row["payload"]
-            let seconds: Double = row["timestamp"]
-            return (payload, Date(timeIntervalSince1970: seconds))
-        }
+        try queue.read { db in try SQLiteTable.load(db, key: key) }
     }
 
     public func save(_ films: [Film], key: String, timestamp: Date) throws {
@@ -180,11 +216,85 @@ public final class SQLiteStore: Sendable {
         return try JSONDecoder().decode([Film].self, from: payload)
     }
 
+    /// SQLite's own compaction of the write-ahead log: copies it into the database file and
+    /// truncates it (`wal_checkpoint(TRUNCATE)`).
+    public func checkpoint() throws {
+        try queue.writeWithoutTransaction { db in _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
+    /// The bytes of the database file and its write-ahead log (not `-shm`, the readers' shared
+    /// memory, as `lock.mdb` is not counted for LMDB).
     public func fileBytes() -> Int {
-        ["", "-wal"].reduce(0) { total, suffix in
-            total + ((try? FileManager.default.attributesOfItem(atPath: queue.path + suffix)[.size] as? Int) ?? 0)
+        fileSize(queue.path) + fileSize(queue.path + "-wal")
+    }
+
+    /// The payload bytes the table holds.
+    public func recordBytes() throws -> Int {
+        try queue.read { db in try Int.fetchOne(db, sql: "SELECT coalesce(sum(length(key) + length(payload) + 8), 0) FROM cache") ?? 0 }
+    }
+}
+
+/// SQLite through GRDB's `DatabasePool`, the configuration GRDB recommends for concurrent use:
+/// WAL, one writer connection that serializes writes, readers beside it. The pool sets
+/// `synchronous = NORMAL` on its writer after `prepareDatabase` runs, so the setting wanted is
+/// applied on the writer afterwards and read back: FULL by default, the durability of a synced
+/// CacheLog save.
+public final class SQLitePoolStore: Sendable {
+    let pool: DatabasePool
+
+    public init(path: String, synchronous: SQLiteSynchronous = .full) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        pool = try DatabasePool(path: path + "/cache.sqlite")
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            try SQLiteTable.create(db)
+            try SQLiteTable.assertPragmas(db, synchronous: synchronous)
         }
     }
+
+    /// One durable write, awaited without blocking a thread of the cooperative pool.
+    public func save(_ key: String, payload: Data, timestamp: Date) async throws {
+        try await pool.write { db in try SQLiteTable.save(db, key: key, payload: payload, timestamp: timestamp) }
+    }
+
+    public func load(_ key: String) async throws -> Data? {
+        try await pool.read { db in try SQLiteTable.load(db, key: key)?.payload }
+    }
+}
+
+/// The cache table the SQLite stores share.
+enum SQLiteTable {
+    static func create(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY NOT NULL, payload BLOB NOT NULL, timestamp REAL NOT NULL)")
+    }
+
+    static func save(_ db: Database, key: String, payload: Data, timestamp: Date) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO cache (key, payload, timestamp) VALUES (?, ?, ?)",
+            arguments: [key, payload, timestamp.timeIntervalSince1970])
+    }
+
+    static func load(_ db: Database, key: String) throws -> (payload: Data, timestamp: Date)? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT payload, timestamp FROM cache WHERE key = ?", arguments: [key]) else { return nil }
+        let payload: Data = row["payload"]
+        let seconds: Double = row["timestamp"]
+        return (payload, Date(timeIntervalSince1970: seconds))
+    }
+
+    /// A baseline measured at another durability than it claims would make its row a lie.
+    static func assertPragmas(_ db: Database, synchronous: SQLiteSynchronous) throws {
+        let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+        let sync = try Int.fetchOne(db, sql: "PRAGMA synchronous")
+        guard mode?.lowercased() == "wal", sync == synchronous.rawValue else {
+            throw BenchError("SQLite opened with journal_mode=\(mode ?? "?"), synchronous=\(sync.map(String.init) ?? "?"); wanted WAL, \(synchronous)")
+        }
+    }
+}
+
+/// The bytes of the file at `path` (its length; 0 when there is none).
+public func fileSize(_ path: String) -> Int {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int(info.st_size) : 0
 }
 
 /// Compressed size of `payload` at zlib `level` (compress2, as the engine calls it).

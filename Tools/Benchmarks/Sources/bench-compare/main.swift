@@ -15,6 +15,11 @@ if arguments.first == "save-load-probe" {
     exit(0)
 }
 
+if arguments.first == "writer-probe" {
+    try await WriterProbe.run(Array(arguments.dropFirst()))
+    exit(0)
+}
+
 if arguments.first == "rebuild-probe" {
     try await RebuildProbe.run(path: arguments[1], reps: Int(arguments[2]) ?? 3)
     exit(0)

@@ -1,0 +1,140 @@
+import Foundation
+import Seeding
+import TestSupport
+import Testing
+@testable import CacheLog
+
+/// Issue 31: a save of a key makes its delta from the payload this log last saved for the key,
+/// and a load takes the bytes from there, instead of inflating them again; what it remembers is
+/// the record's payload, at the record's seq, and damage is reported as without it.
+@Suite("Remembered payloads", .hangGuard)
+struct RecentPayloadsTests {
+    @Test func aSave_remembersItsPayloadAtTheSeqAndChecksumOfItsRecord() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        var generator = SeededGenerator(seed: 31)
+        var feed = FilmFeed(count: 100, using: &generator)
+        let whole = try await DeltaTests.save(log, feed.payload, at: 1)
+        feed.change(2, using: &generator)
+        let delta = try await DeltaTests.save(log, feed.payload, at: 2)
+
+        let remembered = try #require(log.recentPayloads.version(of: Array("films".utf8)))
+        #expect(remembered.seq == delta)
+        #expect(remembered.payload == feed.payload)
+        #expect(remembered.depth == 1)
+        #expect(try DeltaTests.rawPut(delta, in: log).base == whole)
+        let record = try RawLMDB.record(delta, in: log)
+        #expect(remembered.checksum == record.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+    }
+
+    /// The remembered version is what the next delta is made from: a version remembered with the
+    /// live record's seq and checksum but other bytes (what no save can leave) shows in what the
+    /// delta rebuilds, which is how this spec knows the base was not read back.
+    @Test func theNextSave_makesItsDeltaFromTheRememberedVersion_withoutReadingItBack() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        var generator = SeededGenerator(seed: 32)
+        var feed = FilmFeed(count: 100, using: &generator)
+        try await DeltaTests.save(log, feed.payload, at: 1)
+        let key = Array("films".utf8)
+        var remembered = try #require(log.recentPayloads.version(of: key))
+        // Two runs swapped: a delta made from these bytes copies each run from where the other
+        // one is in the stored version.
+        var altered = Array(remembered.payload)
+        let first = Array(altered[1_000..<1_200]), second = Array(altered[20_000..<20_200])
+        altered.replaceSubrange(1_000..<1_200, with: second)
+        altered.replaceSubrange(20_000..<20_200, with: first)
+        remembered.payload = Data(altered)
+        log.recentPayloads.remember(remembered, of: key)
+
+        feed.change(2, using: &generator)
+        try await DeltaTests.save(log, feed.payload, at: 2)
+        log.recentPayloads.forget(key) // what the record holds, not what the save remembered
+        #expect(try log.retrieve("films")?.payload != feed.payload, "rebuilt from the remembered bytes")
+    }
+
+    /// Another writer's save (here, one that reaches the writer without this log's bookkeeping,
+    /// as a save from another process would) replaces the live version: the remembered one is
+    /// no longer at the live seq, so the base is read back, and the delta rebuilds exactly.
+    @Test func aVersionNoLongerLive_isNotUsed_theLiveOneIsReadBack() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        var generator = SeededGenerator(seed: 33)
+        var feed = FilmFeed(count: 100, using: &generator)
+        try await DeltaTests.save(log, feed.payload, at: 1)
+        let key = Array("films".utf8)
+        let stale = try #require(log.recentPayloads.version(of: key))
+
+        feed.change(3, using: &generator)
+        let elsewhere = try log.prepare([.delete(key: "films", reason: .replaced),
+                                         .put(key: "films", payload: feed.payload, timestamp: Date(timeIntervalSince1970: 2))]).events
+        let live = try await log.writer.append(elsewhere).range.upperBound
+        #expect(log.recentPayloads.version(of: key)?.seq == stale.seq, "nothing told this log")
+
+        feed.change(2, using: &generator)
+        let put = try await DeltaTests.save(log, feed.payload, at: 3)
+        #expect(try DeltaTests.rawPut(put, in: log).base == live)
+        #expect(try log.retrieve("films")?.payload == feed.payload)
+        #expect(try log.verify().isClean)
+    }
+
+    @Test func rememberingPastTheLimit_forgetsTheOldestFirst_andKeepsNoVersionOverAQuarterOfIt() {
+        let memory = RecentPayloads()
+        let size = RecentPayloads.limit / 4
+        func version(_ seq: UInt64, bytes: Int) -> LogTables.BaseVersion {
+            LogTables.BaseVersion(seq: seq, checksum: 0, depth: 0, payload: Data(count: bytes), compression: 0.3)
+        }
+        for index in 0..<5 { memory.remember(version(UInt64(index + 1), bytes: size), of: [UInt8(index)]) }
+        #expect(memory.version(of: [0]) == nil, "the oldest went")
+        #expect((1..<5).allSatisfy { memory.version(of: [UInt8($0)]) != nil })
+        memory.remember(version(9, bytes: size + 1), of: [9])
+        #expect(memory.version(of: [9]) == nil)
+        memory.forget([4])
+        #expect(memory.version(of: [4]) == nil)
+    }
+
+    /// A load takes the remembered bytes (here altered, as no save leaves them, to see it) when
+    /// the live record is the one they were remembered from.
+    @Test func aLoad_takesTheRememberedBytes_whenTheLiveRecordIsTheirs() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        var generator = SeededGenerator(seed: 34)
+        var feed = FilmFeed(count: 100, using: &generator)
+        try await DeltaTests.save(log, feed.payload, at: 1)
+        feed.change(2, using: &generator)
+        try await DeltaTests.save(log, feed.payload, at: 2)
+        let key = Array("films".utf8)
+        var remembered = try #require(log.recentPayloads.version(of: key))
+        var altered = remembered.payload
+        altered[altered.startIndex + 100] ^= 0x20
+        remembered.payload = altered
+        log.recentPayloads.remember(remembered, of: key)
+
+        #expect(try log.retrieve("films")?.payload == altered)
+        log.recentPayloads.forget(key)
+        #expect(try log.retrieve("films")?.payload == feed.payload)
+    }
+
+    /// Damage after the save, in the live delta or in the whole put its chain starts from, is
+    /// reported by a load as without the remembered bytes.
+    @Test(arguments: [false, true])
+    func damageToTheLiveRecordOrItsChain_isReportedByALoad_thoughItsBytesAreRemembered(inTheBase: Bool) async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        var generator = SeededGenerator(seed: 35)
+        var feed = FilmFeed(count: 100, using: &generator)
+        let base = try await DeltaTests.save(log, feed.payload, at: 1)
+        feed.change(2, using: &generator)
+        let delta = try await DeltaTests.save(log, feed.payload, at: 2)
+        #expect(log.recentPayloads.version(of: Array("films".utf8))?.seq == delta)
+        let damaged = inTheBase ? base : delta
+        try RawLMDB.flipByte(of: damaged, in: log, offsetFromEnd: 60)
+
+        #expect {
+            try log.retrieve("films")
+        } throws: { error in
+            guard case CacheLogError.corruptRecord(let seq, _) = error else { return false }
+            return seq == damaged
+        }
+    }
+}
