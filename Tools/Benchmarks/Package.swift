@@ -8,7 +8,7 @@ import PackageDescription
 //                          and SQLite (GRDB), measured side by side in one run
 //   CacheLogBenchmarks     the same operations under ordo-one's package-benchmark (wall clock, mallocs,
 //                          instructions): `swift package benchmark` in this directory
-//   CPath                  the limit: the same work written in C against liblmdb and zlib
+//   CPath                  the limit: the same work written in C against liblmdb, libdeflate and zlib
 let package = Package(
     name: "CacheLogBenchmarks",
     platforms: [.macOS(.v14)],
@@ -19,10 +19,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
-        // The limit: compress2/uncompress + mdb_put/mdb_get/cursor scan, no Swift in the loop.
+        // The limit: libdeflate + mdb_put/mdb_get/cursor scan, no Swift in the loop.
         .target(
             name: "CPath",
-            linkerSettings: [.linkedLibrary("lmdb"), .linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("lmdb"), .linkedLibrary("z"), .linkedLibrary("deflate")]
         ),
         // The workloads shared by both runners: feeds, the stores compared, timing.
         .target(

@@ -76,10 +76,10 @@ enum Delta {
         }
         // A target unlike its base shows at once: windows spread over it, each tried at b offsets
         // in a row (one of which lines up with the base's blocks wherever the run is shared).
-        // When under half of them find a block of the base, more than half of the target is
-        // likely to be inserted: with a budget, that is the end of it, at the cost of a few
-        // hundred lookups instead of a scan. (Feeds of the same shape share their field names: a
-        // feed whose items all changed still finds about a third.)
+        // The share of them that find no block of the base estimates the share of the target
+        // to insert: past the budget, that is the end of it, at the cost of a few hundred
+        // lookups instead of a scan. (Feeds of the same shape share their field names: a feed
+        // whose items all changed still finds a third to a half.)
         if maxInserted < n && n >= 2 * b {
             let samples = min(32, n / b)
             var found = 0
@@ -87,7 +87,7 @@ enum Delta {
                 let start = sample * (n - 2 * b + 1) / samples
                 if (start..<(start + b)).contains(where: { matches(Int(table[slot(targetPointer + $0)]) - 1, $0) }) { found += 1 }
             }
-            guard found * 2 >= samples else { return nil }
+            guard (samples - found) * n <= maxInserted * samples else { return nil }
         }
 
         var pending = 0 // target bytes from here on are not covered yet

@@ -61,7 +61,7 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case historyCompacted(firstAvailable: UInt64)
     /// Retention removed this key's history before `firstAvailable` (``RetentionPolicy``).
     case historyTrimmed(key: String, firstAvailable: UInt64)
-    /// zlib refused to compress (out of memory).
+    /// The payload could not be compressed (out of memory), with zlib's number for why.
     case compressionFailed(code: CompressionErrorCode)
     /// The disk (or the process's file-size limit) had no room for the write: nothing was
     /// written, and the database is as it was before the append.
@@ -120,7 +120,7 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .historyTrimmed(let key, let first):
             return "the history of \"\(key)\" before seq \(first) was trimmed by the retention policy"
         case .compressionFailed(let code):
-            return "zlib failed to compress (code \(code))"
+            return "could not compress the payload (zlib code \(code))"
         case .storageFull(let operation, let code):
             return "no room to write the database (\(code) during \(operation)); nothing was written: free some space and try again"
         case .lmdb(let operation, let code):

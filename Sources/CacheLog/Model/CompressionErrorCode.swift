@@ -1,4 +1,5 @@
-/// An error code from zlib, as ``CacheLogError/compressionFailed(code:)`` reports it.
+/// Why a compression failed, numbered as zlib numbers it, as ``CacheLogError/compressionFailed(code:)``
+/// reports it.
 public struct CompressionErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The number zlib returned (`Z_MEM_ERROR` is -4, `Z_BUF_ERROR` -5).
     public let rawValue: Int32

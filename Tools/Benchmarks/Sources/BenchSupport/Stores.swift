@@ -297,12 +297,12 @@ public func fileSize(_ path: String) -> Int {
     return stat(path, &info) == 0 ? Int(info.st_size) : 0
 }
 
-/// Compressed size of `payload` at zlib `level` (compress2, as the engine calls it).
+/// Compressed size of `payload` at `level` (libdeflate, a zlib stream, as the engine makes it).
 public func zlibCompressedSize(_ payload: Data, level: Int32) -> Int {
     payload.withUnsafeBytes { cpath_compressed_size($0.baseAddress, $0.count, level) }
 }
 
-/// zlib at `level` on `payload` (compress2, then uncompress, as the engine calls them), `rounds`
+/// libdeflate at `level` on `payload` (a zlib stream, then inflated, as the engine does), `rounds`
 /// times each: the compressed size and the seconds of one compress and one inflate.
 public func zlibRoundTrip(_ payload: Data, level: Int32, rounds: Int) throws -> (size: Int, compress: Double, inflate: Double) {
     var compress = 0.0, inflate = 0.0

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <zlib.h>
+#include <libdeflate.h>
 
 struct cpath {
     MDB_env *env;
@@ -17,12 +18,12 @@ struct cpath {
     size_t record_cap;
     unsigned char *body; // scratch: one compressed body
     size_t body_cap;
-    z_stream deflater; // kept and reset per body, as CacheLog keeps its deflate streams
-    int deflater_ready;
+    struct libdeflate_compressor *compressor; // kept, as CacheLog keeps its compressors
+    struct libdeflate_decompressor *decompressor;
 };
 
 enum { HEADER = 38, CRC = 4, STATE_ROW = 28 };
-/// The engine's default zlib level.
+/// The engine's default level (libdeflate, zlib streams).
 enum { CPATH_LEVEL = 1 };
 
 static void put_u16(unsigned char *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
@@ -86,7 +87,8 @@ fail:
 void cpath_close(cpath *db) {
     if (!db) return;
     mdb_env_close(db->env);
-    if (db->deflater_ready) deflateEnd(&db->deflater);
+    libdeflate_free_compressor(db->compressor);
+    libdeflate_free_decompressor(db->decompressor);
     free(db->record);
     free(db->body);
     free(db);
@@ -135,20 +137,11 @@ static int append_record(cpath *db, MDB_txn *txn, uint64_t seq, unsigned char ki
 
 static int put_in(cpath *db, MDB_txn *txn, uint64_t seq, const char *key, size_t key_len, const void *payload,
                   size_t payload_len, double timestamp, double recorded_at) {
-    if (!db->deflater_ready) {
-        if (deflateInit(&db->deflater, CPATH_LEVEL) != Z_OK) return -1;
-        db->deflater_ready = 1;
-    } else if (deflateReset(&db->deflater) != Z_OK) {
-        return -1;
-    }
-    uLong body_len = deflateBound(&db->deflater, payload_len);
+    if (!db->compressor && !(db->compressor = libdeflate_alloc_compressor(CPATH_LEVEL))) return -1;
+    size_t body_len = libdeflate_zlib_compress_bound(db->compressor, payload_len);
     if (reserve(&db->body, &db->body_cap, body_len)) return -1;
-    db->deflater.next_in = (Bytef *)payload;
-    db->deflater.avail_in = (uInt)payload_len;
-    db->deflater.next_out = db->body;
-    db->deflater.avail_out = (uInt)body_len;
-    if (deflate(&db->deflater, Z_FINISH) != Z_STREAM_END) return -1;
-    body_len = db->deflater.total_out;
+    body_len = libdeflate_zlib_compress(db->compressor, payload, payload_len, db->body, body_len);
+    if (!body_len) return -1;
     int rc = append_record(db, txn, seq, 1, 1, 0, recorded_at, timestamp, key, key_len, (uint32_t)payload_len,
                            db->body, body_len);
     if (rc) return rc;
@@ -257,9 +250,10 @@ long cpath_retrieve(cpath *db, const char *key, size_t key_len, void *out, size_
     if (crc32(0, r, (uInt)(v.mv_size - CRC)) != get_u32(r + v.mv_size - CRC)) goto done;
     uint64_t bits = get_u64(r + 12);
     memcpy(timestamp, &bits, 8);
-    uLongf length = out_cap;
-    uLong consumed = blen;
-    if (uncompress2(out, &length, r + HEADER + klen, &consumed) != Z_OK || length != plen) goto done;
+    if (!db->decompressor && !(db->decompressor = libdeflate_alloc_decompressor())) goto done;
+    size_t consumed = 0, length = 0;
+    if (libdeflate_zlib_decompress_ex(db->decompressor, r + HEADER + klen, blen, out, plen, &consumed, &length) != LIBDEFLATE_SUCCESS
+        || length != plen || consumed != blen) goto done;
     result = (long)length;
 done:
     mdb_txn_abort(txn);
@@ -334,35 +328,43 @@ uint64_t cpath_last_seq(cpath *db) {
 }
 
 long cpath_compressed_size(const void *payload, size_t len, int level) {
-    uLongf out_len = compressBound(len);
-    unsigned char *out = malloc(out_len);
-    if (!out) return -1;
-    int rc = compress2(out, &out_len, payload, len, level);
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+    if (!c) return -1;
+    size_t bound = libdeflate_zlib_compress_bound(c, len);
+    unsigned char *out = malloc(bound);
+    size_t out_len = out ? libdeflate_zlib_compress(c, payload, len, out, bound) : 0;
     free(out);
-    return rc == Z_OK ? (long)out_len : -1;
+    libdeflate_free_compressor(c);
+    return out_len > 0 ? (long)out_len : -1;
 }
 
 long cpath_zlib_round_trips(const void *payload, size_t len, int level, int rounds, double *compress_seconds, double *inflate_seconds) {
-    uLongf bound = compressBound(len);
-    unsigned char *packed = malloc(bound), *unpacked = malloc(len ? len : 1);
-    if (!packed || !unpacked) { free(packed); free(unpacked); return -1; }
-    uLongf packed_len = bound;
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    size_t bound = c ? libdeflate_zlib_compress_bound(c, len) : 0;
+    unsigned char *packed = malloc(bound ? bound : 1), *unpacked = malloc(len ? len : 1);
+    if (!c || !d || !packed || !unpacked) {
+        free(packed); free(unpacked); libdeflate_free_compressor(c); libdeflate_free_decompressor(d);
+        return -1;
+    }
+    size_t packed_len = 0;
     struct timespec t0, t1, t2;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < rounds; i++) {
-        packed_len = bound;
-        if (compress2(packed, &packed_len, payload, len, level) != Z_OK) { packed_len = 0; break; }
+        if (!(packed_len = libdeflate_zlib_compress(c, payload, len, packed, bound))) break;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     for (int i = 0; i < rounds && packed_len > 0; i++) {
-        uLongf out_len = len;
-        if (uncompress(unpacked, &out_len, packed, packed_len) != Z_OK || out_len != len) { packed_len = 0; break; }
+        size_t out_len = 0;
+        if (libdeflate_zlib_decompress(d, packed, packed_len, unpacked, len, &out_len) != LIBDEFLATE_SUCCESS || out_len != len) { packed_len = 0; break; }
     }
     clock_gettime(CLOCK_MONOTONIC, &t2);
     *compress_seconds = ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9) / rounds;
     *inflate_seconds = ((t2.tv_sec - t1.tv_sec) + (t2.tv_nsec - t1.tv_nsec) * 1e-9) / rounds;
     free(packed);
     free(unpacked);
+    libdeflate_free_compressor(c);
+    libdeflate_free_decompressor(d);
     return packed_len > 0 ? (long)packed_len : -1;
 }
 

@@ -15,6 +15,11 @@ if arguments.first == "save-load-probe" {
     exit(0)
 }
 
+if arguments.first == "dump-feed" {
+    FileHandle.standardOutput.write(Feeds.payload(Feeds.films(count: 100, seed: 1)))
+    exit(0)
+}
+
 if arguments.first == "writer-probe" {
     try await WriterProbe.run(Array(arguments.dropFirst()))
     exit(0)

@@ -29,7 +29,7 @@ int cpath_put_many(cpath *db, const char *const *keys, const size_t *key_lens, c
                    const size_t *payload_lens, size_t count, double timestamp, double recorded_at);
 
 /// Retrieve: read transaction, state row -> seq, mdb_get of the record, framing + CRC-32 check,
-/// uncompress into `out` (capacity `out_cap`). Returns the payload length, or -1.
+/// inflate into `out` (capacity `out_cap`). Returns the payload length, or -1.
 long cpath_retrieve(cpath *db, const char *key, size_t key_len, void *out, size_t out_cap, double *timestamp);
 
 /// Scans the whole events table with a cursor, checks every record's framing and (with `verify`)
@@ -37,9 +37,9 @@ long cpath_retrieve(cpath *db, const char *key, size_t key_len, void *out, size_
 /// events folded, and the live keys in `live_keys`.
 long cpath_fold(cpath *db, int verify, long *live_keys);
 
-/// compress2 of `len` bytes at `level` into a scratch buffer; returns the compressed size, or -1.
+/// libdeflate's zlib stream of `len` bytes at `level` into a scratch buffer; returns the compressed size, or -1.
 long cpath_compressed_size(const void *payload, size_t len, int level);
-/* compress2 at `level`, then uncompress, each `rounds` times: the seconds of one of each, and
+/* libdeflate at `level` (a zlib stream), then inflated, each `rounds` times: the seconds of one of each, and
    the compressed size (-1 on failure). */
 long cpath_zlib_round_trips(const void *payload, size_t len, int level, int rounds, double *compress_seconds, double *inflate_seconds);
 
