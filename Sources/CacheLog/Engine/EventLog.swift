@@ -226,10 +226,22 @@ public final class EventLog: Sendable {
     /// the batch, sharing its commit (and its sync) with whatever else arrived meanwhile.
     @discardableResult
     public func append(_ events: [Event]) async throws -> ClosedRange<UInt64> {
-        let batch = try prepare(events)
-        let range = try await writer.append(batch.events).range
+        let batch = try announced { try prepare(events) }
+        let range = try await writer.append(batch.events, expected: true).range
         remember(batch.versions, appendedIn: range)
         return range
+    }
+
+    /// `prepare`, announced to the writer while it runs (``Writer/expectAppend()``): the caller
+    /// hands what it returns to the writer with `expected: true`.
+    private func announced(_ prepare: () throws -> PreparedBatch) throws -> PreparedBatch {
+        writer.expectAppend()
+        do {
+            return try prepare()
+        } catch {
+            writer.cancelExpectedAppend()
+            throw error
+        }
     }
 
     /// A batch ready for the writer, and the payloads of its puts to remember once it commits.
@@ -399,12 +411,12 @@ public final class EventLog: Sendable {
         let recorded = events.map { event in
             judged.contains { $0.elementsEqual(event.key.utf8) } ? event.recording(since: position) : event
         }
-        let batch = try prepare(recorded)
         let conditions = judged.enumerated().map { index, bytes in
             AppendCondition(key: bytes, since: position, wholeBatch: index == 0)
         }
+        let batch = try announced { try prepare(recorded) }
         do {
-            let appended = try await writer.append(batch.events, conditions: conditions)
+            let appended = try await writer.append(batch.events, conditions: conditions, expected: true)
             remember(batch.versions, appendedIn: appended.range)
             return .appended(appended.range, leftOut: appended.leftOut.map { String(decoding: $0, as: UTF8.self) })
         } catch let superseded as SupersededBatch {
