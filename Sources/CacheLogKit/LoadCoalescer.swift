@@ -10,9 +10,21 @@ import Locking
 /// a caller that comes after that starts a load of its own.
 final class LoadCoalescer: Sendable {
     /// What makes two loads the same one.
+    ///
+    /// The settings are kept as values, not as a string printed from them: interpolating an enum
+    /// or a struct that does not describe itself goes through reflection and several runtime
+    /// conformance lookups (each a scan of every conformance record of the binary), which cost a
+    /// load served from the cache a tenth of its instructions in `cachelog load`.
     struct Identity: Hashable, Sendable {
         let key: String
-        let settings: String
+        /// What is asked for: the URL, or a search's page, template and query.
+        let request: [String]
+        let contract: ContractName
+        let strategy: CacheStrategy
+        /// `nil`: each cache judged by the max age it was saved under.
+        let maxAge: MaxAge?
+        let retries: Int
+        let backoff: RetryBackoff
         let type: ObjectIdentifier
     }
 
