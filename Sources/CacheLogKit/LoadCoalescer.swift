@@ -107,7 +107,7 @@ private final class Flight<T: Sendable>: Sendable, Waitable {
     }
 
     func start(_ operation: @escaping @Sendable () async throws -> T) {
-        let task = Task {
+        let body: @Sendable () async -> Void = { [state] in
             let outcome: Result<T, any Error>
             do {
                 outcome = .success(try await operation())
@@ -121,6 +121,21 @@ private final class Flight<T: Sendable>: Sendable, Waitable {
             }
             for continuation in waiters.values { continuation.resume(with: outcome) }
         }
+        // Started on the caller's thread, it runs there until it first suspends: a load the cache
+        // answers (no request, no save) ends before `start` returns, without a hop to the global
+        // executor and back (whose first use also starts Dispatch's worker and manager threads:
+        // three of a short-lived process's five, by `strace` of `cachelog load`). A load that
+        // suspends (a request) resumes on the global executor, where every shared load ran before.
+        let task: Task<Void, Never>
+        #if compiler(>=6.2)
+        if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
+            task = Task.immediate(operation: body)
+        } else {
+            task = Task(operation: body)
+        }
+        #else
+        task = Task(operation: body)
+        #endif
         let abandoned = state.withLock { state in
             state.task = task
             return state.abandoned
