@@ -63,8 +63,8 @@ public struct FeedResource<Item: Sendable>: Sendable {
         // shared load (which doubled a warm load's time).
         if strategy != .remoteFirst, let hit = await heldCacheHit() { return hit }
         let identity = LoadCoalescer.Identity(
-            key: key, settings: "load \(url.absoluteString) \(contract.name) \(strategy) \(maxAge.map { "\($0)" } ?? "recorded") \(retries) \(backoff)",
-            type: ObjectIdentifier(Item.self))
+            key: key, request: ["load", url.absoluteString], contract: contract.name, strategy: strategy, maxAge: maxAge,
+            retries: retries, backoff: backoff, type: ObjectIdentifier(Item.self))
         return try await client.inFlight.load(identity) { try await loadAlone() }
     }
 

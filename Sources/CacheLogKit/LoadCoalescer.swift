@@ -10,9 +10,21 @@ import Locking
 /// a caller that comes after that starts a load of its own.
 final class LoadCoalescer: Sendable {
     /// What makes two loads the same one.
+    ///
+    /// The settings are kept as values, not as a string printed from them: interpolating an enum
+    /// or a struct that does not describe itself goes through reflection and several runtime
+    /// conformance lookups (each a scan of every conformance record of the binary), which cost a
+    /// load served from the cache a tenth of its instructions in `cachelog load`.
     struct Identity: Hashable, Sendable {
         let key: String
-        let settings: String
+        /// What is asked for: the URL, or a search's page, template and query.
+        let request: [String]
+        let contract: ContractName
+        let strategy: CacheStrategy
+        /// `nil`: each cache judged by the max age it was saved under.
+        let maxAge: MaxAge?
+        let retries: Int
+        let backoff: RetryBackoff
         let type: ObjectIdentifier
     }
 
@@ -95,7 +107,7 @@ private final class Flight<T: Sendable>: Sendable, Waitable {
     }
 
     func start(_ operation: @escaping @Sendable () async throws -> T) {
-        let task = Task {
+        let body: @Sendable () async -> Void = { [state] in
             let outcome: Result<T, any Error>
             do {
                 outcome = .success(try await operation())
@@ -109,6 +121,21 @@ private final class Flight<T: Sendable>: Sendable, Waitable {
             }
             for continuation in waiters.values { continuation.resume(with: outcome) }
         }
+        // Started on the caller's thread, it runs there until it first suspends: a load the cache
+        // answers (no request, no save) ends before `start` returns, without a hop to the global
+        // executor and back (whose first use also starts Dispatch's worker and manager threads:
+        // three of a short-lived process's five, by `strace` of `cachelog load`). A load that
+        // suspends (a request) resumes on the global executor, where every shared load ran before.
+        let task: Task<Void, Never>
+        #if compiler(>=6.2)
+        if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
+            task = Task.immediate(operation: body)
+        } else {
+            task = Task(operation: body)
+        }
+        #else
+        task = Task(operation: body)
+        #endif
         let abandoned = state.withLock { state in
             state.task = task
             return state.abandoned

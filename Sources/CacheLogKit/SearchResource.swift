@@ -62,9 +62,8 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
     /// What makes two loads of this search the same one: the page asked for and the settings.
     private func identity(_ page: String) -> LoadCoalescer.Identity {
         LoadCoalescer.Identity(
-            key: key,
-            settings: "\(page) \(template) \(query) \(contract.name) \(strategy) \(maxAge.map { "\($0)" } ?? "recorded") \(retries) \(backoff)",
-            type: ObjectIdentifier(Item.self))
+            key: key, request: [page, template, query], contract: contract.name, strategy: strategy, maxAge: maxAge,
+            retries: retries, backoff: backoff, type: ObjectIdentifier(Item.self))
     }
 
     private func loadFirstPage() async throws -> CacheLoad<Item> {

@@ -30,6 +30,9 @@ if ldd "$cachelog" | grep -q 'libswiftCore'; then echo "install-test: note: dyna
 # any of them would bring both back.
 if [ "$(uname -s)" = Linux ] && ! ldd "$cachelog" | grep -q 'libswiftCore'; then
     ! grep -qa 'icudt' "$cachelog" || fail "the binary carries ICU's data: a module linked into cachelog imports Foundation"
+    # The C++ runtime is linked in with the Swift runtime (Tools/release-link): as a shared
+    # library, the loader resolved its thousands of symbol relocations at every start.
+    ! ldd "$cachelog" | grep -q 'libstdc++' || fail "the binary loads libstdc++ (Tools/release-link found no libstdc++.a?)"
 fi
 
 # The demo loads from a loopback server through the installed binary, and keeps its database.

@@ -172,10 +172,11 @@ def linked_libraries(lines):
 BINARY_MEGABYTES = (8, 32)
 # Libraries of the installed binary that depend on the machine's glibc and architecture.
 GLIBC_VARIES = re.compile(r"^(linux-vdso|linux-gate|ld-linux|/.*/ld-|libpthread\.|libdl\.|librt\.|libutil\.|libanl\.)")
-# What the install section promises: the system's liblmdb and zlib, and a static Swift runtime
-# with neither Foundation's ICU nor libcurl.
+# What the install section promises: the system's liblmdb and zlib, and static Swift and C++
+# runtimes (libstdc++, which the loader relocated at every start) with neither Foundation's ICU
+# nor libcurl.
 LINKED = ("liblmdb", "libz")
-NOT_LINKED = re.compile(r"icu|foundation|curl|swift|dispatch|blocksruntime|xml", re.I)
+NOT_LINKED = re.compile(r"icu|foundation|curl|swift|dispatch|blocksruntime|xml|stdc\+\+", re.I)
 # Commands whose output depends on the machine: (a pattern of the command, a function from the
 # lines shown or printed to (the lines compared, problems)), applied to both sides.
 MACHINE = [

@@ -98,12 +98,15 @@ final class Writer: @unchecked Sendable {
     /// commit), and only that pass.
     func applyRetention(onlyIfDue: Bool = false) async throws {
         guard !onlyIfDue || retains else { return }
+        // Whether a pass is due is a read, which needs no writer: a process whose saves made none
+        // due (most) learns so without queueing here, which would start the queue's thread for
+        // nothing. A pass that a commit still queued makes due, the writer starts after that commit.
+        if onlyIfDue, try !isRetentionDue(at: clock()) { return }
         try await exclusive { [self] in
             let now = clock()
             var resumed = false
             if onlyIfDue {
-                let due = try environment.read(.newest) { txn in try tables.retentionDue(txn, now: now, policy: try tables.retentionPolicy(txn).policy) }
-                guard due else { return }
+                guard try isRetentionDue(at: now) else { return }
             } else {
                 resumed = try environment.read(.newest) { txn in try tables.loadPass(txn) } != nil
             }
@@ -112,6 +115,10 @@ final class Writer: @unchecked Sendable {
                 while try environment.write({ txn in try tables.retentionStep(txn, now: now) }) {}
             }
         }
+    }
+
+    private func isRetentionDue(at now: Date) throws -> Bool {
+        try environment.read(.newest) { txn in try tables.retentionDue(txn, now: now, policy: try tables.retentionPolicy(txn).policy) }
     }
 
     private func enqueue(_ job: Job, arriving: Bool = false) {

@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
+struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand, NetworkCommand {
     static let configuration = CommandConfiguration(
         commandName: "image",
         abstract: "Image data: from the cache when it holds it, else from the remote, then cached.",
@@ -51,12 +51,27 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("How long the cached copy serves: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: the max age it was saved under; 7d for a new save)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
-    @OptionGroup var network: NetworkOptions
+    // The network options (NetworkOptions: declared here, not as an option group).
+    @Option(help: NetworkOptions.Help.timeout)
+    var timeout = NetworkOptions.defaultTimeout
+
+    @Option(help: NetworkOptions.Help.cacert, transform: CACertificatesArgument.init)
+    var cacert: CACertificatesArgument?
+
+    @Option(help: NetworkOptions.Help.proxy)
+    var proxy: String?
+
+    @Option(name: .customLong("noproxy"), help: NetworkOptions.Help.noProxy)
+    var noProxy: String?
+
+    @Option(name: .customLong("max-body"), help: NetworkOptions.Help.maxBody)
+    var maxBody = CurlHTTPClient.defaultMaxBodySize
 
     @Option(name: .customLong("format"), help: DocumentFormat.help)
     var formatOption: DocumentFormat?
 
     func validate() throws {
+        try network.validate()
         try checkDocumentFormat()
         try URL.checkFetchable(url, shown: url, example: "https://example.com/image.jpg")
         if toStdout, format == .text, Terminal.stdoutIsTerminal {

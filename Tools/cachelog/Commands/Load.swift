@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
+struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand, NetworkCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
         abstract: "Load a feed: remote first (or a fresh cache first), the other when it fails.",
@@ -117,7 +117,21 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Retries when the remote sends invalid data, 0 to 10, waiting 0.5 s, 1 s, 2 s … within --timeout (connection errors are not retried). (default: the contract's)", valueName: "n"))
     var retries: Int?
 
-    @OptionGroup var network: NetworkOptions
+    // The network options (NetworkOptions: declared here, not as an option group).
+    @Option(help: NetworkOptions.Help.timeout)
+    var timeout = NetworkOptions.defaultTimeout
+
+    @Option(help: NetworkOptions.Help.cacert, transform: CACertificatesArgument.init)
+    var cacert: CACertificatesArgument?
+
+    @Option(help: NetworkOptions.Help.proxy)
+    var proxy: String?
+
+    @Option(name: .customLong("noproxy"), help: NetworkOptions.Help.noProxy)
+    var noProxy: String?
+
+    @Option(name: .customLong("max-body"), help: NetworkOptions.Help.maxBody)
+    var maxBody = CurlHTTPClient.defaultMaxBodySize
 
     @Option(name: .customLong("format"), help: DocumentFormat.help)
     var formatOption: DocumentFormat?
@@ -131,6 +145,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
     }
 
     func validate() throws {
+        try network.validate()
         try checkDocumentFormat()
         let sample = SearchTemplate.expand(url, query: query ?? "", page: 1)
         try URL.checkFetchable(sample, shown: url, example: "https://example.com/feed.json")
