@@ -121,7 +121,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["CacheLog", "CLMDB", "FeedAPI", "FeedCache", "FeedCacheLog", "Seeding", "TestSupport", "cachelog", "cachelog-writer"]
+            dependencies: ["CacheLog", "CLMDB", "CZlib", "FeedAPI", "FeedCache", "FeedCacheLog", "Seeding", "TestSupport", "cachelog", "cachelog-writer"]
         ),
     ]
 )
