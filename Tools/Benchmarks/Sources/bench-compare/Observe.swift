@@ -29,7 +29,8 @@ extension Comparison {
 
         var delays: [Double] = []
         for index in 0..<10 {
-            let stamp = Date(timeIntervalSince1970: 1_800_000_000 + Double(index))
+            // Distinct stamps, in the past: a write refuses a timestamp later than now.
+            let stamp = Date(timeIntervalSince1970: 1_700_000_000 + Double(index))
             let written = now()
             try await feed.write(films, timestamp: stamp)
             try await delivered.wait(for: stamp)
