@@ -137,4 +137,50 @@ struct RecentPayloadsTests {
             return seq == damaged
         }
     }
+
+    // MARK: from the outside review
+
+    /// A batch that saves a key twice, the second time back to the live version: the put live
+    /// after it is the second, stored whole, and it is what is remembered (not the first put's
+    /// payload under the second's seq), so the next save's delta rebuilds what was saved.
+    @Test func aBatchThatSavesAKeyTwice_remembersItsLastPut_andTheNextSaveReadsBack() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        var generator = SeededGenerator(seed: 36)
+        let original = FilmFeed(count: 100, using: &generator)
+        var edited = original
+        edited.change(3, using: &generator)
+        try await DeltaTests.save(log, original.payload, at: 1)
+        try await log.append([.put(key: "films", payload: edited.payload, timestamp: Date(timeIntervalSince1970: 2)),
+                              .put(key: "films", payload: original.payload, timestamp: Date(timeIntervalSince1970: 2))])
+        #expect(try log.retrieve("films")?.payload == original.payload)
+
+        edited.change(2, using: &generator)
+        try await DeltaTests.save(log, edited.payload, at: 3)
+        #expect(try log.retrieve("films")?.payload == edited.payload)
+        log.recentPayloads.forget(Array("films".utf8)) // what the file holds
+        #expect(try log.retrieve("films")?.payload == edited.payload)
+        #expect(try log.verify().isClean)
+    }
+
+    /// The base of the live delta damaged after both were saved: the next save is not made a
+    /// delta on a chain that cannot be rebuilt (the remembered bytes of the live delta do not
+    /// vouch for its base); it is stored whole and reads back.
+    @Test func aDamagedBaseUnderTheLiveDelta_makesTheNextSaveWhole_andItReadsBack() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        var generator = SeededGenerator(seed: 37)
+        var feed = FilmFeed(count: 100, using: &generator)
+        let base = try await DeltaTests.save(log, feed.payload, at: 1)
+        feed.change(2, using: &generator)
+        let delta = try await DeltaTests.save(log, feed.payload, at: 2)
+        #expect(try DeltaTests.rawPut(delta, in: log).base == base)
+        try RawLMDB.flipByte(of: base, in: log, offsetFromEnd: 300)
+
+        feed.change(2, using: &generator)
+        let put = try await DeltaTests.save(log, feed.payload, at: 3)
+        #expect(try DeltaTests.rawPut(put, in: log).flags & 0x13 == 0x01, "stored whole")
+        log.recentPayloads.forget(Array("films".utf8))
+        #expect(try log.retrieve("films")?.payload == feed.payload)
+    }
 }

@@ -251,10 +251,11 @@ public final class EventLog: Sendable {
     }
 
     /// A put's payload as the next save of its key would need it, short of what its record gets
-    /// in the commit. `compression`: its base's, when it may be stored as a delta.
+    /// in the commit (nil: nothing to remember of this put). `compression`: its base's, when it
+    /// may be stored as a delta.
     struct PendingVersion {
         var key: [UInt8]
-        var payload: Data
+        var payload: Data?
         var compression: Double?
     }
 
@@ -272,22 +273,31 @@ public final class EventLog: Sendable {
         var versions: [PendingVersion] = []
         // A put that is a delta or equals its live version needs its whole body only if the
         // writer finds its base gone: the writer compresses it then.
-        for index in prepared.indices {
-            guard let payload = prepared[index].uncompressed else { continue }
+        for index in prepared.indices where prepared[index].kind == .put {
             let key = prepared[index].key
+            guard let payload = prepared[index].uncompressed else {
+                // Compressed already: not a size a delta is tried at, nothing to remember.
+                versions.append(PendingVersion(key: key, payload: nil, compression: nil))
+                continue
+            }
             if prepared[index].delta != nil, let base = bases[index] {
                 versions.append(PendingVersion(key: key, payload: payload, compression: base.compression))
             } else if prepared[index].identical == nil {
                 try prepared[index].compressBody()
                 versions.append(PendingVersion(key: key, payload: payload, compression: nil))
+            } else {
+                // Equal to the version it replaces as prepared; the writer may still store it
+                // whole (another put of the key in this batch comes first): nothing to remember.
+                versions.append(PendingVersion(key: key, payload: nil, compression: nil))
             }
         }
         return PreparedBatch(events: prepared, versions: versions)
     }
 
-    /// Remembers the payloads a committed batch saved (``RecentPayloads``): each key's that is
-    /// live now at a seq of `range`, so this batch's and nobody else's, read in one short read
-    /// transaction. Nothing here can fail the append.
+    /// Remembers the payloads a committed batch saved (``RecentPayloads``): for each key, its
+    /// last put in the batch (the one live after it), when that put is live now at a seq of
+    /// `range` (this batch's, nobody else's), read in one short read transaction; a key whose
+    /// last put has nothing to remember is forgotten. Nothing here can fail the append.
     private func remember(_ versions: [PendingVersion], appendedIn range: ClosedRange<UInt64>) {
         guard !versions.isEmpty else { return }
         var last: [[UInt8]: PendingVersion] = [:]
@@ -297,15 +307,16 @@ public final class EventLog: Sendable {
             for (key, version) in last {
                 // The writer stores a delta whole when its base is gone by then: the record says
                 // which it got, and so its depth.
-                guard let (seq, header, record, checksum) = tables.livePayloadRecord(txn, key: key), range.contains(seq),
-                      header.payloadLength == version.payload.count, let depth = try? EventCodec.depth(header, in: record, seq: seq),
+                guard let payload = version.payload,
+                      let (seq, header, record, checksum) = tables.livePayloadRecord(txn, key: key), range.contains(seq),
+                      header.payloadLength == payload.count, let depth = try? EventCodec.depth(header, in: record, seq: seq),
                       let compression = header.isDelta ? version.compression : header.compression
                 else {
                     recentPayloads.forget(key)
                     continue
                 }
                 recentPayloads.remember(
-                    LogTables.BaseVersion(seq: seq, checksum: checksum, depth: depth, payload: version.payload, compression: compression),
+                    LogTables.BaseVersion(seq: seq, checksum: checksum, depth: depth, payload: payload, compression: compression),
                     of: key)
             }
         }

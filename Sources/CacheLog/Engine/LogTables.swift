@@ -376,13 +376,15 @@ struct LogTables {
     /// (checksum checked), its chain depth, the CRC-32 it ends with, the payload, and how well
     /// the whole put that starts its chain compressed. nil when there is none or it cannot be
     /// read: the put is then stored whole, as it would be anyway. `known`, a version of the key
-    /// remembered from before (``RecentPayloads``), is the answer when the live payload is still
-    /// at its seq, in a record that ends with its checksum: then nothing is inflated.
+    /// remembered from before (``RecentPayloads``), gives the payload when the live payload is
+    /// still at its seq, in a record that ends with its checksum: then nothing is inflated.
+    ///
+    /// The chain under the live record is read and checked either way (each base's checksum): a
+    /// damaged base leaves the put whole, never a delta on a chain that cannot be rebuilt.
     func baseVersion(_ txn: Transaction, key: [UInt8], known: BaseVersion? = nil) -> BaseVersion? {
-        guard let (seq, header, record, checksum) = livePayloadRecord(txn, key: key) else { return nil }
-        if let known, known.seq == seq, known.checksum == checksum, known.payload.count == header.payloadLength { return known }
-        guard let depth = try? EventCodec.depth(header, in: record, seq: seq),
-              let (payload, whole) = try? rebuilt(txn, header, in: record, seq: seq)
+        guard let (seq, header, record, checksum) = livePayloadRecord(txn, key: key),
+              let depth = try? EventCodec.depth(header, in: record, seq: seq),
+              let (payload, whole) = try? rebuilt(txn, header, in: record, seq: seq, known: known)
         else { return nil }
         return BaseVersion(seq: seq, checksum: checksum, depth: depth, payload: payload, compression: whole.compression)
     }
