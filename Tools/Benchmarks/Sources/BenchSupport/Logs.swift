@@ -7,7 +7,9 @@ public enum LargeLogs {
     /// `batch`, then one 100-item film feed under `films`, then syncs. The mix: 50 % puts, 40 %
     /// saves (delete(replaced) + put), 5 % explicit deletes, 5 % expires of the live version.
     public static func generate(path: String, events: Int, keys: Int, films: Data, seed: UInt64 = 42, batch: Int = 1000) async throws {
-        let log = try EventLog(path: path, options: .init(durability: .unsynced, initialMapSize: 1 << 30))
+        // No retention: the log keeps every event it is said to hold (the default policy would
+        // trim this history as it grows).
+        let log = try EventLog(path: path, options: .init(durability: .unsynced, initialMapSize: 1 << 30, automaticRetention: false))
         let payloads = Feeds.smallPayloads(count: 512, seed: seed)
         var random = SeededGenerator(seed: seed)
         var live: [Int: Date] = [:]

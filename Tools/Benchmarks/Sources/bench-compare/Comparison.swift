@@ -106,7 +106,8 @@ final class Comparison {
     /// Bulk append, one event per append and commit, unsynced, one sync at the end.
     func bulkAppend() async throws {
         progress("bulk append")
-        let log = try EventLog(path: work + "/bulk-cachelog", options: .init(durability: .unsynced, initialMapSize: 1 << 30))
+        // No retention: the C path keeps no policy either (the year measure times retention).
+        let log = try EventLog(path: work + "/bulk-cachelog", options: .init(durability: .unsynced, initialMapSize: 1 << 30, automaticRetention: false))
         let c = try CPathStore(path: work + "/bulk-c", synced: false)
         let payloads = Feeds.smallPayloads(count: 1000, seed: 7)
         let keys = (0..<config.keys).map { "image:https://images.example.com/feed/\($0)" }
