@@ -83,7 +83,8 @@ final class Comparison {
     /// Durable save (delete + put, synced) of a 100-item feed: CacheLog vs the C path.
     func durableSave(_ payloads: [Data]) async throws {
         progress("durable save")
-        let log = try EventLog(path: work + "/save-cachelog")
+        // No retention: the C path keeps no policy either.
+        let log = try EventLog(path: work + "/save-cachelog", options: .init(automaticRetention: false))
         let c = try CPathStore(path: work + "/save-c", synced: true)
         var i = 0, j = 0
         let (cl, cp) = try await measurePair(reps: config.reps, ops: config.saves, {
