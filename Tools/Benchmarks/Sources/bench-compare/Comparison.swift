@@ -155,8 +155,8 @@ final class Comparison {
     /// baselines that flush every save, unsynced against those that do not.
     func saveAndLoad(_ feeds: [[Film]]) async throws {
         progress("save + load vs JSON file and SQLite")
-        let synced = try EventLog(path: work + "/use-synced")
-        let unsynced = try EventLog(path: work + "/use-unsynced", options: .init(durability: .unsynced))
+        let synced = try EventLog(path: work + "/use-synced", options: .init(automaticRetention: false))
+        let unsynced = try EventLog(path: work + "/use-unsynced", options: .init(durability: .unsynced, automaticRetention: false))
         let loader = LocalFeedLoader<Film>(store: CacheLogFeedStore(log: synced, key: "films"), currentDate: { Date() })
         let fastLoader = LocalFeedLoader<Film>(store: CacheLogFeedStore(log: unsynced, key: "films"), currentDate: { Date() })
         let jsonFsync = try JSONFileStore(directory: work + "/json-fsync", durability: .fsync)
@@ -218,7 +218,7 @@ final class Comparison {
     /// `-shm`); then the bytes of the live record alone.
     func storedSize(_ payloads: [Data]) async throws {
         progress("stored size")
-        let log = try EventLog(path: work + "/size")
+        let log = try EventLog(path: work + "/size", options: .init(automaticRetention: false))
         let sqlite = try SQLiteStore(path: work + "/size-sqlite")
         let json = try JSONFileStore(directory: work + "/size-json", durability: .fsync)
         let films = try payloads.map { try JSONDecoder().decode([Film].self, from: $0) }
@@ -279,7 +279,7 @@ final class Comparison {
     /// `refreshes` saves of an unchanged feed vs as many full copies.
     func refreshes(_ payload: Data) async throws {
         progress("refreshes of an unchanged feed")
-        let log = try EventLog(path: work + "/refresh", options: .init(durability: .unsynced))
+        let log = try EventLog(path: work + "/refresh", options: .init(durability: .unsynced, automaticRetention: false))
         let store = CacheLogFeedStore(log: log, key: "films")
         let c = try CPathStore(path: work + "/refresh-c", synced: false)
         let cFileBefore = fileSize(work + "/refresh-c/data.mdb")
@@ -315,7 +315,7 @@ final class Comparison {
     /// deltas), and the time of a save (unsynced) beside the C path's.
     func changedRefreshes(_ films: [Film]) async throws {
         progress("refreshes of a feed with 2 films changed")
-        let log = try EventLog(path: work + "/refresh-changed", options: .init(durability: .unsynced))
+        let log = try EventLog(path: work + "/refresh-changed", options: .init(durability: .unsynced, automaticRetention: false))
         let c = try CPathStore(path: work + "/refresh-changed-c", synced: false)
         var feed = FilmRefreshes(films: films)
         let payloads = (0...config.refreshes).map { _ in Feeds.payload(feed.next()) }

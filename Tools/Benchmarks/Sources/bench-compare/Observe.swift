@@ -11,7 +11,7 @@ extension Comparison {
     /// observer's value), at its default interval of 50 ms.
     func observe(_ films: [Film]) async throws {
         progress("an observer: idle CPU and the delay of a change")
-        let log = try EventLog(path: work + "/observe", options: .init(durability: .unsynced))
+        let log = try EventLog(path: work + "/observe", options: .init(durability: .unsynced, automaticRetention: false))
         let client = CacheClient(log: log)
         let feed = client.feed("films", at: URL(string: "http://127.0.0.1:9/films.json")!, contract: .films)
         try await feed.write(films)

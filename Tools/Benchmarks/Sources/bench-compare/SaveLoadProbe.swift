@@ -25,7 +25,7 @@ enum SaveLoadProbe {
         try? FileManager.default.removeItem(atPath: work)
         defer { try? FileManager.default.removeItem(atPath: work) }
         let feeds = (0..<8).map { Feeds.films(count: 100, seed: UInt64($0) + 1) }
-        var options = EventLog.Options(durability: synced ? .synced : .unsynced)
+        var options = EventLog.Options(durability: synced ? .synced : .unsynced, automaticRetention: false)
         if let level { options.compressionLevel = level }
         let log = store == "cachelog" ? try EventLog(path: work + "/cachelog", options: options) : nil
         let loader = log.map { LocalFeedLoader<Film>(store: CacheLogFeedStore(log: $0, key: "films"), currentDate: { Date() }) }

@@ -9,7 +9,7 @@ extension Comparison {
     /// Then the cold load, with and without a tier, so that the tier costs a cold load nothing.
     func warmLoad(_ films: [Film]) async throws {
         progress("warm and cold loads through CacheClient vs SQLite load + decode")
-        let log = try EventLog(path: work + "/warm", options: .init(durability: .unsynced))
+        let log = try EventLog(path: work + "/warm", options: .init(durability: .unsynced, automaticRetention: false))
         let warmClient = CacheClient(log: log)
         var warm = warmClient.feed("films", at: URL(string: "http://127.0.0.1:9/films.json")!, contract: .films)
         warm.strategy = .cacheOnly

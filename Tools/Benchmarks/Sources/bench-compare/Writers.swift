@@ -10,7 +10,7 @@ import Foundation
 /// saved are the same on both sides (the feed's JSON, encoded before the run).
 extension Comparison {
     func concurrentWriters(_ payloads: [Data]) async throws {
-        let log = try EventLog(path: work + "/writers")
+        let log = try EventLog(path: work + "/writers", options: .init(automaticRetention: false))
         let pool = try SQLitePoolStore(path: work + "/writers-sqlite", synchronous: .full)
         let targets: [Int: Double] = [8: 3, 64: 6]
         for n in [1, 8, config.tasks] {
@@ -106,7 +106,7 @@ enum WriterProbe {
         }
         let (store, path, key) = (arguments[0], arguments[1], arguments[2])
         let payloads = (0..<8).map { Feeds.payload(Feeds.films(count: 100, seed: UInt64($0) + 1)) }
-        let log = store == "cachelog" ? try EventLog(path: path) : nil
+        let log = store == "cachelog" ? try EventLog(path: path, options: .init(automaticRetention: false)) : nil
         let sqlite = store == "sqlite" ? try SQLiteStore(path: path, synchronous: .full) : nil
         guard log != nil || sqlite != nil else { throw BenchError("writer-probe: no store '\(store)'") }
         FileHandle.standardOutput.write(Data("ready\n".utf8))

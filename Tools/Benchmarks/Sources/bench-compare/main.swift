@@ -1,5 +1,8 @@
 // The comparison: CacheLog beside the hand-written C path, a JSON file store and SQLite (GRDB),
 // each measured in this one run on the same data, printed as one table of figures and ratios.
+// CacheLog's logs run without automatic retention wherever a baseline keeps no policy (every
+// measure but the year, which measures retention): a policy's passes are work the others skip,
+// and they ran on in the background of the measures after them.
 // Run it with `Tools/bench` from the repository root; `--help` lists the sizes.
 import BenchSupport
 import CacheLog
