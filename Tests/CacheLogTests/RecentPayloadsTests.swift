@@ -9,6 +9,8 @@ import Testing
 /// the record's payload, at the record's seq, and damage is reported as without it.
 @Suite("Remembered payloads", .hangGuard)
 struct RecentPayloadsTests {
+    /// A save remembers its payload with the seq and CRC-32 the writer stored it with, reading
+    /// nothing back.
     @Test func aSave_remembersItsPayloadAtTheSeqAndChecksumOfItsRecord() async throws {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
@@ -21,7 +23,6 @@ struct RecentPayloadsTests {
         let remembered = try #require(log.recentPayloads.version(of: Array("films".utf8)))
         #expect(remembered.seq == delta)
         #expect(remembered.payload == feed.payload)
-        #expect(remembered.depth == 1)
         #expect(try DeltaTests.rawPut(delta, in: log).base == whole)
         let record = try RawLMDB.record(delta, in: log)
         #expect(remembered.checksum == record.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
@@ -81,8 +82,8 @@ struct RecentPayloadsTests {
     @Test func rememberingPastTheLimit_forgetsTheOldestFirst_andKeepsNoVersionOverAQuarterOfIt() {
         let memory = RecentPayloads()
         let size = RecentPayloads.limit / 4
-        func version(_ seq: UInt64, bytes: Int) -> LogTables.BaseVersion {
-            LogTables.BaseVersion(seq: seq, checksum: 0, depth: 0, payload: Data(count: bytes), compression: 0.3)
+        func version(_ seq: UInt64, bytes: Int) -> RememberedPayload {
+            RememberedPayload(payload: Data(count: bytes), seq: seq, checksum: 0)
         }
         for index in 0..<5 { memory.remember(version(UInt64(index + 1), bytes: size), of: [UInt8(index)]) }
         #expect(memory.version(of: [0]) == nil, "the oldest went")

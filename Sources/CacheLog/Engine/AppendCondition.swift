@@ -23,6 +23,17 @@ struct AppendCondition: Sendable {
 struct AppendedBatch: Sendable {
     var range: ClosedRange<UInt64>
     var leftOut: [[UInt8]]
+    /// Its puts, in order, as stored: the seq of each and, when the record holds the payload
+    /// (whole or a delta, not a reference), the CRC-32 it ends with.
+    var puts: [StoredPut] = []
+}
+
+/// A put as the writer stored it (``AppendedBatch/puts``).
+struct StoredPut: Sendable {
+    var key: [UInt8]
+    var seq: UInt64
+    /// nil: a reference to an earlier put's payload.
+    var checksum: UInt32?
 }
 
 /// A batch left out because its condition failed: how the writer answers the one append it

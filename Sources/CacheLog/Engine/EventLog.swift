@@ -227,9 +227,9 @@ public final class EventLog: Sendable {
     @discardableResult
     public func append(_ events: [Event]) async throws -> ClosedRange<UInt64> {
         let batch = try announced { try prepare(events) }
-        let range = try await writer.append(batch.events, expected: true).range
-        remember(batch.versions, appendedIn: range)
-        return range
+        let appended = try await writer.append(batch.events, expected: true)
+        remember(batch.versions, storedAs: appended.puts)
+        return appended.range
     }
 
     /// `prepare`, announced to the writer while it runs (``Writer/expectAppend()``): the caller
@@ -250,13 +250,11 @@ public final class EventLog: Sendable {
         var versions: [PendingVersion]
     }
 
-    /// A put's payload as the next save of its key would need it, short of what its record gets
-    /// in the commit (nil: nothing to remember of this put). `compression`: its base's, when it
-    /// may be stored as a delta.
+    /// A put's payload, to remember once the writer has stored it (nil: nothing to remember of
+    /// this put).
     struct PendingVersion {
         var key: [UInt8]
         var payload: Data?
-        var compression: Double?
     }
 
     /// Validates and compresses a batch on the calling task, before it queues for the writer, and
@@ -269,7 +267,7 @@ public final class EventLog: Sendable {
             if case .put(_, let payload, _, _, _) = event { deltaSized = Self.deltaSizes.contains(payload.count) }
             return try EventCodec.prepare(event, maxKeySize: environment.maxKeySize, level: compressionLevel, compressing: !deltaSized)
         }
-        let bases = addDeltas(to: &prepared)
+        addDeltas(to: &prepared)
         var versions: [PendingVersion] = []
         // A put that is a delta or equals its live version needs its whole body only if the
         // writer finds its base gone: the writer compresses it then.
@@ -277,47 +275,38 @@ public final class EventLog: Sendable {
             let key = prepared[index].key
             guard let payload = prepared[index].uncompressed else {
                 // Compressed already: not a size a delta is tried at, nothing to remember.
-                versions.append(PendingVersion(key: key, payload: nil, compression: nil))
+                versions.append(PendingVersion(key: key, payload: nil))
                 continue
             }
-            if prepared[index].delta != nil, let base = bases[index] {
-                versions.append(PendingVersion(key: key, payload: payload, compression: base.compression))
+            if prepared[index].delta != nil {
+                versions.append(PendingVersion(key: key, payload: payload))
             } else if prepared[index].identical == nil {
                 try prepared[index].compressBody()
-                versions.append(PendingVersion(key: key, payload: payload, compression: nil))
+                versions.append(PendingVersion(key: key, payload: payload))
             } else {
-                // Equal to the version it replaces as prepared; the writer may still store it
-                // whole (another put of the key in this batch comes first): nothing to remember.
-                versions.append(PendingVersion(key: key, payload: nil, compression: nil))
+                // Equal to the version it replaces as prepared: the writer stores it as a
+                // reference to that version, or whole (another put of the key in this batch
+                // comes first); either way its seq holds no payload to remember by.
+                versions.append(PendingVersion(key: key, payload: nil))
             }
         }
         return PreparedBatch(events: prepared, versions: versions)
     }
 
     /// Remembers the payloads a committed batch saved (``RecentPayloads``): for each key, its
-    /// last put in the batch (the one live after it), when that put is live now at a seq of
-    /// `range` (this batch's, nobody else's), read in one short read transaction; a key whose
-    /// last put has nothing to remember is forgotten. Nothing here can fail the append.
-    private func remember(_ versions: [PendingVersion], appendedIn range: ClosedRange<UInt64>) {
-        guard !versions.isEmpty else { return }
+    /// last put in the batch (the one live after it), with the seq and CRC-32 the writer stored
+    /// it with; a key whose last put has nothing to remember (a reference, a put the writer
+    /// left out, one not prepared to be remembered) is forgotten.
+    private func remember(_ versions: [PendingVersion], storedAs puts: [StoredPut]) {
         var last: [[UInt8]: PendingVersion] = [:]
         for version in versions { last[version.key] = version }
-        let tables = self.tables, recentPayloads = self.recentPayloads
-        try? environment.read { txn in
-            for (key, version) in last {
-                // The writer stores a delta whole when its base is gone by then: the record says
-                // which it got, and so its depth.
-                guard let payload = version.payload,
-                      let (seq, header, record, checksum) = tables.livePayloadRecord(txn, key: key), range.contains(seq),
-                      header.payloadLength == payload.count, let depth = try? EventCodec.depth(header, in: record, seq: seq),
-                      let compression = header.isDelta ? version.compression : header.compression
-                else {
-                    recentPayloads.forget(key)
-                    continue
-                }
-                recentPayloads.remember(
-                    LogTables.BaseVersion(seq: seq, checksum: checksum, depth: depth, payload: payload, compression: compression),
-                    of: key)
+        var stored: [[UInt8]: StoredPut] = [:]
+        for put in puts { stored[put.key] = put }
+        for (key, version) in last {
+            if let payload = version.payload, let put = stored[key], let checksum = put.checksum {
+                recentPayloads.remember(RememberedPayload(payload: payload, seq: put.seq, checksum: checksum), of: key)
+            } else {
+                recentPayloads.forget(key)
             }
         }
     }
@@ -342,23 +331,23 @@ public final class EventLog: Sendable {
     /// the live one pays about 20 µs for the try, not the 60 µs of half a scan.
     ///
     /// The live versions are remembered (``RecentPayloads``), and a remembered one that is still
-    /// live is not read again. Returns the live version found for each put, by index.
-    private func addDeltas(to prepared: inout [EventCodec.Prepared]) -> [Int: LogTables.BaseVersion] {
+    /// live is not inflated again.
+    private func addDeltas(to prepared: inout [EventCodec.Prepared]) {
         let candidates = prepared.indices.filter { prepared[$0].uncompressed != nil }
-        guard !candidates.isEmpty else { return [:] }
+        guard !candidates.isEmpty else { return }
         let (tables, recentPayloads) = (self.tables, self.recentPayloads)
         let keys = candidates.map { prepared[$0].key }
         let bases: [LogTables.BaseVersion?] = (try? environment.read { txn in
             keys.map { key in
                 let known = recentPayloads.version(of: key)
                 let base = tables.baseVersion(txn, key: key, known: known)
-                if let base, base.seq != known?.seq { recentPayloads.remember(base, of: key) }
+                if let base, known?.seq != base.seq || known?.checksum != base.checksum {
+                    recentPayloads.remember(RememberedPayload(payload: base.payload, seq: base.seq, checksum: base.checksum), of: key)
+                }
                 return base
             }
         }) ?? []
-        var found: [Int: LogTables.BaseVersion] = [:]
         for (index, base) in zip(candidates, bases) {
-            found[index] = base
             guard let base, let payload = prepared[index].uncompressed else { continue }
             if base.payload == payload {
                 prepared[index].identical = EventCodec.IdenticalPayload(seq: base.seq, checksum: base.checksum)
@@ -373,7 +362,6 @@ public final class EventLog: Sendable {
             prepared[index].delta = EventCodec.PreparedDelta(
                 base: base.seq, baseChecksum: base.checksum, baseLength: base.payload.count, depth: base.depth + 1, body: body)
         }
-        return found
     }
 
     /// Appends `events` as one atomic batch, as ``append(_:)-([Event])`` does, unless the live entry
@@ -428,7 +416,7 @@ public final class EventLog: Sendable {
         let batch = try announced { try prepare(recorded) }
         do {
             let appended = try await writer.append(batch.events, conditions: conditions, expected: true)
-            remember(batch.versions, appendedIn: appended.range)
+            remember(batch.versions, storedAs: appended.puts)
             return .appended(appended.range, leftOut: appended.leftOut.map { String(decoding: $0, as: UTF8.self) })
         } catch let superseded as SupersededBatch {
             return .superseded(by: superseded.live)

@@ -135,6 +135,7 @@ struct LogTables {
                 continue
             }
             let first = seq + 1
+            var puts: [StoredPut] = []
             for event in events {
                 seq += 1
                 var payloadSeq = seq
@@ -157,6 +158,11 @@ struct LogTables {
                 var event = event
                 if form == .whole { try event.compressBody() }
                 let record = EventCodec.encode(event, recordedAt: recordedAt, as: form)
+                if event.kind == .put {
+                    let holdsPayload = source == nil || form == .delta
+                    puts.append(StoredPut(key: event.key, seq: seq,
+                                          checksum: holdsPayload ? record.withUnsafeBytes { EventCodec.storedChecksum($0) } : nil))
+                }
                 // Appended: a seq sorts after every existing key, so LMDB fills pages to the end
                 // instead of splitting them.
                 do {
@@ -174,7 +180,7 @@ struct LogTables {
                 }
                 if let source { try addRef(txn, source: source, dependent: seq) }
             }
-            ranges.append(.success(AppendedBatch(range: first...seq, leftOut: leftOut)))
+            ranges.append(.success(AppendedBatch(range: first...seq, leftOut: leftOut, puts: puts)))
             if try checkpointDue(txn, seq: seq, last: checkpointSeq) {
                 // Rows that do not decode are left out: a damaged row must not block every append.
                 try writeCheckpoint(txn, seq: seq, rows: try storedRows(txn).rows)
@@ -307,12 +313,12 @@ struct LogTables {
     /// reported at the target's seq.
     ///
     /// `known`, a version of the key remembered from a save (``RecentPayloads``), gives the bytes
-    /// when it is the record's that holds them (its seq, and the CRC-32 the record ends with):
+    /// when the record that holds them is the one it was remembered from:
     /// every record on the way is still read and checked as without it (the put, the record it
     /// references, each base of its chain), and only the inflating is spared, so damage is
     /// reported as it always was.
     func payload(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64,
-                 known: BaseVersion? = nil) throws -> Data {
+                 known: RememberedPayload? = nil) throws -> Data {
         let (sourceHeader, source, sourceSeq) = try payloadRecord(txn, header, in: record, seq: seq)
         return try rebuilt(txn, sourceHeader, in: source, seq: sourceSeq, known: known).payload
     }
@@ -331,8 +337,8 @@ struct LogTables {
     /// With `known` (see ``payload(_:_:in:seq:known:)``), the chain is walked and checked, and
     /// the remembered bytes stand for what it would rebuild.
     private func rebuilt(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64,
-                         known: BaseVersion? = nil) throws -> (payload: Data, whole: EventCodec.Header) {
-        let isKnown = known.map { $0.seq == seq && $0.checksum == EventCodec.storedChecksum(record) && $0.payload.count == header.payloadLength } ?? false
+                         known: RememberedPayload? = nil) throws -> (payload: Data, whole: EventCodec.Header) {
+        let isKnown = known?.isPayload(ofPutAt: seq, record: record, length: header.payloadLength) ?? false
         guard header.isDelta else {
             if isKnown, let known { return (known.payload, header) }
             return (try EventCodec.payload(header, in: record, seq: seq), header)
@@ -376,12 +382,12 @@ struct LogTables {
     /// (checksum checked), its chain depth, the CRC-32 it ends with, the payload, and how well
     /// the whole put that starts its chain compressed. nil when there is none or it cannot be
     /// read: the put is then stored whole, as it would be anyway. `known`, a version of the key
-    /// remembered from before (``RecentPayloads``), gives the payload when the live payload is
-    /// still at its seq, in a record that ends with its checksum: then nothing is inflated.
+    /// remembered from before (``RecentPayloads``), gives the payload when the record that holds
+    /// the live payload is the one it was remembered from: then nothing is inflated.
     ///
     /// The chain under the live record is read and checked either way (each base's checksum): a
     /// damaged base leaves the put whole, never a delta on a chain that cannot be rebuilt.
-    func baseVersion(_ txn: Transaction, key: [UInt8], known: BaseVersion? = nil) -> BaseVersion? {
+    func baseVersion(_ txn: Transaction, key: [UInt8], known: RememberedPayload? = nil) -> BaseVersion? {
         guard let (seq, header, record, checksum) = livePayloadRecord(txn, key: key),
               let depth = try? EventCodec.depth(header, in: record, seq: seq),
               let (payload, whole) = try? rebuilt(txn, header, in: record, seq: seq, known: known)
