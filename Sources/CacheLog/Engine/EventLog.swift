@@ -278,35 +278,32 @@ public final class EventLog: Sendable {
                 versions.append(PendingVersion(key: key, payload: nil))
                 continue
             }
-            if prepared[index].delta != nil {
-                versions.append(PendingVersion(key: key, payload: payload))
-            } else if prepared[index].identical == nil {
-                try prepared[index].compressBody()
-                versions.append(PendingVersion(key: key, payload: payload))
-            } else {
-                // Equal to the version it replaces as prepared: the writer stores it as a
-                // reference to that version, or whole (another put of the key in this batch
-                // comes first); either way its seq holds no payload to remember by.
-                versions.append(PendingVersion(key: key, payload: nil))
-            }
+            // A put equal to its live version as prepared is stored as a reference to it, which
+            // leaves the remembered version as it is, or whole (another put of the key in this
+            // batch came first), and then its payload is what its record holds.
+            if prepared[index].delta == nil && prepared[index].identical == nil { try prepared[index].compressBody() }
+            versions.append(PendingVersion(key: key, payload: payload))
         }
         return PreparedBatch(events: prepared, versions: versions)
     }
 
     /// Remembers the payloads a committed batch saved (``RecentPayloads``): for each key, its
     /// last put in the batch (the one live after it), with the seq and CRC-32 the writer stored
-    /// it with; a key whose last put has nothing to remember (a reference, a put the writer
-    /// left out, one not prepared to be remembered) is forgotten.
+    /// it with. A last put stored as a reference leaves what is remembered of the key as it is
+    /// (the version it refers to is still the live payload's record); a key whose last put the
+    /// writer left out, or whose payload was not kept to remember, is forgotten.
     private func remember(_ versions: [PendingVersion], storedAs puts: [StoredPut]) {
         var last: [[UInt8]: PendingVersion] = [:]
         for version in versions { last[version.key] = version }
         var stored: [[UInt8]: StoredPut] = [:]
         for put in puts { stored[put.key] = put }
         for (key, version) in last {
-            if let payload = version.payload, let put = stored[key], let checksum = put.checksum {
-                recentPayloads.remember(RememberedPayload(payload: payload, seq: put.seq, checksum: checksum), of: key)
-            } else {
+            guard let put = stored[key], let payload = version.payload else {
                 recentPayloads.forget(key)
+                continue
+            }
+            if let checksum = put.checksum {
+                recentPayloads.remember(RememberedPayload(payload: payload, seq: put.seq, checksum: checksum), of: key)
             }
         }
     }
