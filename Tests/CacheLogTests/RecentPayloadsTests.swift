@@ -189,4 +189,23 @@ struct RecentPayloadsTests {
         log.recentPayloads.forget(Array("films".utf8))
         #expect(try log.retrieve("films")?.payload == feed.payload)
     }
+
+    /// A save of the payload the key already holds is stored as a reference to that version:
+    /// what is remembered of the key stays, and the next save makes its delta without reading.
+    @Test func aSaveOfTheLivePayload_storedAsAReference_keepsTheRememberedVersion() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        var generator = SeededGenerator(seed: 38)
+        var feed = FilmFeed(count: 100, using: &generator)
+        let first = try await DeltaTests.save(log, feed.payload, at: 1)
+        let again = try await DeltaTests.save(log, feed.payload, at: 2)
+        #expect(try DeltaTests.rawPut(again, in: log).flags & 0x02 == 0x02, "a reference")
+        #expect(log.recentPayloads.version(of: Array("films".utf8))?.seq == first)
+
+        feed.change(2, using: &generator)
+        let put = try await DeltaTests.save(log, feed.payload, at: 3)
+        #expect(try DeltaTests.rawPut(put, in: log).base == first)
+        log.recentPayloads.forget(Array("films".utf8))
+        #expect(try log.retrieve("films")?.payload == feed.payload)
+    }
 }
