@@ -110,7 +110,7 @@ public final class EventLog: Sendable {
     let writer: Writer
     let logger: Logger
     let compressionLevel: Int32
-    /// The payload each key last had here, for the next save's delta.
+    /// The payload each key last had here, for the next save's delta and the next load.
     let recentPayloads = RecentPayloads()
 
     /// Opens the database in directory `path`, creating it (and the directory) when it does not

@@ -323,19 +323,14 @@ struct LogTables {
         return try rebuilt(txn, sourceHeader, in: source, seq: sourceSeq, known: known).payload
     }
 
-    /// The payload of a put that is not a reference: its body inflated, or, for a delta, rebuilt
-    /// through its chain: each base read (its checksum checked) down to the whole put that starts
-    /// the chain, then each delta's instructions applied on the way back up. Each base is one
-    /// shallower than the delta on it (``deltaBase(_:_:of:in:seq:)``), so a chain is at most the
-    /// delta's depth plus one records, whatever its bytes say: the engine writes at most
-    /// ``EventCodec/maxDeltaDepth`` + 1, and damage cannot make it more than 256.
-    func storedPayload(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64) throws -> Data {
-        try rebuilt(txn, header, in: record, seq: seq).payload
-    }
-
-    /// ``storedPayload(_:_:in:seq:)``, and the header of the whole put that starts the chain.
-    /// With `known` (see ``payload(_:_:in:seq:known:)``), the chain is walked and checked, and
-    /// the remembered bytes stand for what it would rebuild.
+    /// The payload of a put that is not a reference, and the header of the whole put that starts
+    /// its chain: its body inflated, or, for a delta, rebuilt through its chain: each base read
+    /// (its checksum checked) down to the whole put that starts the chain, then each delta's
+    /// instructions applied on the way back up. Each base is one shallower than the delta on it
+    /// (``deltaBase(_:_:of:in:seq:)``), so a chain is at most the delta's depth plus one records,
+    /// whatever its bytes say: the engine writes at most ``EventCodec/maxDeltaDepth`` + 1, and
+    /// damage cannot make it more than 256. With `known` (see ``payload(_:_:in:seq:known:)``), the
+    /// chain is walked and checked, and the remembered bytes stand for what it would rebuild.
     private func rebuilt(_ txn: Transaction, _ header: EventCodec.Header, in record: UnsafeRawBufferPointer, seq: UInt64,
                          known: RememberedPayload? = nil) throws -> (payload: Data, whole: EventCodec.Header) {
         let isKnown = known?.isPayload(ofPutAt: seq, record: record, length: header.payloadLength) ?? false
@@ -388,25 +383,15 @@ struct LogTables {
     /// The chain under the live record is read and checked either way (each base's checksum): a
     /// damaged base leaves the put whole, never a delta on a chain that cannot be rebuilt.
     func baseVersion(_ txn: Transaction, key: [UInt8], known: RememberedPayload? = nil) -> BaseVersion? {
-        guard let (seq, header, record, checksum) = livePayloadRecord(txn, key: key),
-              let depth = try? EventCodec.depth(header, in: record, seq: seq),
-              let (payload, whole) = try? rebuilt(txn, header, in: record, seq: seq, known: known)
-        else { return nil }
-        return BaseVersion(seq: seq, checksum: checksum, depth: depth, payload: payload, compression: whole.compression)
-    }
-
-    /// The record that holds the live payload of `key`, checked (its checksum too) to be a put
-    /// of the key that holds its payload (no reference), with the CRC-32 it ends with; nil when
-    /// there is none or it cannot be read.
-    func livePayloadRecord(_ txn: Transaction, key: [UInt8])
-        -> (seq: UInt64, header: EventCodec.Header, record: UnsafeRawBufferPointer, checksum: UInt32)? {
         guard let seq = liveEntryIfReadable(txn, key: key)?.payloadSeq,
               let record = try? txn.get(table.events, SeqKey.bytes(seq)),
               let header = try? EventCodec.decodeHeader(record, seq: seq),
               header.kind == .put, !header.isReference, EventCodec.keyBytes(header, in: record).elementsEqual(key),
-              let checksum = EventCodec.storedChecksum(record)
+              let checksum = EventCodec.storedChecksum(record),
+              let depth = try? EventCodec.depth(header, in: record, seq: seq),
+              let (payload, whole) = try? rebuilt(txn, header, in: record, seq: seq, known: known)
         else { return nil }
-        return (seq, header, record, checksum)
+        return BaseVersion(seq: seq, checksum: checksum, depth: depth, payload: payload, compression: whole.compression)
     }
 
     /// A put's payload as ``baseVersion(_:key:known:)`` found it, copied out of the transaction.
