@@ -89,6 +89,12 @@ public struct TextGenerator {
 }
 
 public enum Feeds {
+    /// The 8 unrelated feeds of `count` films (seeds 1 to 8) that the saving measures cycle
+    /// through, in this process and in the probes it starts.
+    public static func cycle(count: Int) -> [[Film]] {
+        (0..<8).map { films(count: count, seed: UInt64($0) + 1) }
+    }
+
     /// A film feed of `count` films (the Studio Ghibli API's shape): UUID ids, titles, a synopsis
     /// of 2–6 sentences, poster and resource URLs. `seed` selects the films: different seeds give
     /// different feeds of the same size.

@@ -44,7 +44,7 @@ final class Comparison {
         let started = now()
         progress("work directory \(work)")
 
-        let feeds = (0..<8).map { Feeds.films(count: config.items, seed: UInt64($0) + 1) }
+        let feeds = Feeds.cycle(count: config.items)
         let payloads = feeds.map(Feeds.payload)
         progress("feed: \(config.items) films, \(payloads[0].count) bytes of JSON")
 

@@ -24,7 +24,7 @@ enum SaveLoadProbe {
         let work = NSTemporaryDirectory() + "cachelog-probe-\(getpid())"
         try? FileManager.default.removeItem(atPath: work)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let feeds = (0..<8).map { Feeds.films(count: 100, seed: UInt64($0) + 1) }
+        let feeds = Feeds.cycle(count: 100)
         var options = EventLog.Options(durability: synced ? .synced : .unsynced, automaticRetention: false)
         if let level { options.compressionLevel = level }
         let log = store == "cachelog" ? try EventLog(path: work + "/cachelog", options: options) : nil

@@ -13,7 +13,7 @@ extension Comparison {
         let log = try EventLog(path: work + "/writers", options: .init(automaticRetention: false))
         let pool = try SQLitePoolStore(path: work + "/writers-sqlite", synchronous: .full)
         let targets: [Int: Double] = [8: 3, 64: 6]
-        for n in [1, 8, config.tasks] {
+        for n in Set([1, 8, config.tasks]).sorted() {
             progress("\(n) durable writers (tasks) vs a GRDB DatabasePool")
             let perTask = max(4, 256 / n)
             func round(_ save: @escaping @Sendable (Int, Int) async throws -> Void) async throws {
@@ -105,7 +105,7 @@ enum WriterProbe {
             throw BenchError("usage: bench-compare writer-probe cachelog|sqlite PATH KEY COUNT")
         }
         let (store, path, key) = (arguments[0], arguments[1], arguments[2])
-        let payloads = (0..<8).map { Feeds.payload(Feeds.films(count: 100, seed: UInt64($0) + 1)) }
+        let payloads = Feeds.cycle(count: 100).map(Feeds.payload)
         let log = store == "cachelog" ? try EventLog(path: path, options: .init(automaticRetention: false)) : nil
         let sqlite = store == "sqlite" ? try SQLiteStore(path: path, synchronous: .full) : nil
         guard log != nil || sqlite != nil else { throw BenchError("writer-probe: no store '\(store)'") }
