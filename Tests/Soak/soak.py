@@ -650,6 +650,13 @@ class Policy:
                               for kind, name, seconds in self.overrides]}
 
 
+def replaced_overrides(recorded, prefixes, contracts):
+    """The overrides a `retention` records (retention --help): --keep, given, replaces the recorded
+    prefixes and --keep-contract, given, the recorded contracts; prefixes first, then contracts."""
+    return tuple((prefixes if prefixes else [o for o in recorded if o[0] == "prefix"])
+                 + (contracts if contracts else [o for o in recorded if o[0] == "contract"]))
+
+
 DEFAULT_POLICY = Policy(30 * DAY, 256 << 20)  # retention --help: a database that records none
 
 
@@ -2878,8 +2885,7 @@ class Run:
                     contracts.append(("contract", name, seconds, "--keep-contract", "%s=%s" % (name, text)))
             for entry in keeps + contracts:
                 args += [entry[3], entry[4]]
-            # Given, the overrides replace the recorded ones: --keep ones first, then --keep-contract.
-            new.overrides = tuple(e[:3] for e in keeps + contracts)
+            new.overrides = replaced_overrides(now.overrides, [e[:3] for e in keeps], [e[:3] for e in contracts])
         self.retention_set(args, new, fmt=self.rng.random() < 0.7, apply=self.rng.random() < 0.2)
 
     def retention_usage(self):
@@ -3007,8 +3013,10 @@ class Run:
         self.big_history = True
         self.met("big history built")
         now = self.snap.policy()
-        keep = [] if not now.overrides else ["--keep", "nothing:=1d"]
-        new = Policy(None, now.size_limit, (("prefix", "nothing:", DAY),) if keep else ())
+        # No override may hold the people's history back: those recorded are replaced (retention
+        # --help: --keep replaces the recorded prefixes, --keep-contract the recorded contracts).
+        keep = [] if not now.overrides else ["--keep", "nothing:=1d", "--keep-contract", "nothing=1d"]
+        new = Policy(None, now.size_limit, (("prefix", "nothing:", DAY), ("contract", "nothing", DAY)) if keep else ())
         if self.retention_set(["--history", "forever"] + keep, new, fmt=False).rc != 0:
             return
         self.check()
