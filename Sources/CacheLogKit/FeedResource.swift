@@ -90,10 +90,10 @@ public struct FeedResource<Item: Sendable>: Sendable {
             return CacheLoad(key: key, loaded, start: start)
         } catch let error as NoUsableFeedError {
             client.metrics.count(CacheMetrics.Label.misses, contract: contract.name)
-            throw NoUsableDataError(error, key: key, strategy: strategy, judgedAt: start)
+            throw NoUsableDataError(error, key: key, strategy: strategy, judgedAt: client.clock())
         } catch let error where strategy == .cacheOnly && !(error is CancellationError) {
             client.metrics.count(CacheMetrics.Label.misses, contract: contract.name)
-            throw NoUsableDataError(key: key, remoteError: nil, cacheError: error, judgedAt: start)
+            throw NoUsableDataError(key: key, remoteError: nil, cacheError: error, judgedAt: client.clock())
         }
     }
 
@@ -179,11 +179,13 @@ public struct FeedResource<Item: Sendable>: Sendable {
     }
 
     /// The cache's use cases at one instant, `start`: what a save records is what the load reports.
-    /// Its saves are judged by `began`, how far the log had got when the request began.
+    /// Its saves are judged by `began`, how far the log had got when the request began. A cache
+    /// it reads is judged when it is read, on the client's clock: another process may save the key
+    /// while the request runs, stamped after `start`, and that save is fresh, not a clock set ahead.
     func localLoader(at start: Date, began: FetchStart) -> LocalFeedLoader<Item> {
         let held = client.memory.map { TierRead<Item>(tier: $0, key: key) }
         return LocalFeedLoader(
-            store: ClientFeedStore(opener: client.opener, key: key, began: began, held: held), currentDate: { start },
+            store: ClientFeedStore(opener: client.opener, key: key, began: began, held: held), currentDate: { start }, judgingDate: client.clock,
             policy: CachePolicy(maxAge: maxAge ?? contract.defaults.maxAge), coder: held.map { contract.coder.through($0) } ?? contract.coder,
             contract: contract.name, judging: maxAge == nil ? .recorded : .loaders, logger: client.logger)
     }

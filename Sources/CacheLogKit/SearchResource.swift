@@ -87,9 +87,9 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
             loaded = try await loader.loadFeed()
         } catch let error as NoUsableFeedError {
             client.metrics.count(CacheMetrics.Label.misses, contract: contract.name)
-            throw NoUsableDataError(error, key: key, strategy: strategy, judgedAt: start)
+            throw NoUsableDataError(error, key: key, strategy: strategy, judgedAt: client.clock())
         } catch let error where strategy == .cacheOnly && !(error is CancellationError) {
-            throw NoUsableDataError(key: key, remoteError: nil, cacheError: error, judgedAt: start)
+            throw NoUsableDataError(key: key, remoteError: nil, cacheError: error, judgedAt: client.clock())
         }
         client.metrics.record(loaded, strategy: strategy, contract: contract.name)
         if loaded.cacheTimestamp == nil {
@@ -207,7 +207,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
 
     private func localLoader(at start: Date) -> LocalFeedLoader<Item> {
         LocalFeedLoader(
-            store: ClientFeedStore(opener: client.opener, key: key), currentDate: { start },
+            store: ClientFeedStore(opener: client.opener, key: key), currentDate: { start }, judgingDate: client.clock,
             policy: CachePolicy(maxAge: maxAge ?? contract.defaults.maxAge), coder: .json, contract: contract.name,
             judging: maxAge == nil ? .recorded : .loaders, logger: client.logger)
     }

@@ -17,6 +17,7 @@ import Logging
 public struct LocalFeedLoader<Item: Sendable>: Sendable {
     private let store: any FeedStore
     private let currentDate: @Sendable () -> Date
+    private let judgingDate: @Sendable () -> Date
     private let policy: CachePolicy
     private let coder: FeedPayloadCoder<Item>
     private let contract: ContractName?
@@ -27,6 +28,10 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// - Parameters:
     ///   - store: where the cache lives.
     ///   - currentDate: the clock; timestamps saves and judges ages.
+    ///   - judgingDate: the clock that judges ages instead, when given. A use case that stamps
+    ///     its saves with the moment it began (a load whose request takes a while) still judges a
+    ///     cache it reads later at the moment it reads it: a save another process made meanwhile
+    ///     is stamped after the load began, and is fresh, not from a clock set ahead.
     ///   - policy: how old a cache may get; ``CachePolicy/feeds`` (7 days) by default.
     ///   - coder: turns items into the stored payload and back.
     ///   - contract: the name of the payload's contract, recorded with each save; `nil` for none.
@@ -36,6 +41,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     public init(
         store: any FeedStore,
         currentDate: @escaping @Sendable () -> Date,
+        judgingDate: (@Sendable () -> Date)? = nil,
         policy: CachePolicy = .feeds,
         coder: FeedPayloadCoder<Item>,
         contract: ContractName? = nil,
@@ -44,6 +50,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     ) {
         self.store = store
         self.currentDate = currentDate
+        self.judgingDate = judgingDate ?? currentDate
         self.policy = policy
         self.coder = coder
         self.contract = contract
@@ -128,7 +135,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// payload cannot be decoded.
     public func load() async throws -> [Item] {
         guard let cache = try await store.retrieve(),
-              policy(for: cache).validate(cache.trustedTimestamp, against: currentDate())
+              policy(for: cache).validate(cache.trustedTimestamp, against: judgingDate())
         else { return [] }
         return try decode(cache.feed)
     }
@@ -141,7 +148,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// payload cannot be decoded.
     public func loadIgnoringAge() async throws -> (items: [Item], timestamp: Date, isFresh: Bool)? {
         guard let cache = try await store.retrieve() else { return nil }
-        let fresh = policy(for: cache).validate(cache.trustedTimestamp, against: currentDate())
+        let fresh = policy(for: cache).validate(cache.trustedTimestamp, against: judgingDate())
         return (try decode(cache.feed), cache.timestamp, fresh)
     }
 
@@ -170,7 +177,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
         }
         guard let cache else { return }
         let policy = policy(for: cache)
-        guard policy.validate(cache.trustedTimestamp, against: currentDate()) else {
+        guard policy.validate(cache.trustedTimestamp, against: judgingDate()) else {
             logger?.info("Expiring cache", metadata: ["timestamp": "\(cache.timestamp)", "maxAge": "\(policy.maxAge)"])
             try await store.expireCachedFeed(timestamp: cache.timestamp, maxAge: policy.maxAge.timeInterval)
             return
@@ -228,7 +235,7 @@ extension LocalFeedLoader: FeedLoader {
     public func loadFeed() async throws -> LoadedFeed<Item> {
         guard let cache = try await store.retrieve() else { throw CacheUnavailableError.empty }
         let policy = policy(for: cache)
-        let now = currentDate()
+        let now = judgingDate()
         guard policy.validate(cache.trustedTimestamp, against: now) else {
             if cache.trustedTimestamp > now { throw CacheUnavailableError.stampedInTheFuture(timestamp: cache.trustedTimestamp) }
             throw CacheUnavailableError.expired(timestamp: cache.timestamp, maxAge: policy.maxAge)

@@ -84,4 +84,37 @@ struct TwoProcessTests {
         #expect(byKey["search:verses:love"] == "fresh" && byKey["search:people:sky"] == "fresh")
         #expect(try await client.validate(dryRun: true).map(\.outcome) == outcomes.map { ValidationOutcome.Kind(rawValue: $0["outcome"] as? String ?? "") })
     }
+
+    /// The app's load began at 10:00; its request fails at 10:10, and meanwhile the tool saved the
+    /// key at 10:05. The save is stamped after the load began, and it is fresh: the app's load
+    /// falls back to it instead of calling it a cache from a clock set ahead.
+    @Test func aLoadWhoseRemoteFails_servesTheCacheAnotherProcessSavedDuringItsRequest() async throws {
+        let world = try ClientWorld()
+        let answer = Gate()
+        defer { answer.open() }
+        world.server.setHandler { request in
+            if request.path == "/films.json" {
+                answer.wait()
+                return HTTPResponse(status: 503)
+            }
+            return request.path == "/mirror/films.json" ? .json(Bodies.films) : HTTPResponse(status: 404)
+        }
+        let client = try world.client()
+        let films = client.feed("films", at: world.url("/films.json"), contract: .films)
+        let load = Task { try await films.load() }
+        try #require(await world.server.waitForRequests(count: 1))
+
+        world.clock.advance(300)
+        let tool = try await world.cachelog(
+            "load", world.url("/mirror/films.json").absoluteString, "--key", "films", "--contract", "films", "--format", "json", now: world.now)
+        #expect(tool.status == 0, "\(tool)")
+        world.clock.advance(300)
+        answer.open()
+
+        let loaded = try await load.value
+        #expect(loaded.source == .cache(timestamp: world.clock.date.addingTimeInterval(-300)), "\(loaded.source)")
+        #expect(loaded.items.map(\.title) == ["Castle in the Sky", "My Neighbor Totoro"])
+        #expect(loaded.isFresh)
+        #expect(loaded.remoteFailure != nil, "the remote's failure is still reported")
+    }
 }
