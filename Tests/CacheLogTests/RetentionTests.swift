@@ -146,6 +146,41 @@ struct RetentionTests {
         #expect(try log.verify().isClean)
     }
 
+    /// LMDB never shrinks its file, and it writes a large record only into a run of free pages
+    /// long enough for it: when the free pages are too scattered, it writes at the file's end, and
+    /// the file passes the limit with fewer pages in use. So a pass trims the pages in use below
+    /// the margin under the limit by as much again as the file has grown past it.
+    @Test func aFileGrownPastTheSizeLimit_isTrimmedBelowTheMarginByAsMuchAgain() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await log.setRetentionPolicy(RetentionPolicy(history: nil, sizeLimit: nil), by: "test")
+        var generator = SystemRandomNumberGenerator()
+        // 20,000 versions of 200 keys, incompressible: about 6 MB of history, and a pass trims
+        // it in steps of a tenth of what is left.
+        for _ in 0..<100 {
+            clock.advance(60)
+            try await log.append((0..<200).map { key in
+                .put(key: "k\(key)", payload: Data((0..<200).map { _ in UInt8.random(in: 0...255, using: &generator) }), timestamp: clock.date)
+            })
+        }
+        let file = try log.stats().mapUsed
+        // A limit the file is a fifth past (in whole KiB, as a policy takes it).
+        let limit = file * 4 / 5 / 1_024 * 1_024
+        let overrun = file - limit
+        let margin = Int(Double(limit) * 0.9)
+        try #require(margin - overrun > limit / 2, "the target stays above its floor of half the limit")
+
+        try await log.setRetentionPolicy(RetentionPolicy(history: nil, sizeLimit: limit), by: "test")
+        try await log.applyRetention()
+
+        let used = try log.retentionStatus().bytesInUse
+        #expect(used <= margin - overrun, "\(used) bytes in use; the margin is \(margin), the file \(overrun) bytes past the limit")
+        #expect(used > margin - overrun - file / 6, "trimmed to the target, not far past it: \(used) bytes in use")
+        #expect(try (0..<200).allSatisfy { try log.retrieve("k\($0)") != nil }, "every key's live version stays")
+        #expect(try log.verify().isClean)
+    }
+
     @Test func aSaveLargerThanTheSizeLimit_isRefused_andTheCacheStaysAsItWas() async throws {
         let directory = try TemporaryDirectory()
         let clock = TestClock()
