@@ -43,6 +43,49 @@ struct DamageTests {
         #expect(genres["payload"] != nil && !(genres["payload"] is NSNull) && genres["payloadError"] == nil, "\(json)")
     }
 
+    /// LMDB keeps no checksum on its own pages: a damaged branch page made it trip one of its
+    /// assertions (abort) or fail a read with a code of its own. Every command then ends with a
+    /// line that says the database's own pages are damaged and what to do, exit 1, never by a
+    /// signal, and JSON stays valid.
+    @Test
+    func aDamagedBranchPageOfLMDB_endsEveryCommandWithOneLineSayingSo_exitOne_neverBySignal() async throws {
+        let sandbox = try Sandbox()
+        // A search of 600 people caches each person as well: the events table gets branch pages.
+        let results = (0..<600).map { #"{"name":"Person \#($0)","url":"\#(sandbox.url("/people/\($0).json"))"}"# }
+        let page = #"{"count":600,"next":null,"previous":null,"results":[\#(results.joined(separator: ","))]}"#
+        sandbox.server.setHandler(LoopbackHTTPServer.routes(["/people-sky.json": .json(page)]))
+        let loaded = try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/people-{query}.json"), "--contract", "people", "--query", "sky")
+        try #require(loaded.status == ExitCode.ok, "\(loaded)")
+        // The count of entries of every branch page, in the free pages too: one of them is the
+        // live root of the events table. (The page size is the free table's first field in the
+        // meta page, as lmdb.h lays out MDB_meta.)
+        let script = """
+            import struct, sys
+            path = sys.argv[1] + "/data.mdb"
+            data = bytearray(open(path, "rb").read())
+            size = struct.unpack_from("<I", data, 16 + 4 + 4 + 8 + 8)[0]
+            branches = [n for n in range(2, len(data) // size) if struct.unpack_from("<H", data, n * size + 10)[0] & 1]
+            for n in branches:
+                data[n * size + 12] ^= 0xFF
+            open(path, "wb").write(data)
+            print(len(branches))
+            """
+        let planted = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, sandbox.db], timeout: .seconds(30))
+        try #require(planted.exited && planted.status == 0 && (Int(planted.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0,
+                     "no branch page damaged: \(planted.stdoutText) \(planted.stderrText)")
+
+        for command in [["state"], ["verify"], ["validate"], ["replay"], ["stats"], ["audit", "--format", "json"], ["rebuild"]] {
+            let run = try await sandbox.run(["--db", sandbox.db, "--now", Day.dec2] + command)
+            #expect(run.status == ExitCode.failure, "\(command): \(run)")
+            #expect(!looksLikeACrash(run.stderr), "\(command): \(run)")
+            #expect(run.stderrLines.last?.hasPrefix("cachelog: ") == true, "\(command): \(run)")
+            #expect(run.stderrLines.last?.contains("restore the database directory from a backup, or remove it") == true, "\(command): \(run)")
+            if command.contains("json") {
+                #expect(run.stdout.isEmpty || (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) != nil, "\(command): \(run)")
+            }
+        }
+    }
+
     // MARK: defect 1: a reference only ever targets a record that passes its checksum
 
     @Test

@@ -48,6 +48,7 @@ struct CacheLogCommand: AsyncParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         HelpLayout.settleWidth()
         Interruption.installDefaults()
+        DamagedPages.installHandlers()
         // A reader that goes away (`| head`) would end the tool with SIGPIPE; ignored, the write
         // fails with EPIPE, and StandardOutput ends the run with exit 1.
         signal(SIGPIPE, SIG_IGN)

@@ -29,6 +29,11 @@ extension StorageErrorCode {
 
     /// The disk, the user's quota or the process's file-size limit had no room for a write.
     var isNoRoom: Bool { [ENOSPC, EDQUOT, EFBIG].contains(rawValue) }
+
+    /// LMDB found its own structure damaged: a page of the wrong kind, a page past the end, a
+    /// tree deeper than any it writes. It keeps no checksums on these pages, so this is all it
+    /// can say of the damage.
+    var isDamagedStructure: Bool { [MDB_CORRUPTED, MDB_PAGE_NOTFOUND, MDB_CURSOR_FULL].contains(rawValue) }
 }
 
 extension CacheLogError {

@@ -123,6 +123,8 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "could not compress the payload (zlib code \(code))"
         case .storageFull(let operation, let code):
             return "no room to write the database (\(code) during \(operation)); nothing was written: free some space and try again"
+        case .lmdb(let operation, let code) where code.isDamagedStructure:
+            return "\(operation) failed: \(code) (\(code.rawValue)): the database's own pages are damaged, and no command can read past them: restore the database directory from a backup, or remove it (a cache loses only its history)"
         case .lmdb(let operation, let code):
             return "\(operation) failed: \(code) (\(code.rawValue))"
         }
