@@ -209,6 +209,8 @@ extension LocalFeedLoader where Item: Codable {
     /// - Parameters:
     ///   - store: where the cache lives.
     ///   - currentDate: the clock; timestamps saves and judges ages.
+    ///   - judgingDate: the clock that judges ages instead, when given (see
+    ///     ``init(store:currentDate:judgingDate:policy:coder:contract:judging:logger:)``).
     ///   - policy: how old a cache may get; ``CachePolicy/feeds`` (7 days) by default.
     ///   - contract: the name of the payload's contract, recorded with each save; `nil` for none.
     ///   - judging: whose policy judges a cache's age (see ``PolicyChoice``).
@@ -216,14 +218,15 @@ extension LocalFeedLoader where Item: Codable {
     public init(
         store: any FeedStore,
         currentDate: @escaping @Sendable () -> Date,
+        judgingDate: (@Sendable () -> Date)? = nil,
         policy: CachePolicy = .feeds,
         contract: ContractName? = nil,
         judging: PolicyChoice = .loaders,
         logger: Logger? = nil
     ) {
         self.init(
-            store: store, currentDate: currentDate, policy: policy, coder: .json, contract: contract, judging: judging,
-            logger: logger)
+            store: store, currentDate: currentDate, judgingDate: judgingDate, policy: policy, coder: .json, contract: contract,
+            judging: judging, logger: logger)
     }
 }
 

@@ -126,6 +126,18 @@ struct LoadFeedFromCacheUseCaseTests {
         #expect(feed.cacheTimestamp == timestamp)
     }
 
+    @Test func loadFeed_judgesAgesByTheJudgingClock_soACacheStampedAfterTheStampingInstantButBeforeNowIsFresh() async throws {
+        let items = uniqueItems()
+        let savedMeanwhile = fixedCurrentDate.adding(seconds: 300)
+        let store = FeedStoreSpy(retrieving: .success(CachedFeed(feed: try encoded(items), timestamp: savedMeanwhile)))
+        let sut = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }, judgingDate: { fixedCurrentDate.adding(seconds: 600) })
+
+        #expect(try await sut.loadFeed() == LoadedFeed(items: items, source: .cache(timestamp: savedMeanwhile)))
+        await #expect(throws: CacheUnavailableError.stampedInTheFuture(timestamp: savedMeanwhile)) {
+            try await LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }).loadFeed()
+        }
+    }
+
     @Test func loadFeed_deliversACachedEmptyFeedAsAFeed() async throws {
         let (sut, _) = makeSUT(retrieving: .success(CachedFeed(feed: try encoded([]), timestamp: fixedCurrentDate)))
 
