@@ -3710,7 +3710,22 @@ class Run:
                 referenced.add(r.ref)
         contracts = {}
         for source in (prev, snap):
-            for k, entry in source.stored.items():
+            entries = list(source.stored.items())
+            # Format.md, "Folding the log into the state": a state row that does not decode is
+            # answered from the log, so a key whose row is damaged has the window of the contract
+            # its folded live put records (a contract override applies to it as to any key).
+            # Without the base checkpoint the fold's start is not known: any put of the key may
+            # be the live one, or none.
+            if source.malformed:
+                known = not source.base_checkpoint_damaged and source.base_state() is not None
+                folded_rows = source.fold() if known else {}
+                for k in source.malformed:
+                    if k in folded_rows:
+                        entries.append((k, folded_rows[k]))
+                    elif not known:
+                        entries += [(k, (q,)) for q in key_seqs.get(k, [])]
+                        contracts.setdefault(k, set()).add(None)
+            for k, entry in entries:
                 r = log.get(entry[0])
                 contracts.setdefault(k, set()).add((r.metadata or {}).get("contract") if r is not None and r.kind == PUT else None)
         # A damaged recorded time (a flipped byte 4-11, or a header that no longer frames) can mislead
