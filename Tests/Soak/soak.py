@@ -3298,6 +3298,10 @@ class Run:
         url = self.server.add(200, body)
         args = [url] + key_args(key.name) + ["--contract", "json", "--format", "json", "--max-age", self.max_age_text]
         cmd = self.cmd("load", *args, fsize=size)
+        # A full disk stops the file from growing, not the save: free pages inside it may hold
+        # it. What it saves counts toward the size limit like any load's (Format.md, "Retention":
+        # a pass presses while the bytes in use are over T, the save's bytes included).
+        cmd.incoming, cmd.key = len(body), key.bytes
         self.disk_limited = True
         try:
             o = self.run(cmd)
