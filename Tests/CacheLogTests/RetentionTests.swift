@@ -501,4 +501,31 @@ struct RetentionTests {
         #expect(report.removed > 0)
         #expect(try log.verify().isClean)
     }
+
+    @Test func aRecordAStoredPutNeeds_goneInsideTheZoneRetentionLetGo_isDamage_andVerifyNamesItAndWhatUsesIt() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        try await save(log, "genres", "old", at: clock)
+        try await save(log, "films", "unchanged", at: clock)
+        let source = try #require(try puts(log, key: "films").first?.seq)
+        clock.advance(60)
+        try await save(log, "genres", "newer", at: clock)
+        clock.advance(3 * Self.day)
+        // The unchanged feed refreshed: a reference to the first put, which retention keeps for it.
+        try await save(log, "films", "unchanged", at: clock)
+        let reference = try #require(try puts(log, key: "films").last?.seq)
+        #expect(try log.entry("films")?.payloadSeq == source)
+        // An outside program removes the record the live put refers to; then a pass lets genres'
+        // old history go, seqs after it, so the zone where a missing seq is no damage covers it.
+        try RawLMDB.write(log) { txn, tables in RawLMDB.delete(txn, tables.events, RawLMDB.seqKey(source)) }
+        try await log.applyRetention()
+        let zone = try #require(try RawLMDB.dump(log, \.meta)[Array("retentionZone".utf8)])
+        #expect(zone.reduce(0) { $0 << 8 | UInt64($1) } > source)
+
+        // Retention never lets a record go that a stored put needs: its absence is damage.
+        let problems = try log.verify().problems.map(\.description)
+        #expect(problems.contains("seq \(source): record missing (the put at seq \(reference) uses it)"), "\(problems)")
+    }
 }

@@ -15,7 +15,8 @@ struct Verification {
     /// The last seq and the compaction base, from `meta` or, when those are damaged, the log.
     private var last: UInt64 = 0
     private var base: UInt64 = 0
-    /// Up to this seq retention removed history: a seq missing there is no damage.
+    /// Up to this seq retention removed history: a seq missing there is no damage, unless a
+    /// stored record needs it.
     private var trimmedZone: UInt64 = 0
     /// The fold of the log so far: the base checkpoint, then every record after it.
     private var folded = StateFold()
@@ -176,8 +177,11 @@ struct Verification {
                 }
             }
         }
-        // Missing seqs after the base are reported as gaps already.
-        for (seq, users) in usersOfMissing.sorted(by: { $0.key < $1.key }) where seq <= base {
+        // Missing seqs after the base and the zone retention trimmed are reported as gaps
+        // already. Inside that zone a missing seq is history retention let go, but retention
+        // never lets go a record that a stored one needs (a reference's target, a delta's base):
+        // one missing there is damage, as before the base.
+        for (seq, users) in usersOfMissing.sorted(by: { $0.key < $1.key }) where seq <= max(base, trimmedZone) {
             problems.append(.init(seq: seq, message: "record missing (\(users.joined(separator: ", ")) uses it)"))
         }
         if !LogState.Entry.sameEntries(stored, folded) { compareRows(stored, folded) }
