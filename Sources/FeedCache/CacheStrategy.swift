@@ -31,8 +31,30 @@ public enum CacheStrategy: String, Sendable, Hashable, CaseIterable {
         let remoteThenSave = FeedLoaderCacheDecorator(decoratee: remote, cache: cache, logger: logger)
         return switch self {
         case .remoteFirst: FeedLoaderWithFallbackComposite(primary: remoteThenSave, fallback: cache)
-        case .cacheFirst: FeedLoaderWithFallbackComposite(primary: cache, fallback: remoteThenSave)
+        case .cacheFirst:
+            FeedLoaderWithFallbackComposite(primary: cache, fallback: RemoteThenCacheSavedMeanwhile(remote: remoteThenSave, cache: cache))
         case .cacheOnly: cache
+        }
+    }
+}
+
+/// The remote, then, when it fails, the cache once more: the cache had nothing fresh when a
+/// cache-first load asked it, but another process may have saved the key while the request ran.
+/// Served then, the feed carries the remote's failure, as the cache's answer after a remote-first
+/// request does; when the cache still has nothing, the remote's error is the one thrown.
+private struct RemoteThenCacheSavedMeanwhile<Item: Sendable>: FeedLoader {
+    let remote: any FeedLoader<Item>
+    let cache: any FeedLoader<Item>
+
+    func loadFeed() async throws -> LoadedFeed<Item> {
+        do {
+            return try await remote.loadFeed()
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            try Task.checkCancellation()
+            guard let saved = try? await cache.loadFeed() else { throw error }
+            return saved.delivered(after: error)
         }
     }
 }

@@ -4,7 +4,7 @@
 /// - If the primary throws, the fallback is tried; its feed is delivered with its own
 ///   ``FeedSource``, so the caller can tell a remote feed from a cached one, and with the
 ///   primary's error (``LoadedFeed/primaryFailure``), so it can say why the remote was not the
-///   answer.
+///   answer (a fallback's feed that carries a failure of its own keeps that one).
 /// - If both throw, ``NoUsableFeedError`` carries both errors.
 /// - Cancellation is not a failure: a `CancellationError` from the primary, or a cancelled
 ///   task, is rethrown without trying the fallback; one from the fallback is rethrown as is.
@@ -28,7 +28,9 @@ public struct FeedLoaderWithFallbackComposite<Item: Sendable>: FeedLoader {
         if primaryError is CancellationError { throw primaryError }
         try Task.checkCancellation()
         do {
-            return try await fallback.loadFeed().delivered(after: primaryError)
+            // A fallback that fell back itself keeps its own first failure: the nearer cause.
+            let feed = try await fallback.loadFeed()
+            return feed.primaryFailure == nil ? feed.delivered(after: primaryError) : feed
         } catch is CancellationError {
             throw CancellationError()
         } catch {

@@ -85,10 +85,12 @@ struct TwoProcessTests {
         #expect(try await client.validate(dryRun: true).map(\.outcome) == outcomes.map { ValidationOutcome.Kind(rawValue: $0["outcome"] as? String ?? "") })
     }
 
-    /// The app's load began at 10:00; its request fails at 10:10, and meanwhile the tool saved the
-    /// key at 10:05. The save is stamped after the load began, and it is fresh: the app's load
-    /// falls back to it instead of calling it a cache from a clock set ahead.
-    @Test func aLoadWhoseRemoteFails_servesTheCacheAnotherProcessSavedDuringItsRequest() async throws {
+    /// The app's load began at 10:00 with no cache; its request fails at 10:10, and meanwhile the
+    /// tool saved the key at 10:05. The save is stamped after the load began, and it is fresh:
+    /// the app's load falls back to it instead of calling it a cache from a clock set ahead
+    /// (remote first), or saying there is no cache (cache first, whose cache had none when asked).
+    @Test(arguments: [CacheStrategy.remoteFirst, .cacheFirst])
+    func aLoadWhoseRemoteFails_servesTheCacheAnotherProcessSavedDuringItsRequest(_ strategy: CacheStrategy) async throws {
         let world = try ClientWorld()
         let answer = Gate()
         defer { answer.open() }
@@ -100,8 +102,9 @@ struct TwoProcessTests {
             return request.path == "/mirror/films.json" ? .json(Bodies.films) : HTTPResponse(status: 404)
         }
         let client = try world.client()
-        let films = client.feed("films", at: world.url("/films.json"), contract: .films)
-        let load = Task { try await films.load() }
+        var films = client.feed("films", at: world.url("/films.json"), contract: .films)
+        films.strategy = strategy
+        let load = Task { [films] in try await films.load() }
         try #require(await world.server.waitForRequests(count: 1))
 
         world.clock.advance(300)
@@ -115,6 +118,6 @@ struct TwoProcessTests {
         #expect(loaded.source == .cache(timestamp: world.clock.date.addingTimeInterval(-300)), "\(loaded.source)")
         #expect(loaded.items.map(\.title) == ["Castle in the Sky", "My Neighbor Totoro"])
         #expect(loaded.isFresh)
-        #expect(loaded.remoteFailure != nil, "the remote's failure is still reported")
+        #expect(loaded.remoteFailure is RemoteLoaderError, "the remote's failure is still reported: \(String(describing: loaded.remoteFailure))")
     }
 }
