@@ -86,6 +86,27 @@ struct DamageTests {
         }
     }
 
+    /// A data.mdb that is a FIFO made a reader's open wait for a writer for ever, and one that is
+    /// a directory was called a truncated file: each is no database, said in one line, exit 1,
+    /// to a reader and to a writer alike.
+    @Test(arguments: ["a FIFO", "a directory"])
+    func aDataFileThatIsNoFile_isNoDatabase_forAReaderAndAWriter_inOneLine(kind: String) async throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.db, withIntermediateDirectories: true)
+        let data = sandbox.db + "/data.mdb"
+        if kind == "a FIFO" {
+            try #require(mkfifo(data, 0o600) == 0, "mkfifo failed: errno \(errno)")
+        } else {
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+        }
+        for command in [["state"], ["verify"], ["load", sandbox.url("/films.json"), "--key", "films", "--contract", "films"]] {
+            let run = try await sandbox.run(["--db", sandbox.db, "--now", Day.dec1] + command, timeout: .seconds(120))
+            #expect(run.status == ExitCode.failure, "\(command): \(run)")
+            #expect(run.stderrLines == ["cachelog: \(sandbox.db) is not a CacheLog database (its data.mdb is \(kind), not a file)"], "\(command): \(run)")
+            #expect(run.stdout.isEmpty, "\(command): \(run)")
+        }
+    }
+
     // MARK: defect 1: a reference only ever targets a record that passes its checksum
 
     @Test

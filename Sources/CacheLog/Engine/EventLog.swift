@@ -140,8 +140,9 @@ public final class EventLog: Sendable {
                     throw CacheLogError.notADatabase(path: path, detail: "directory holds other files and no data.mdb")
                 }
                 if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
-            } else if !options.readOnly {
-                try Self.refuseEmptyDataFile(in: path)
+            } else {
+                try Self.refuseDataFileThatIsNoFile(in: path)
+                if !options.readOnly { try Self.refuseEmptyDataFile(in: path) }
             }
             if !options.readOnly && !fileManager.isWritableFile(atPath: path) {
                 throw CacheLogError.notWritable(path: path)
@@ -196,6 +197,24 @@ public final class EventLog: Sendable {
         if added.refs > 0 {
             logger.notice("built the table of shared payloads", metadata: ["entries": "\(added.refs)", "took": "\(ContinuousClock.now - started)"])
         }
+    }
+
+    /// A data.mdb that is not a regular file (a FIFO, a directory, a device) is no database: LMDB's
+    /// read-only open of a FIFO waited for a writer for ever, and a directory was called a
+    /// truncated file. Links are followed, as LMDB's open follows them.
+    private static func refuseDataFileThatIsNoFile(in path: String) throws {
+        var info = stat()
+        guard stat(path + "/data.mdb", &info) == 0 else { return }
+        let kind: String? = switch info.st_mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFIFO: "a FIFO"
+        case S_IFDIR: "a directory"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+        if let kind { throw CacheLogError.notADatabase(path: path, detail: "its data.mdb is \(kind), not a file") }
     }
 
     /// LMDB takes an empty data.mdb for a new database and writes a fresh one over it, which

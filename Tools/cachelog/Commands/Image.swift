@@ -88,6 +88,8 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand, NetworkCo
             resource.maxAge = maxAge?.value
             let image = resource
             let loaded = try await Interruption.run { try await image.load() }
+            // Delivered and cached: a signal from here on would say otherwise while the image is written.
+            Interruption.commandEnded()
             let data = loaded.items.first ?? Data()
             if let out, out != "-" { try OutFile.write(data, to: out) }
             let report = ImageReport(
@@ -98,7 +100,6 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand, NetworkCo
                 if toStdout { stdout.append(data) }
             }
             stdout.flush()
-            Interruption.commandEnded()
             await DueRetention.apply { try await client.applyRetentionIfDue() }
             if let warning = ServedDespite.warning(key: loaded.key, source: loaded.source, remoteFailure: loaded.remoteFailure) {
                 Terminal.message("cachelog: \(warning)")

@@ -168,11 +168,13 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand, NetworkCom
             let report = try await contract.visit(LoadRequest(
                 client: client, key: key, url: url, query: query, more: more, maxAge: maxAge?.value, strategy: strategy,
                 retries: retries, budget: .seconds(network.timeout)))
+            // The work is done: a signal from here on would say that nothing was printed while
+            // the result is being written, or already is.
+            Interruption.commandEnded()
             let out = StandardOutput()
             // --quiet: a load that worked prints nothing (the exit code says so).
             try out.show(report, as: format) { if !global.quiet { report.text.forEach(out.line) } }
             out.flush()
-            Interruption.commandEnded()
             await DueRetention.apply { try await client.applyRetentionIfDue() }
             if let warning = report.warning { Terminal.message("cachelog: \(warning)") }
             for object in report.skippedObjects {

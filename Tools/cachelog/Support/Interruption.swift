@@ -57,11 +57,12 @@ final class Interruption: @unchecked Sendable {
         _exit(128 + number)
     }
 
-    /// The command has done its work and written its output: from now on the signals are
-    /// ignored, so that one arriving while the process ends (after `"cached": true` was printed)
-    /// does not turn a finished run into an interrupted one. Called by `main` when the command
-    /// returns or throws, and by the commands that save (`load`, `image`) as soon as their result
-    /// is written: what is left of their run (closing the database) is no work to interrupt.
+    /// The command has done its work: from now on the signals are ignored, so that one arriving
+    /// while the result is written or the process ends (after `"cached": true` was printed) does
+    /// not turn a finished run into an interrupted one that "printed nothing". Called by `main`
+    /// when the command returns or throws, and by the commands that save (`load`, `image`) as
+    /// soon as their save is done, before they write their result: what is left of their run
+    /// (writing it, closing the database) is no work to interrupt.
     static func commandEnded() {
         for number in signals { signal(number, SIG_IGN) }
     }
