@@ -34,6 +34,29 @@ struct JSONOutputTests {
         }
     }
 
+    /// A run that ends mid-line (killed, or stopped by a damaged database) leaves what was
+    /// flushed: a part of a line is flushed only with its end, so `--format jsonl` is still one
+    /// JSON value per line. (A replay stopped by LMDB's assertion left a cut payload.)
+    @Test func aPartOfALine_isWrittenOnlyWithItsEnd() throws {
+        let directory = try TemporaryDirectory(prefix: "cachelog-json")
+        let path = directory.path("sink")
+        let sink = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(sink >= 0)
+        defer { close(sink) }
+        let out = StandardOutput(descriptor: sink)
+        for line in 0..<100 {
+            out.append(#"{"payload":""#)
+            out.write(String(repeating: "x", count: 3_000 + line))
+            let written = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(written.isEmpty || written.last == UInt8(ascii: "\n"), "line \(line) was written in part: \(written.count) bytes")
+            out.append(#""}"#)
+            out.endLine()
+        }
+        out.flush()
+        let lines = try String(decoding: Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 100 && lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil })
+    }
+
     @Test func corruptRecord_isALineOfItsOwnShape() throws {
         let line = try JSONOutput().string(ReplayLine(item: .corrupt(seq: 9, detail: "checksum \"mismatch\"\n")))
         #expect(line == #"{"seq":9,"type":"corrupt","error":"checksum \"mismatch\"\n"}"#)

@@ -32,9 +32,11 @@ final class StandardOutput {
     }
     deinit { flush() }
 
+    /// Part of a line: written with the line's end (``line(_:)``, ``endLine()``), never before,
+    /// so that a run that ends mid-line (killed, or stopped by a damaged database) leaves whole
+    /// lines, and `--format jsonl` stays one JSON value per line.
     func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
-        if buffer.count >= limit { flush() }
     }
 
     func line(_ text: String = "") {
