@@ -842,15 +842,16 @@ class Snap:
     def base_checkpoint_damaged(self):
         return self.base > 0 and self.decoded_checkpoints.get(self.base) is None
 
-    def fold(self, upto=None, start=None):
-        """Format.md, "Folding the log into the state": headers and keys only; framing, not CRC."""
+    def fold(self, upto=None, start=None, appended=None):
+        """Format.md, "Folding the log into the state": headers and keys only; framing, not CRC.
+        `appended`: {seq: the record as it was appended}, read in place of a record damaged since."""
         live = dict(self.base_state() if start is None else start)
         for seq in self.seqs:
             if seq <= self.base:
                 continue
             if upto is not None and seq > upto:
                 break
-            r = self.events[seq]
+            r = (appended or {}).get(seq, self.events[seq])
             if not r.framing_ok or r.kind == RETENTION:
                 continue  # a retention record is about no key
             if r.kind == PUT:
@@ -3730,9 +3731,20 @@ class Run:
         for seq in sorted(log):
             if log[seq].header_ok or seq in appended_as:
                 key_seqs.setdefault(appended_as.get(seq, log[seq].key), []).append(seq)
+        # The live entries: the state rows, and the fold of the log as its records were appended,
+        # which the writers' state is (a dropped row leaves its key live there). A byte flipped
+        # in a record's key after its append makes the fold of the bytes give that key's put to
+        # another key: an expire after it, which ended the key (Format.md, "Folding the log into
+        # the state"), then no longer matches, and the version before the put looks live again.
+        # Retention rightly lets that version go (it keeps what ended the key: "Retention"), as
+        # the key index lists the record under the key it was appended with ("The key index").
+        # Where a state row does not decode, a writer answers from the fold of the bytes, and so
+        # keeps what that fold says is live too.
         live = set()
-        folded = snap.fold() if snap.base_state() is not None else {}
-        for entry in list(snap.stored.values()) + list(folded.values()):
+        base_known = snap.base_state() is not None
+        folded = snap.fold(appended=self.undamaged) if base_known else {}
+        by_bytes = snap.fold() if base_known and snap.malformed else {}
+        for entry in list(snap.stored.values()) + list(folded.values()) + [by_bytes[k] for k in snap.malformed if k in by_bytes]:
             live.update((entry[0], entry[3]))
         # Format.md, "Who needs which record": refs lists each put under the source it was appended
         # with; a flipped body byte may name another seq, which the damaged record does not need.
