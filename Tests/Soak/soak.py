@@ -3905,7 +3905,11 @@ class Run:
                 return (put.recorded_at if put is not None else -math.inf, k)
 
             # A put that went unseen may have been the live one of a key: its rank is not known.
-            doubtful = {k for k, e in fold.items() if any(e[0] < m < batch[0].seq for m in unseen)}
+            # Nor is it to a writer when the key's live put is one the harness deleted, or one whose
+            # header no longer frames: it learns when a cache was saved from its put, and passes over
+            # a live entry whose put it cannot read (it would free none of its bytes either).
+            doubtful = {k for k, e in fold.items() if any(e[0] < m < batch[0].seq for m in unseen)
+                        or not any(e[0] in source.events and source.events[e[0]].framing_ok for source in (prev, snap))}
             for r in batch:
                 if r.key not in fold or r.key in doubtful:
                     continue
