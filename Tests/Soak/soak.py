@@ -694,7 +694,9 @@ def kept_with(log, seqs, b, present, stored, base=0, base_holds=False):
     key: `base_holds`); else none. `seqs` are the key's records in order (its key index), `present`
     the ones stored when the pass ran, `stored` the ones stored after it."""
     r = log.get(b)
-    if r is None or not r.framing_ok or r.kind != EXPIRE:
+    # A b the harness deleted (the key index still lists it) reads as nothing, as one whose
+    # header no longer frames does: what it was, and so what stays with it, is unknown to a writer.
+    if r is None or b not in present or not r.framing_ok or r.kind != EXPIRE:
         return set()
     judged, expires = {r.ts_bits}, []
     for q in reversed([q for q in seqs if q < b and q in present]):
@@ -842,15 +844,16 @@ class Snap:
     def base_checkpoint_damaged(self):
         return self.base > 0 and self.decoded_checkpoints.get(self.base) is None
 
-    def fold(self, upto=None, start=None):
-        """Format.md, "Folding the log into the state": headers and keys only; framing, not CRC."""
+    def fold(self, upto=None, start=None, appended=None):
+        """Format.md, "Folding the log into the state": headers and keys only; framing, not CRC.
+        `appended`: {seq: the record as it was appended}, read in place of a record damaged since."""
         live = dict(self.base_state() if start is None else start)
         for seq in self.seqs:
             if seq <= self.base:
                 continue
             if upto is not None and seq > upto:
                 break
-            r = self.events[seq]
+            r = (appended or {}).get(seq, self.events[seq])
             if not r.framing_ok or r.kind == RETENTION:
                 continue  # a retention record is about no key
             if r.kind == PUT:
@@ -3730,9 +3733,20 @@ class Run:
         for seq in sorted(log):
             if log[seq].header_ok or seq in appended_as:
                 key_seqs.setdefault(appended_as.get(seq, log[seq].key), []).append(seq)
+        # The live entries: the state rows, and the fold of the log as its records were appended,
+        # which the writers' state is (a dropped row leaves its key live there). A byte flipped
+        # in a record's key after its append makes the fold of the bytes give that key's put to
+        # another key: an expire after it, which ended the key (Format.md, "Folding the log into
+        # the state"), then no longer matches, and the version before the put looks live again.
+        # Retention rightly lets that version go (it keeps what ended the key: "Retention"), as
+        # the key index lists the record under the key it was appended with ("The key index").
+        # Where a state row does not decode, a writer answers from the fold of the bytes, and so
+        # keeps what that fold says is live too.
         live = set()
-        folded = snap.fold() if snap.base_state() is not None else {}
-        for entry in list(snap.stored.values()) + list(folded.values()):
+        base_known = snap.base_state() is not None
+        folded = snap.fold(appended=self.undamaged) if base_known else {}
+        by_bytes = snap.fold() if base_known and snap.malformed else {}
+        for entry in list(snap.stored.values()) + list(folded.values()) + [by_bytes[k] for k in snap.malformed if k in by_bytes]:
             live.update((entry[0], entry[3]))
         # Format.md, "Who needs which record": refs lists each put under the source it was appended
         # with; a flipped body byte may name another seq, which the damaged record does not need.
@@ -3891,7 +3905,11 @@ class Run:
                 return (put.recorded_at if put is not None else -math.inf, k)
 
             # A put that went unseen may have been the live one of a key: its rank is not known.
-            doubtful = {k for k, e in fold.items() if any(e[0] < m < batch[0].seq for m in unseen)}
+            # Nor is it to a writer when the key's live put is one the harness deleted, or one whose
+            # header no longer frames: it learns when a cache was saved from its put, and passes over
+            # a live entry whose put it cannot read (it would free none of its bytes either).
+            doubtful = {k for k, e in fold.items() if any(e[0] < m < batch[0].seq for m in unseen)
+                        or not any(e[0] in source.events and source.events[e[0]].framing_ok for source in (prev, snap))}
             for r in batch:
                 if r.key not in fold or r.key in doubtful:
                     continue
