@@ -24,7 +24,9 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand, NetworkCom
 
             cache-first: a cache younger than --max-age is printed with no request at all; an empty, \
             expired or unreadable cache goes to the remote (with its retries), whose items are \
-            cached; when the remote fails too, one line on stderr and exit code 3.
+            cached; when the remote fails too, the cache is read once more (another process may \
+            have saved the key meanwhile), else one line on stderr and exit code 3. cache-only: \
+            the cache alone, never a request; exit code 3 when it holds nothing fresh.
 
             Searches (verses, people): --query TEXT fills {query} in the URL (percent-encoded) \
             and {page} with 1; the key defaults to search:CONTRACT:TEXT; the empty query is a \
@@ -111,7 +113,7 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand, NetworkCom
     @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("How long the cache serves: 90s, 15m, 12h, 7d or 1w (units s m h d w); at most 36500d. (default: the contract's)", valueName: "duration"), transform: MaxAgeArgument.parse)
     var maxAge: MaxAgeArgument?
 
-    @Option(help: ArgumentHelp("remote-first or cache-first. (default: the contract's)", valueName: "strategy"))
+    @Option(help: ArgumentHelp("remote-first, cache-first or cache-only. (default: the contract's)", valueName: "strategy"))
     var strategy: CacheStrategy?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Retries when the remote sends invalid data, 0 to 10, waiting 0.5 s, 1 s, 2 s … within --timeout (connection errors are not retried). (default: the contract's)", valueName: "n"))
