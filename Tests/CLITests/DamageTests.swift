@@ -107,6 +107,41 @@ struct DamageTests {
         }
     }
 
+    /// LMDB takes a table's flags from its catalog entry unchecked: with one bit flipped there
+    /// (integer keys) every lookup of the events table missed, a save was reported cached and
+    /// could not be read back, and `verify` said clean. The open refuses such a table.
+    @Test
+    func aFlagFlippedInTheCatalogEntryOfTheEventsTable_isRefusedAtOpen_inOneLine() async throws {
+        let sandbox = try Sandbox()
+        try #require(try await load(sandbox, at: Day.dec1).status == ExitCode.ok)
+        // lmdb.h's MDB_meta: the main table's root page at byte 128 of the meta page with the
+        // higher txnid (byte 144); its leaf lists the named tables, each an MDB_db whose flags
+        // are the u16 at byte 4.
+        let script = """
+            import struct, sys
+            path = sys.argv[1] + "/data.mdb"
+            data = bytearray(open(path, "rb").read())
+            size = struct.unpack_from("<I", data, 40)[0]
+            meta = max((0, 1), key=lambda m: struct.unpack_from("<Q", data, m * size + 144)[0])
+            page = struct.unpack_from("<Q", data, meta * size + 128)[0] * size
+            for i in range((struct.unpack_from("<H", data, page + 12)[0] - 16) // 2):
+                node = page + struct.unpack_from("<H", data, page + 16 + 2 * i)[0]
+                length = struct.unpack_from("<H", data, node + 6)[0]
+                if data[node + 8:node + 8 + length] == b"events":
+                    data[node + 8 + length + 4] |= 0x08
+                    print("flipped")
+            open(path, "wb").write(data)
+            """
+        let planted = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, sandbox.db], timeout: .seconds(30))
+        try #require(planted.exited && planted.status == 0 && planted.stdoutText == "flipped\n", "\(planted.stdoutText) \(planted.stderrText)")
+
+        let says = "cachelog: \(sandbox.db) is not a CacheLog database (the events table has other flags than CacheLog gives it: its catalog entry is damaged)"
+        for command in [["verify"], ["state"], ["load", sandbox.url("/films.json"), "--key", "films", "--contract", "films"]] {
+            let run = try await sandbox.run(["--db", sandbox.db, "--now", Day.dec2] + command)
+            #expect(run.status == ExitCode.failure && run.stderrLines == [says] && run.stdout.isEmpty, "\(command): \(run)")
+        }
+    }
+
     // MARK: defect 1: a reference only ever targets a record that passes its checksum
 
     @Test

@@ -82,6 +82,14 @@ struct Tables: Sendable, Equatable {
             if code == MDB_NOTFOUND { return nil }
             if code == MDB_INCOMPATIBLE { throw CacheLogError.notADatabase(path: path, detail: "the \(name) table has other flags") }
             try lmdbCheck(code, "mdb_dbi_open(\(name))")
+            // LMDB takes a table's flags from its catalog entry, unchecked: one bit flipped there
+            // (integer keys) made every lookup miss while the log still verified clean.
+            var found: UInt32 = 0
+            try lmdbCheck(mdb_dbi_flags(txn, dbi, &found), "mdb_dbi_flags(\(name))")
+            let persistent: UInt32 = 0x7E  // lmdb.h's flags from MDB_REVERSEKEY to MDB_REVERSEDUP
+            if found & persistent != UInt32(flags) & persistent {
+                throw CacheLogError.notADatabase(path: path, detail: "the \(name) table has other flags than CacheLog gives it: its catalog entry is damaged")
+            }
             return Table(handle: dbi)
         }
         func require(_ name: String) throws -> Table {
