@@ -9,7 +9,8 @@ import Logging
 ///
 /// Items are cached as the payload their ``FeedPayloadCoder`` writes: for `Codable` items, JSON
 /// with sorted keys (so equal feeds give equal payloads). Ages are judged by a ``CachePolicy``
-/// against the injected clock. Errors from the store are rethrown unchanged.
+/// against the injected clock (the judging clock, when one is given). Errors from the store are
+/// rethrown unchanged.
 ///
 /// Every save records the loader's policy with the cache (``RecordedPolicy``: its max age and
 /// the name of its contract), so that a reader who does not know this app can judge the cache
@@ -27,7 +28,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// Creates a loader over `store` whose items are cached as `coder` writes them.
     /// - Parameters:
     ///   - store: where the cache lives.
-    ///   - currentDate: the clock; timestamps saves and judges ages.
+    ///   - currentDate: the clock; timestamps saves, and judges ages unless `judgingDate` is given.
     ///   - judgingDate: the clock that judges ages instead, when given. A use case that stamps
     ///     its saves with the moment it began (a load whose request takes a while) still judges a
     ///     cache it reads later at the moment it reads it: a save another process made meanwhile
@@ -208,7 +209,7 @@ extension LocalFeedLoader where Item: Codable {
     /// (``FeedPayloadCoder/json``).
     /// - Parameters:
     ///   - store: where the cache lives.
-    ///   - currentDate: the clock; timestamps saves and judges ages.
+    ///   - currentDate: the clock; timestamps saves, and judges ages unless `judgingDate` is given.
     ///   - judgingDate: the clock that judges ages instead, when given (see
     ///     ``init(store:currentDate:judgingDate:policy:coder:contract:judging:logger:)``).
     ///   - policy: how old a cache may get; ``CachePolicy/feeds`` (7 days) by default.
