@@ -94,6 +94,28 @@ struct RecentPayloadsTests {
         #expect(memory.version(of: [4]) == nil)
     }
 
+    /// The oldest is the one remembered longest ago: a key remembered again is as new as its
+    /// last version, and a forgotten one frees its bytes and is not counted again.
+    @Test func theOldestRemembered_goesFirst_countingAKeyRememberedAgainAsNew() {
+        let memory = RecentPayloads()
+        let quarter = RecentPayloads.limit / 4
+        func version(_ seq: UInt64) -> RememberedPayload { RememberedPayload(payload: Data(count: quarter), seq: seq, checksum: 0) }
+        for (seq, key) in [(1, "a"), (2, "b"), (3, "c"), (4, "a"), (5, "d")] { memory.remember(version(UInt64(seq)), of: Array(key.utf8)) }
+        memory.forget(Array("c".utf8))
+        memory.remember(version(6), of: Array("e".utf8))
+        memory.remember(version(7), of: Array("f".utf8))  // five quarters without c: b goes
+        #expect(memory.version(of: Array("b".utf8)) == nil)
+        #expect(["a", "d", "e", "f"].allSatisfy { memory.version(of: Array($0.utf8)) != nil })
+        #expect(memory.version(of: Array("a".utf8))?.seq == 4)
+        // Thousands of small versions past the limit keep the newest, in order.
+        let small = RecentPayloads.limit / 1_000
+        for index in 0..<5_000 {
+            memory.remember(RememberedPayload(payload: Data(count: small), seq: UInt64(100 + index), checksum: 0), of: Array("k\(index)".utf8))
+        }
+        #expect(memory.version(of: Array("k4999".utf8)) != nil && memory.version(of: Array("k4000".utf8)) != nil)
+        #expect(memory.version(of: Array("k3990".utf8)) == nil && memory.version(of: Array("f".utf8)) == nil)
+    }
+
     /// A load takes the remembered bytes (here altered, as no save leaves them, to see it) when
     /// the live record is the one they were remembered from.
     @Test func aLoad_takesTheRememberedBytes_whenTheLiveRecordIsTheirs() async throws {

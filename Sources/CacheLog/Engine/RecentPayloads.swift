@@ -24,7 +24,41 @@ final class RecentPayloads: Sendable {
     /// Bytes of payload kept at most: the live versions of a few dozen typical feeds.
     static let limit = 8 << 20
 
-    private let state = Locked<(versions: [[UInt8]: (version: RememberedPayload, stamp: UInt64)], bytes: Int, clock: UInt64)>(([:], 0, 0))
+    private let state = Locked(State())
+
+    private struct State {
+        var versions: [[UInt8]: (version: RememberedPayload, stamp: UInt64)] = [:]
+        var bytes = 0
+        var clock: UInt64 = 0
+        /// The keys in the order they were remembered, oldest first from `head`, each with the
+        /// stamp it had then: one whose key was remembered again or forgotten since no longer
+        /// matches, and is passed over. The oldest version goes in steps proportional to what is
+        /// passed over, not in a scan of every version: a search that saves 2,000 objects into a
+        /// full memory of small ones would scan tens of thousands for each.
+        var order: [(key: [UInt8], stamp: UInt64)] = []
+        var head = 0
+
+        mutating func remove(_ key: [UInt8]) {
+            if let old = versions.removeValue(forKey: key) { bytes -= old.version.payload.count }
+        }
+
+        mutating func add(_ version: RememberedPayload, of key: [UInt8]) {
+            clock += 1
+            versions[key] = (version, clock)
+            bytes += version.payload.count
+            order.append((key, clock))
+            while bytes > RecentPayloads.limit, head < order.count {
+                let (oldest, stamp) = order[head]
+                head += 1
+                if versions[oldest]?.stamp == stamp { remove(oldest) }
+            }
+            // What was passed over is dropped once it outnumbers what is held.
+            if order.count > 2 * versions.count + 64 {
+                order = order[head...].filter { versions[$0.key]?.stamp == $0.stamp }
+                head = 0
+            }
+        }
+    }
 
     /// The version remembered for `key`, if any.
     func version(of key: [UInt8]) -> RememberedPayload? {
@@ -33,25 +67,16 @@ final class RecentPayloads: Sendable {
 
     /// Remembers `version` as the payload of `key`, replacing what was remembered for it.
     func remember(_ version: RememberedPayload, of key: [UInt8]) {
-        let size = version.payload.count
         state.withLock { state in
-            if let old = state.versions.removeValue(forKey: key) { state.bytes -= old.version.payload.count }
-            guard size <= Self.limit / 4 else { return }
-            state.clock += 1
-            state.versions[key] = (version, state.clock)
-            state.bytes += size
-            while state.bytes > Self.limit, let oldest = state.versions.min(by: { $0.value.stamp < $1.value.stamp }) {
-                state.versions.removeValue(forKey: oldest.key)
-                state.bytes -= oldest.value.version.payload.count
-            }
+            state.remove(key)
+            guard version.payload.count <= Self.limit / 4 else { return }
+            state.add(version, of: key)
         }
     }
 
     /// Forgets `key`'s version: its live put is no longer the one remembered.
     func forget(_ key: [UInt8]) {
-        state.withLock { state in
-            if let old = state.versions.removeValue(forKey: key) { state.bytes -= old.version.payload.count }
-        }
+        state.withLock { $0.remove(key) }
     }
 }
 
