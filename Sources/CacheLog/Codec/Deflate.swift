@@ -52,12 +52,7 @@ enum Deflate {
               let decompressor = idleDecompressors.withLock({ $0.popLast() }) ?? libdeflate_alloc_decompressor()
         else { return false }
         defer {
-            let keep = idleDecompressors.withLock { idle -> Bool in
-                guard idle.count < kept else { return false }
-                idle.append(decompressor)
-                return true
-            }
-            if !keep { libdeflate_free_decompressor(decompressor) }
+            if !idleDecompressors.withLock({ keep(decompressor, in: &$0) }) { libdeflate_free_decompressor(decompressor) }
         }
         var consumed = 0, produced = 0
         let result = libdeflate_zlib_decompress_ex(decompressor, input, source.count, output, destination.count, &consumed, &produced)
@@ -65,12 +60,14 @@ enum Deflate {
     }
 
     private static func giveBack(_ compressor: OpaquePointer, level: Int32) {
-        let keep = idleCompressors.withLock { idle -> Bool in
-            guard idle[level, default: []].count < kept else { return false }
-            idle[level, default: []].append(compressor)
-            return true
-        }
-        if !keep { libdeflate_free_compressor(compressor) }
+        if !idleCompressors.withLock({ keep(compressor, in: &$0[level, default: []]) }) { libdeflate_free_compressor(compressor) }
+    }
+
+    /// Keeps `handle` among `idle` for reuse, unless ``kept`` are there already; whether it did.
+    private static func keep(_ handle: OpaquePointer, in idle: inout [OpaquePointer]) -> Bool {
+        guard idle.count < kept else { return false }
+        idle.append(handle)
+        return true
     }
 
     /// zlib's numbers for the two ways a compression can fail, which ``CompressionErrorCode`` reports.

@@ -245,22 +245,24 @@ public final class EventLog: Sendable {
     /// the batch, sharing its commit (and its sync) with whatever else arrived meanwhile.
     @discardableResult
     public func append(_ events: [Event]) async throws -> ClosedRange<UInt64> {
-        let batch = try announced { try prepare(events) }
-        let appended = try await writer.append(batch.events, expected: true)
-        remember(batch.versions, storedAs: appended.puts)
-        return appended.range
+        try await prepareAndAppend(events).range
     }
 
-    /// `prepare`, announced to the writer while it runs (``Writer/expectAppend()``): the caller
-    /// hands what it returns to the writer with `expected: true`.
-    private func announced(_ prepare: () throws -> PreparedBatch) throws -> PreparedBatch {
+    /// Prepares `events` announced to the writer (``Writer/expectAppend()``, so that a commit
+    /// starting meanwhile waits for them), appends them under `conditions`, and remembers the
+    /// payloads of the puts it stored.
+    private func prepareAndAppend(_ events: [Event], conditions: [AppendCondition] = []) async throws -> AppendedBatch {
         writer.expectAppend()
+        let batch: PreparedBatch
         do {
-            return try prepare()
+            batch = try prepare(events)
         } catch {
             writer.cancelExpectedAppend()
             throw error
         }
+        let appended = try await writer.append(batch.events, conditions: conditions, expected: true)
+        remember(batch.versions, storedAs: appended.puts)
+        return appended
     }
 
     /// A batch ready for the writer, and the payloads of its puts to remember once it commits.
@@ -432,10 +434,8 @@ public final class EventLog: Sendable {
         let conditions = judged.enumerated().map { index, bytes in
             AppendCondition(key: bytes, since: position, wholeBatch: index == 0)
         }
-        let batch = try announced { try prepare(recorded) }
         do {
-            let appended = try await writer.append(batch.events, conditions: conditions, expected: true)
-            remember(batch.versions, storedAs: appended.puts)
+            let appended = try await prepareAndAppend(recorded, conditions: conditions)
             return .appended(appended.range, leftOut: appended.leftOut.map { String(decoding: $0, as: UTF8.self) })
         } catch let superseded as SupersededBatch {
             return .superseded(by: superseded.live)
