@@ -107,7 +107,7 @@ let package = Package(
                 "CacheLogKit", "LoopbackHTTP", "Seeding", "TestSupport", "cachelog", .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "Locking", "TestSupport"]),
+        .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "Locking", "Seeding", "TestSupport"]),
         .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP", "TestSupport"]),
         // One spec, run against every HTTPClient the package ships.
         .testTarget(name: "HTTPClientTests", dependencies: ["FeedAPI", "FeedAPIURLSession", "LoopbackHTTP", "TestSupport"]),

@@ -223,7 +223,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
     ) async throws -> [String] {
         let log = try client.opener.writable(for: [key])
         let timestamp = pages.min() ?? client.clock()
-        var metadata = [SearchRecord.queryName: query, SearchRecord.templateName: template, SearchRecord.pagesName: SearchRecord.pagesText(pages)]
+        var metadata = [SearchRecord.queryName: query, SearchRecord.templateName: template, SearchRecord.pageTimesName: SearchRecord.pageTimesText(pages)]
         metadata[SearchRecord.nextName] = next?.recorded
         var events: [Event] = [
             .delete(key: key, reason: .replaced),

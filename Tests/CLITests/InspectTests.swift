@@ -199,7 +199,7 @@ struct InspectTests {
     /// Corruption is planted from outside, the way a bad disk would: `data.mdb` is edited with the
     /// tool closed. The test target cannot reach LMDB, and record bodies are compressed, so the
     /// byte to flip is found through what is stored uncompressed: a record is a 38-byte header
-    /// (version 1, kind, flags, …, key length at offset 28) followed by its key, all covered by
+    /// (version 3, kind, flags, …, key length at offset 28) followed by its key, all covered by
     /// the record's CRC. A key unique to this test, preceded by a put header whose key length
     /// matches, can only be the put record itself; flipping a bit of its key breaks the checksum
     /// of exactly that record (seq 2: the load appended delete 1 and put 2). Every match is
@@ -260,7 +260,7 @@ struct InspectTests {
             if bytes[index] == needle[0], Array(bytes[index..<(index + needle.count)]) == needle {
                 let header = index - headerSize
                 let keyLength = Int(bytes[header + 28]) << 8 | Int(bytes[header + 29])
-                if bytes[header] == 1, bytes[header + 1] == 1, keyLength == needle.count {
+                if bytes[header] == 3, bytes[header + 1] == 1, keyLength == needle.count {
                     bytes[index + needle.count - 1] ^= 0x01
                     flipped += 1
                 }

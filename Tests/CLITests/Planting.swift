@@ -81,25 +81,27 @@ struct Planting {
     }
 
     /// Appends a put of `payload` under `key` the way the engine would (record, `state` row,
-    /// `meta` counters), recording `maxAge` and `contract`: a save no `cachelog` command can make,
-    /// such as a payload that does not follow the contract it names.
+    /// `meta` counters, as Format.md lays them out), recording `maxAge` and `contract`: a save no
+    /// `cachelog` command can make, such as a payload that does not follow the contract it names.
+    /// `timestamp` is in seconds since 1970; the record stores it as seconds since 2001.
     /// `builtIn`: the put carries the mark of the package's own contracts (metadata `contract-by`),
     /// as `cachelog load --contract` writes it; without it the contract reads as an app's.
     func appendPut(key: String, payload: String, timestamp: Double, maxAge: Double, contract: String, builtIn: Bool = true) async throws {
         try await python("""
             key, payload, contract = \(pythonBytes(key)), \(pythonBytes(payload)), \(pythonBytes(contract))
             last = struct.unpack(">Q", txn.get(b"lastSeq", db=meta))[0]
-            at = struct.unpack(">d", txn.get(b"lastRecordedAt", db=meta))[0]
+            tag, at = struct.unpack(">Bd", txn.get(b"lastRecordedAt", db=meta))
+            timestamp = \(timestamp) - 978307200.0
             body = zlib.compress(payload)
             entries = bytes([8]) + b"contract" + struct.pack(">H", len(contract)) + contract
             if \(builtIn ? "True" : "False"):
                 entries += bytes([11]) + b"contract-by" + struct.pack(">H", 8) + b"cachelog"
             metadata = struct.pack(">H", len(entries)) + entries
-            record = struct.pack(">BBBBdddHII", 1, 1, 1 | 4 | 8, 0, at, \(timestamp), \(maxAge), len(key), len(payload), len(body))
+            record = struct.pack(">BBBBdddHII", 3, 1, 1 | 4 | 8, 0, at, timestamp, \(maxAge), len(key), len(payload), len(body))
             record += key + body + metadata
             record += struct.pack(">I", zlib.crc32(record))
             txn.put(seq(last + 1), record, db=events)
-            txn.put(key, struct.pack(">QdIQ", last + 1, \(timestamp), len(payload), last + 1), db=state)
+            txn.put(key, struct.pack(">BQdIQ", 2, last + 1, timestamp, len(payload), last + 1), db=state)
             txn.put(b"lastSeq", seq(last + 1), db=meta)
             """)
     }

@@ -132,10 +132,10 @@ struct ReviewEdgeTests {
             let url = sandbox.url(contract == "films" ? "/films.json" : "/genres.json")
             #expect(try await sandbox.cachelog("--now", Day.dec1, "load", url, "--key", key, "--contract", contract).status == ExitCode.ok)
         }
-        // films' row names seq 2; flipped, it names seq 6, the genres put of key a.
+        // films' row names seq 2 (bytes 1 to 8, after the row's version); flipped, it names seq 6, the genres put of key a.
         try await Planting(db: sandbox.db).python("""
             row = bytearray(txn.get(b"films", db=state))
-            row[7] ^= 4
+            row[8] ^= 4
             txn.put(b"films", bytes(row), db=state)
             """)
 

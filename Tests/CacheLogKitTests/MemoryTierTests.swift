@@ -2,6 +2,7 @@
 import Foundation
 import Locking
 import LoopbackHTTP
+import Seeding
 import TestSupport
 import Testing
 
@@ -45,6 +46,31 @@ struct MemoryTierTests {
         _ = try await cold.load()
         _ = try await cold.load()
         #expect(without.count == 2, "without memory each load decodes")
+    }
+
+    /// Held items are served only while the cache they came from is fresh, judged by the date the
+    /// log gives back: one saved at a random sub-second instant is fresh a second before it is
+    /// exactly its max age old, and expired at that instant (a date that came back a hair younger
+    /// once kept it served).
+    @Test func heldItems_ofACacheExactlyMaxAgeOld_areNotServed_atRandomInstants() async throws {
+        var generator = SeededGenerator(seed: 17)
+        for _ in 0..<20 {
+            let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+            world.clock.set(generator.date())
+            var genres = try world.client().feed("genres", at: world.url("/genres.json"), contract: .genres)
+            genres.strategy = .cacheFirst
+            let saved = try await genres.load()
+            #expect(saved.isCached && saved.timestamp == world.clock.date)
+            world.serve(["/genres.json": HTTPResponse(status: 500)])
+
+            world.clock.set(saved.timestamp + (7 * 86_400 - 1))
+            let held = try await genres.load()
+            #expect(held.source == .cache(timestamp: saved.timestamp), "a second younger than its max age is served")
+            world.clock.set(saved.timestamp + 7 * 86_400)
+            await #expect(throws: NoUsableDataError.self, "saved at \(saved.timestamp.timeIntervalSinceReferenceDate)") {
+                try await genres.load()
+            }
+        }
     }
 
     @Test func aSaveByAnotherProcess_isSeenByTheNextWarmLoad() async throws {

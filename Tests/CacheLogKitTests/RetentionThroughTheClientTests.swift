@@ -80,8 +80,8 @@ struct RetentionThroughTheClientTests {
         // They are one chain, a whole copy and the deltas after it, and nothing else of the key
         // is older than the window (the deletes that replaced them went with them).
         let olderPuts = puts.filter { $0.recordedAt < windowStart }
-        #expect(olderPuts.first?.formatVersion == 1, "the oldest kept version holds its whole payload")
-        #expect(olderPuts.dropFirst().allSatisfy { $0.formatVersion == 2 }, "the rest are deltas")
+        #expect(olderPuts.first?.storage == .whole, "the oldest kept version holds its whole payload")
+        #expect(olderPuts.dropFirst().allSatisfy { $0.isDelta }, "the rest are deltas")
         let olderRecords = try log.events(EventQuery(key: "films")).filter { item in
             if case .event(let event) = item { event.recordedAt < windowStart } else { true }
         }

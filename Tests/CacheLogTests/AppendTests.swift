@@ -30,7 +30,7 @@ struct AppendTests {
         let recorded = try events(log, EventQuery(includePayload: true))
         #expect(recorded.map(\.kind) == [.put, .delete, .expire])
         #expect(recorded.map(\.seq) == [1, 2, 3])
-        #expect(recorded.map(\.formatVersion) == [1, 1, 1])
+        #expect(recorded.map(\.formatVersion) == [3, 3, 3])
         #expect(recorded.map(\.recordedAt) == [clock.date - 120, clock.date - 60, clock.date])
         #expect(recorded[0].timestamp == cachedAt)
         #expect(recorded[0].payload == payload("[1,2,3]"))

@@ -8,7 +8,7 @@ import Testing
 struct CodecTests {
     @Test func record_roundTripsEveryField() throws {
         let prepared = try EventCodec.prepare(.put(key: "image:https://example.com/a.png", payload: payload(String(repeating: "ab", count: 500)), timestamp: Date(timeIntervalSince1970: 12.5)), maxKeySize: 511)
-        let record = EventCodec.encode(prepared, recordedAt: 99.75)
+        let record = EventCodec.encode(prepared, recordedAt: Date(timeIntervalSince1970: 99.75).stamp)
         try record.withUnsafeBytes { raw in
             let header = try EventCodec.decodeHeader(raw, seq: 7)
             let event = try EventCodec.recordedEvent(header, in: raw, seq: 7) { try EventCodec.payload(header, in: raw, seq: 7) }

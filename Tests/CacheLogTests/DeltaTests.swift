@@ -6,7 +6,7 @@ import Testing
 @testable import CacheLog
 
 /// Issue 29, item 4: a refresh costs what changed. A save whose payload mostly equals its key's
-/// live version stores a delta against it (record format version 2), every retained version
+/// live version stores a delta against it (flag bit 4), every retained version
 /// still reads back exactly, through a chain of at most ``EventCodec/maxDeltaDepth`` deltas.
 @Suite("Delta puts")
 struct DeltaTests {
@@ -108,7 +108,7 @@ struct DeltaTests {
         #expect(try log.verify().isClean)
 
         // Most refreshes changed a few films: most puts are deltas, and they cost a fraction.
-        let deltas = puts.filter { $0.formatVersion == 2 }
+        let deltas = puts.filter { $0.isDelta }
         #expect(deltas.count >= 120, "\(deltas.count) deltas")
         let stored = puts.reduce(0) { $0 + $1.storedBytes }
         #expect(stored * 4 < wholeCopies, "\(stored) bytes stored, \(wholeCopies) as whole copies")
@@ -136,7 +136,7 @@ struct DeltaTests {
         let cycle = Array(0...EventCodec.maxDeltaDepth)
         #expect(depths == Array((cycle + cycle + cycle + [0, 1]).prefix(puts.count)))
         for (seq, depth) in zip(puts, depths) where depth > 0 {
-            #expect(try Self.rawPut(seq, in: log).version == 2)
+            #expect(try Self.rawPut(seq, in: log).version == 3)
             #expect(try Self.rawPut(seq, in: log).base == seq - 2, "the base is the version it replaced")
         }
     }
@@ -152,7 +152,7 @@ struct DeltaTests {
         let reference = try await Self.save(log, feed.payload, at: 3)
         let other = FilmFeed(count: 100, using: &generator).payload
         let whole = try await Self.save(log, other, at: 4)
-        #expect(try Self.rawPut(delta, in: log).version == 2)
+        #expect(try Self.rawPut(delta, in: log).version == 3)
         // The unchanged refresh refers to the delta put that holds its bytes.
         #expect(try Self.rawPut(reference, in: log).flags & 0x13 == 0x02)
         #expect(try Self.body(of: RawLMDB.record(reference, in: log)) == RawLMDB.seqKey(delta))
@@ -329,7 +329,7 @@ struct DeltaTests {
 
     enum Damage: String, CaseIterable, Sendable {
         case flippedByte, truncatedStream, missingBase, baseIsADelete, wrongDepth, wrongInstructionLength,
-             copyOutOfRange, tooFewBytes, tooManyBytes, truncatedVarint, unknownInstruction, versionOneWithDeltaFlag, versionThree
+             copyOutOfRange, tooFewBytes, tooManyBytes, truncatedVarint, unknownInstruction, versionOneWithDeltaFlag, versionFour
     }
 
     /// Delta instructions compressed as a delta body holds them, at `depth` on `base`.
@@ -350,7 +350,7 @@ struct DeltaTests {
         feed.change(2, using: &generator)
         let put = try await Self.save(log, feed.payload, at: 2)
         let record = try RawLMDB.record(put, in: log)
-        #expect(record[0] == 2 && record[2] & 0x10 != 0)
+        #expect(record[0] == 3 && record[2] & 0x10 != 0)
         let body = Self.body(of: record)
         let instructionLength = body[9..<13].reduce(0) { $0 << 8 | Int($1) }
         let expected: String
@@ -402,11 +402,11 @@ struct DeltaTests {
             damaged[0] = 1
             damaged = Self.resigned(damaged)
             expected = "record format version 1 for a record that needs version 2"
-        case .versionThree:
+        case .versionFour:
             damaged = record
-            damaged[0] = 3
+            damaged[0] = 4
             damaged = Self.resigned(damaged)
-            expected = "unsupported record format version 3; this build of CacheLog reads versions 1 and 2"
+            expected = "unsupported record format version 4; this build of CacheLog reads versions 1 to 3"
         }
         try RawLMDB.replace(put, with: damaged, in: log)
 
@@ -433,7 +433,7 @@ struct DeltaTests {
         feed.change(2, using: &generator)
         let put = try await Self.save(log, feed.payload, at: 2)
         let record = try RawLMDB.record(put, in: log)
-        try #require(record[0] == 2 && record[2] & 0x10 != 0, "a delta put")
+        try #require(record[0] == 3 && record[2] & 0x10 != 0, "a delta put")
         for round in 0..<300 {
             var bytes = record
             let body = Self.body(of: record)
@@ -578,7 +578,7 @@ struct DeltaTests {
         try await waitUntilClosed(path)
 
         let log = try makeLog(dir)
-        #expect(try RawLMDB.dump(log, \.meta)[MetaKey.format] == format(3))
+        #expect(try RawLMDB.dump(log, \.meta)[MetaKey.format] == format(Environment.formatVersion))
         // The 304 refresh at seq 7 refers to seq 6's bytes.
         #expect(try RawLMDB.dump(log, \.refs) == [RawLMDB.seqKey(6): RawLMDB.seqKey(7)])
         let puts = try events(log, EventQuery(kinds: [.put], includePayload: true))

@@ -35,8 +35,8 @@ struct FormatDocumentationTests {
                                   .put(key: "feed", payload: feed.payload, timestamp: cachedAt + Double(refresh), metadata: ["contract": "films"])])
         }
         let recorded = try events(log, EventQuery(includePayload: true))
-        #expect(recorded.filter { $0.formatVersion == 2 }.count >= EventCodec.maxDeltaDepth)
-        #expect(recorded.contains { $0.formatVersion == 1 && $0.key == "feed" && $0.kind == .put && $0.storedBytes < 100 })
+        #expect(recorded.filter { $0.isDelta }.count >= EventCodec.maxDeltaDepth)
+        #expect(recorded.contains { $0.isReference && $0.key == "feed" && $0.storedBytes < 100 })
 
         let text = try String(contentsOf: Self.article, encoding: .utf8)
         let start = try #require(text.range(of: "```python\n"))

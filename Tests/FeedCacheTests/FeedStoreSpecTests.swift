@@ -26,6 +26,11 @@ struct FeedStoreSpecTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func retrieve_deliversTheTimestampAsInserted_atRandomInstants(_ kind: StoreKind) async throws {
+        try await FeedStoreSpecs.retrieve_deliversTheTimestampAsInserted_atRandomInstants(kind.makeEmptyStore())
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func retrieve_deliversPayloadsByteForByte(_ kind: StoreKind) async throws {
         try await FeedStoreSpecs.retrieve_deliversPayloadsByteForByte(kind.makeEmptyStore())
     }

@@ -1,6 +1,7 @@
 import FeedCache
 import Foundation
 import Locking
+import Seeding
 import Testing
 
 /// The ``FeedStore`` contract as runnable specs, written once and run against every store.
@@ -9,8 +10,10 @@ import Testing
 /// otherwise) and records failures at the caller's source location. Run them through a
 /// parameterized suite, like `FeedStoreSpecTests` over `StoreKind`.
 enum FeedStoreSpecs {
-    static let firstFeed = CachedFeed(feed: Data("first feed".utf8), timestamp: Date(timeIntervalSince1970: 1_700_000_000.125))
-    static let secondFeed = CachedFeed(feed: Data("second feed".utf8), timestamp: Date(timeIntervalSince1970: 1_700_086_400.5))
+    /// Timestamps with sub-second parts a `Date()` has, which seconds since 1970 cannot hold
+    /// (each comes back one unit in the last place apart from that conversion).
+    static let firstFeed = CachedFeed(feed: Data("first feed".utf8), timestamp: Date(timeIntervalSinceReferenceDate: 786_240_000.000_000_1))
+    static let secondFeed = CachedFeed(feed: Data("second feed".utf8), timestamp: Date(timeIntervalSinceReferenceDate: 786_326_400.987_654_3))
 
     /// What `sut` delivers, without when it recorded the save: a store that keeps history knows
     /// that moment (``CachedFeed/recordedAt``), one that does not leaves it `nil`, and the specs
@@ -43,6 +46,19 @@ enum FeedStoreSpecs {
 
         #expect(try await retrieved(sut) == firstFeed, sourceLocation: sourceLocation)
         #expect(try await retrieved(sut) == firstFeed, sourceLocation: sourceLocation)
+    }
+
+    /// A timestamp comes back `==` to the one inserted, whatever its sub-second part: 1,000 random
+    /// dates from 1970 to 2100.
+    static func retrieve_deliversTheTimestampAsInserted_atRandomInstants(_ sut: some FeedStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        var generator = SeededGenerator(seed: 1_000)
+        for _ in 0..<1_000 {
+            let timestamp = generator.date()
+            try await sut.replace(with: firstFeed.feed, timestamp: timestamp)
+
+            let delivered = try await retrieved(sut)?.timestamp
+            #expect(delivered == timestamp, "\(timestamp.timeIntervalSinceReferenceDate) came back as \(delivered?.timeIntervalSinceReferenceDate ?? .nan)", sourceLocation: sourceLocation)
+        }
     }
 
     /// Payloads are opaque bytes: empty, binary (every byte value) and large ones come back intact.

@@ -188,7 +188,7 @@ extension ConcurrencyTests {
         for put in stored { #expect(put.payload == saved[put.seq], "seq \(put.seq)") }
         let last = try #require(saved.keys.max())
         #expect(try log.retrieve("films")?.payload == saved[last])
-        #expect(stored.contains { $0.formatVersion == 2 }, "saves were stored as deltas")
+        #expect(stored.contains { $0.isDelta }, "saves were stored as deltas")
         let report = try log.verify()
         #expect(report.isClean, "\(report.problems)")
     }

@@ -58,9 +58,13 @@ PUT, DELETE, EXPIRE, RETENTION = 1, 2, 3, 4
 KIND_NAMES = {PUT: "put", DELETE: "delete", EXPIRE: "expire", RETENTION: "retention"}
 REASONS = {1: "replaced", 2: "explicit", 3: "retrieval-error", 4: "evicted"}
 EVICTED = 4
-# Format.md, "Event records": version 2 is for what version 1 lacks (a retention record, a delete
-# with reason 4); everything else is written as version 1.
-RECORD_VERSIONS = (1, 2)
+# Format.md, "Event records": the binary writes version 3, whose dates are stamps (seconds since
+# 2001); before format 4, version 2 was for what version 1 lacks (a retention record, a delete
+# with reason 4) and everything else version 1, with dates in seconds since 1970.
+RECORD_VERSIONS = (1, 2, 3)
+STAMPED = 3
+# Format.md, "Dates": seconds since 1970 of a stamp are the stamp plus this, in f64 arithmetic.
+SINCE_1970 = 978307200.0
 
 UTC = datetime.timezone.utc
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=UTC)
@@ -124,6 +128,16 @@ def same_json(a, b):
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
     return False
+
+
+def page_times(metadata):
+    """A search put's `page-times` (stamps: seconds since 2001) in seconds since 1970."""
+    return [float(x) + SINCE_1970 for x in metadata.get("page-times", "").split()]
+
+
+def stamped_first(values):
+    """A `meta` value whose first field is a stamp, that field counted from 1970."""
+    return (values[0] + SINCE_1970,) + tuple(values[1:])
 
 
 def trusted_timestamp(ts, recorded_at):
@@ -480,6 +494,10 @@ class Rec:
         (self.version, self.kind, self.flags, self.reason, self.recorded_at, self.ts, self.max_age,
          key_len, self.payload_len, body_len) = HEADER.unpack_from(raw)
         self.ts_bits = raw[12:20]
+        if self.version == STAMPED:  # the harness counts in seconds since 1970
+            self.recorded_at += SINCE_1970
+            if self.kind in (PUT, EXPIRE):
+                self.ts += SINCE_1970
         self.key = raw[38:38 + key_len]
         self.body = raw[38 + key_len:38 + key_len + body_len]
         # Flag bit 3: a metadata block (u16 length, then the names and values) follows the body.
@@ -571,8 +589,18 @@ class Rec:
         return self.key.decode("utf-8", "replace")
 
 
+STATE_ROW_VERSION = 2  # Format.md: a 29-byte state row starts with it; a checkpoint's entries lack it
+
+
+def decode_row(raw):
+    """A 29-byte state row: (seq, timestamp bits as stored, payload bytes, payload seq)."""
+    if len(raw) != 29 or raw[0] != STATE_ROW_VERSION:
+        return None
+    return decode_entry(raw[1:])
+
+
 def decode_entry(raw):
-    """A 28-byte state row or checkpoint entry: (seq, timestamp bits, payload bytes, payload seq)."""
+    """A checkpoint's 28-byte entry: (seq, timestamp bits as stored, payload bytes, payload seq)."""
     if len(raw) != 28:
         return None
     seq, = struct.unpack_from(">Q", raw, 0)
@@ -581,8 +609,13 @@ def decode_entry(raw):
     return (seq, bytes(raw[8:16]), size, pseq)
 
 
+def encode_row(seq, ts_bits, size, pseq):
+    return bytes([STATE_ROW_VERSION]) + struct.pack(">Q", seq) + ts_bits + struct.pack(">IQ", size, pseq)
+
+
 def entry_ts(entry):
-    return struct.unpack(">d", entry[1])[0]
+    """An entry's timestamp in seconds since 1970 (the binary stores a stamp)."""
+    return struct.unpack(">d", entry[1])[0] + SINCE_1970
 
 
 def decode_checkpoint(raw):
@@ -595,8 +628,11 @@ def decode_checkpoint(raw):
         snap = d.decompress(raw[4:-4])
         if not d.eof or len(snap) != length:
             return None
-        count, = struct.unpack_from(">I", snap, 0)
-        pos, entries = 4, {}
+        # Format.md, "Checkpoints": the marker of a snapshot whose dates are stamps, then the count.
+        marker, count = struct.unpack_from(">II", snap, 0)
+        if marker != 0xFFFFFFFF:
+            return None
+        pos, entries = 8, {}
         for _ in range(count):
             key_len, = struct.unpack_from(">H", snap, pos)
             key = snap[pos + 2:pos + 2 + key_len]
@@ -781,19 +817,20 @@ class Snap:
         self.last = u64(self.meta[b"lastSeq"]) if len(self.meta.get(b"lastSeq", b"")) == 8 else 0
         self.base = u64(self.meta[b"baseSeq"]) if len(self.meta.get(b"baseSeq", b"")) == 8 else 0
         raw = self.meta.get(b"lastRecordedAt", b"")
-        self.last_recorded_at = struct.unpack(">d", raw)[0] if len(raw) == 8 else float("nan")
+        self.last_recorded_at = struct.unpack(">d", raw[1:])[0] + SINCE_1970 if len(raw) == 9 and raw[0] == 2 else float("nan")
         # Format.md, "Retention": the policy's record, the zone up to which a missing seq is
         # history retention let go, the pass under way and what the last pass did.
         self.retention_seq = self.meta_u64(b"retentionSeq")
         self.zone = self.meta_u64(b"retentionZone")
+        # Each starts with its version (2); its clock is a stamp, counted here from 1970.
         raw = self.meta.get(b"retentionPass", b"")
-        self.retention_pass = struct.unpack(">dQQ", raw) if len(raw) == 24 else None  # (clock, walked through, pressure bound)
+        self.retention_pass = stamped_first(struct.unpack(">dQQ", raw[1:])) if len(raw) == 25 else None  # (clock, walked through, pressure bound)
         raw = self.meta.get(b"retentionReport", b"")
-        self.retention_report = struct.unpack(">dQQQB", raw) if len(raw) == 33 else None
+        self.retention_report = stamped_first(struct.unpack(">dQQQB", raw[1:])) if len(raw) == 34 else None
         self.stored = {}
         self.malformed = set()
         for key, raw in self.state.items():
-            entry = decode_entry(raw)
+            entry = decode_row(raw)
             if entry is None:
                 self.malformed.add(key)
             else:
@@ -1271,7 +1308,7 @@ def pages_of(snap, key_bytes):
         value = snap.live_value(key_bytes)
     except OracleError:
         return []
-    return ((value[3].metadata or {}).get("pages") or "").split() if value else []
+    return ((value[3].metadata or {}).get("page-times") or "").split() if value else []
 
 
 def value_ts(snap, key_bytes):
@@ -2635,7 +2672,7 @@ class Run:
         pages = [plan["now"]] if pages is None else pages
         next_page = (2 if plan["items"] else None) if next_page is None else next_page
         try:
-            recorded_pages = [float(x) for x in meta.get("pages", "").split()]
+            recorded_pages = page_times(meta)
         except ValueError:
             recorded_pages = None
         want = {"query": plan["search"].query, "template": plan["template"], "contract": "verses",
@@ -2644,7 +2681,7 @@ class Run:
         self.fail(got == want and recorded_pages is not None and len(recorded_pages) == len(pages)
                   and all(abs(a - b) < 0.001 for a, b in zip(recorded_pages, pages)), "search-record",
                   "seq %d records %s and pages %r; expected %s and pages %s" % (
-                      puts[-1].seq, short(got, 300), meta.get("pages"), short(want, 300), [iso(p) for p in pages]), o)
+                      puts[-1].seq, short(got, 300), meta.get("page-times"), short(want, 300), [iso(p) for p in pages]), o)
 
     def judge_more(self, search, template, now, snap):
         """`load --more`: extends a fresh cached list with its next page and caches the merged
@@ -2693,7 +2730,7 @@ class Run:
             self.after_search_load(o, {"key": search.key}, snap)
             return
         try:
-            pages = [float(x) for x in meta.get("pages", "").split()]
+            pages = page_times(meta)
         except ValueError:
             pages = []
         if not pages or not all(math.isfinite(p) for p in pages):
@@ -3217,15 +3254,15 @@ class Run:
             mode = "short"
         target_key, value = key, None
         if mode == "short":
-            value = snap.state[key][:27]
+            value = snap.state[key][:28]
         elif mode == "garbage":
-            value = bytes(self.rng.getrandbits(8) for _ in range(28))
+            value = bytes(self.rng.getrandbits(8) for _ in range(29))
         elif mode == "stale":
             old = snap.events[self.rng.choice(puts)]
-            value = struct.pack(">Q", old.seq) + old.ts_bits + struct.pack(">IQ", old.payload_len, old.ref or old.seq)
+            value = encode_row(old.seq, old.ts_bits, old.payload_len, old.ref or old.seq)
         elif mode == "ghost":
             target_key = b"ghost:%d" % self.rng.randint(0, 999)
-            value = struct.pack(">Q", 0xFFFFFFF0) + f64_bits(self.now) + struct.pack(">IQ", 10, 0xFFFFFFF0)
+            value = encode_row(0xFFFFFFF0, f64_bits(self.now - SINCE_1970), 10, 0xFFFFFFF0)
 
         def mutate(env):
             db = env.open_db(b"state", create=False)
@@ -3839,14 +3876,14 @@ class Run:
         return unseen
 
     def judge_new_records(self, prev, snap, log, launched, policies, pressure, unseen):
-        """The records appended since the last check: version 2 only for what needs it, a
-        retention record as Format.md frames it, and evictions only under a pressing size limit,
-        the least recently saved first, each a delete with reason evicted."""
+        """The records appended since the last check: of record version 3 (Format.md: every record
+        written from format 4 on), a retention record as Format.md frames it, and evictions only
+        under a pressing size limit, the least recently saved first, each a delete with reason
+        evicted."""
         new = [log[s] for s in sorted(log) if s > prev.last and log[s].intact]
         for r in new:
-            needs = r.kind == RETENTION or r.kind == DELETE and r.reason == EVICTED
-            self.fail(r.version == (2 if needs else 1), "record-version", "seq %d (%s) is record version %d; Format.md: 2 only for "
-                      "a retention record or a delete with reason evicted" % (r.seq, KIND_NAMES.get(r.kind), r.version))
+            self.fail(r.version == STAMPED, "record-version", "seq %d (%s) is record version %d; Format.md: the binary "
+                      "writes version 3" % (r.seq, KIND_NAMES.get(r.kind), r.version))
             if r.kind == RETENTION:
                 self.fail(r.key == b"" and r.ts_bits == bytes(8) and r.max_age == 0 and r.flags & 8 and policy_from_metadata(r.metadata),
                           "retention-record", "seq %d: a retention record with key %r, timestamp %r, maxAge %r, metadata %s" % (

@@ -7,16 +7,23 @@ import Foundation
 /// A snapshot of the state after one seq, so that "state as of" folds only the tail after it.
 ///
 ///     u32 length of the uncompressed snapshot, zlib stream, u32 CRC-32 of all bytes before it
-///     snapshot: u32 entry count, then per entry (sorted by key):
-///               u16 key length, key, u64 seq, f64 timestamp, u32 payload bytes, u64 payload seq
+///     snapshot: u32 0xFFFFFFFF, u32 entry count, then per entry (sorted by key):
+///               u16 key length, key, u64 seq, f64 timestamp (a stamp), u32 payload bytes, u64 payload seq
+///
+/// A snapshot written before format 4 starts with its entry count, and its timestamps are seconds
+/// since 1970; no snapshot can hold 2^32 − 1 entries, so the marker tells the two apart.
 enum CheckpointCodec {
+    /// What a snapshot whose timestamps are stamps starts with.
+    static let stampsMarker = UInt32.max
+
     /// `rows` carry each key's bytes as the log holds them, so a key that is not valid UTF-8
     /// round-trips unchanged (its String would grow by replacement characters past LMDB's limit).
     static func encode(_ rows: [StateFold.Row]) throws -> [UInt8] {
-        var snapshot = ByteWriter(capacity: 4 + rows.count * 40)
+        var snapshot = ByteWriter(capacity: 8 + rows.count * 40)
         guard let count = UInt32(exactly: rows.count) else {
             throw CacheLogError.corruptCheckpoint(seq: 0, detail: "more than 2^32 live keys")
         }
+        snapshot.u32(stampsMarker)
         snapshot.u32(count)
         for (key, entry) in rows {
             // LMDB keys are at most 511 bytes, so every key fits its u16 length.
@@ -72,10 +79,15 @@ enum CheckpointCodec {
         }
         try snapshot.withUnsafeBytes { bytes in
             var reader = ByteReader(bytes)
-            guard let count = reader.u32() else { throw corrupt("no entry count") }
+            guard var count = reader.u32() else { throw corrupt("no entry count") }
+            let since1970 = count != stampsMarker
+            if !since1970 {
+                guard let stored = reader.u32() else { throw corrupt("no entry count") }
+                count = stored
+            }
             for _ in 0..<count {
                 guard let keyLength = reader.u16(), let key = reader.bytes(Int(keyLength)),
-                      let entry = StateRowCodec.read(key: String(decoding: key, as: UTF8.self), from: &reader)
+                      let entry = StateRowCodec.read(key: String(decoding: key, as: UTF8.self), from: &reader, since1970: since1970)
                 else { throw corrupt("truncated entry") }
                 guard body(key, entry) else { return }
             }

@@ -15,18 +15,19 @@ import Darwin
 /// in other languages in `CacheLog.docc/Format.md`; change one, change both.
 ///
 ///     offset size field
-///     0      1    record format version: 1, or 2 for a record that uses what version 1 lacks
-///                 (a delta put, flag bit 4; kind 4 retention; delete reason 4 evicted), so that a
-///                 reader that predates it refuses it by its version instead of misreading it
-///     1      1    kind: 1 put, 2 delete, 3 expire, 4 retention (version 2)
+///     0      1    record format version: 3, whose dates are seconds since 2001 (``Foundation/Date/stamp``),
+///                 so that a reader that predates it refuses it by its version instead of misreading
+///                 it; versions 1 and 2 (written before format 4) hold seconds since 1970, and 2 only
+///                 for what 1 lacks (a delta put; kind 4 retention; delete reason 4 evicted)
+///     1      1    kind: 1 put, 2 delete, 3 expire, 4 retention (version 2 or 3)
 ///     2      1    flags: bit 0 set when the body is zlib-compressed; bit 1 set when the body is
 ///                 a reference: the u64 seq of an earlier put of the same key whose payload is identical;
 ///                 bit 2 set when a put records its max age; bit 3 set when metadata follows the body;
-///                 bit 4 (version 2 only) set when the body is a delta against an earlier put of the key
-///     3      1    delete reason: 1 replaced, 2 explicit, 3 retrieval-error, 4 evicted (version 2);
+///                 bit 4 (version 2 or 3) set when the body is a delta against an earlier put of the key
+///     3      1    delete reason: 1 replaced, 2 explicit, 3 retrieval-error, 4 evicted (version 2 or 3);
 ///                 0 otherwise
-///     4      8    recordedAt: f64 seconds since 1970
-///     12     8    timestamp: f64 seconds since 1970 (put, expire; 0 for delete)
+///     4      8    recordedAt: f64 seconds since 2001 (since 1970 in versions 1 and 2)
+///     12     8    timestamp: f64 seconds since 2001, as recordedAt (put, expire; 0 for delete)
 ///     20     8    maxAge: f64 seconds (expire; put with flag bit 2; 0 otherwise)
 ///     28     2    key length K (u16)
 ///     30     4    payload length P, uncompressed (u32)
@@ -41,11 +42,14 @@ import Darwin
 ///
 /// Everything the state needs sits in the fixed header and the key, so a fold never inflates.
 enum EventCodec {
-    static let formatVersion: UInt8 = 1
-    /// The version of a record that uses what version 1 lacks (a delta put, a retention record,
-    /// an eviction): a build that predates it refuses it by this byte ("unsupported record format
-    /// version 2") instead of misreading it.
-    static let deltaFormatVersion: UInt8 = 2
+    /// The version of every record this build writes: its dates are ``Foundation/Date/stamp``s,
+    /// which read back `==`. A build that predates it refuses it by this byte ("unsupported record
+    /// format version 3") instead of misreading its dates.
+    static let recordVersion: UInt8 = 3
+    /// Versions written before format 4, whose dates are seconds since 1970: 1, or 2 for a record
+    /// that uses what version 1 lacks (a delta put, a retention record, an eviction).
+    static let plainVersion: UInt8 = 1
+    static let deltaVersion: UInt8 = 2
     static let headerSize = 38
     static let checksumSize = 4
     static let compressedFlag: UInt8 = 1
@@ -104,6 +108,7 @@ enum EventCodec {
         var kind: EventKind
         var key: [UInt8]
         var reason: UInt8
+        /// A put's cache timestamp, or the one an expire judged, as a ``Foundation/Date/stamp``.
         var timestamp: Double
         var maxAge: Double
         var payloadLength: UInt32
@@ -112,9 +117,6 @@ enum EventCodec {
         var recordsMaxAge = false
         /// The metadata block, length prefix included; empty when there is none.
         var metadata: [UInt8] = []
-        /// The record format version it needs: 1 unless it uses what version 1 lacks (a delta put
-        /// gets version 2 when it is framed as one).
-        var recordVersion: UInt8 = formatVersion
         /// A put's payload, kept while its compression is put off (``compressBody()``): a put
         /// that will be stored as a delta needs no whole body, unless its base is gone by the
         /// time the writer stores it.
@@ -156,21 +158,20 @@ enum EventCodec {
         switch event {
         case .put(_, let payload, let timestamp, let maxAge, let metadata):
             guard payload.count <= Int(UInt32.max) else { throw CacheLogError.payloadTooLarge(length: payload.count) }
-            var prepared = Prepared(kind: .put, key: key, reason: 0, timestamp: timestamp.storedSeconds, maxAge: maxAge ?? 0,
+            var prepared = Prepared(kind: .put, key: key, reason: 0, timestamp: timestamp.stamp, maxAge: maxAge ?? 0,
                                     payloadLength: UInt32(payload.count), body: [], recordsMaxAge: maxAge != nil,
                                     metadata: try encodeMetadata(metadata), uncompressed: payload, level: level)
             if compressing { try prepared.compressBody() }
             return prepared
         case .delete(_, let reason):
-            return Prepared(kind: .delete, key: key, reason: reason.rawValue, timestamp: 0, maxAge: 0,
-                            payloadLength: 0, body: [], recordVersion: reason == .evicted ? deltaFormatVersion : formatVersion)
+            return Prepared(kind: .delete, key: key, reason: reason.rawValue, timestamp: 0, maxAge: 0, payloadLength: 0, body: [])
         case .expire(_, let timestamp, let maxAge):
-            return Prepared(kind: .expire, key: key, reason: 0, timestamp: timestamp.storedSeconds, maxAge: maxAge,
+            return Prepared(kind: .expire, key: key, reason: 0, timestamp: timestamp.stamp, maxAge: maxAge,
                             payloadLength: 0, body: [])
         case .retention(let policy, let by):
             if let problem = policy.problem { throw CacheLogError.invalidRetention(detail: problem) }
             return Prepared(kind: .retention, key: [], reason: 0, timestamp: 0, maxAge: 0, payloadLength: 0, body: [],
-                            metadata: try encodeMetadata(RetentionRecord.metadata(policy, by: by)), recordVersion: deltaFormatVersion)
+                            metadata: try encodeMetadata(RetentionRecord.metadata(policy, by: by)))
         }
     }
 
@@ -235,7 +236,6 @@ enum EventCodec {
     static func encode(_ event: Prepared, recordedAt: Double, as form: Form = .whole) -> [UInt8] {
         var body = event.body
         var flags: UInt8 = event.kind == .put ? compressedFlag : 0
-        var version = event.recordVersion
         switch form {
         case .whole: break
         case .reference(let seq):
@@ -245,13 +245,12 @@ enum EventCodec {
             if let delta = event.delta {
                 body = delta.body
                 flags = deltaFlag
-                version = deltaFormatVersion
             }
         }
         var writer = ByteWriter(capacity: headerSize + event.key.count + body.count + event.metadata.count + checksumSize)
         if event.recordsMaxAge { flags |= maxAgeFlag }
         if !event.metadata.isEmpty { flags |= metadataFlag }
-        writer.u8(version)
+        writer.u8(recordVersion)
         writer.u8(event.kind.rawValue)
         writer.u8(flags)
         writer.u8(event.reason)
@@ -276,6 +275,7 @@ enum EventCodec {
         var kind: EventKind
         var flags: UInt8
         var reason: Event.DeletionReason?
+        /// ``Foundation/Date/stamp``s, whatever the record's version stored.
         var recordedAt: Double
         var timestamp: Double
         var maxAge: Double
@@ -370,10 +370,16 @@ enum EventCodec {
         return UInt32(bigEndian: record.loadUnaligned(fromByteOffset: record.count - checksumSize, as: UInt32.self))
     }
 
-    /// The recordedAt field alone (bytes 4..<12), without checking the rest of the record.
+    /// The recordedAt field alone (bytes 4..<12) as a stamp, read by the version byte, without
+    /// checking the rest of the record; nil for a version this build does not know.
     static func recordedAt(_ record: UnsafeRawBufferPointer) -> Double? {
         guard record.count >= 12 else { return nil }
-        return Double(bitPattern: UInt64(bigEndian: record.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
+        let stored = Double(bitPattern: UInt64(bigEndian: record.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
+        switch record[0] {
+        case recordVersion: return stored
+        case plainVersion, deltaVersion: return LegacyStamp.stamp(since1970: stored)
+        default: return nil
+        }
     }
 
     static func decodeHeader(_ record: UnsafeRawBufferPointer, seq: UInt64, verifyChecksum: Bool = true) throws -> Header {
@@ -398,8 +404,8 @@ enum EventCodec {
             let computed = Zlib.crc32(UnsafeRawBufferPointer(rebasing: record[0..<(record.count - checksumSize)]))
             guard stored == computed else { throw corrupt("checksum mismatch") }
         }
-        guard version == formatVersion || version == deltaFormatVersion else {
-            throw corrupt("unsupported record format version \(version); this build of CacheLog reads versions 1 and 2")
+        guard (plainVersion...recordVersion).contains(version) else {
+            throw corrupt("unsupported record format version \(version); this build of CacheLog reads versions 1 to 3")
         }
         guard let kind = EventKind(rawValue: kindByte) else { throw corrupt("unknown event kind \(kindByte)") }
         var reason: Event.DeletionReason?
@@ -407,10 +413,10 @@ enum EventCodec {
             guard let known = Event.DeletionReason(rawValue: reasonByte) else { throw corrupt("unknown delete reason \(reasonByte)") }
             reason = known
         }
-        // Version 2 is for what version 1 lacks, and only that: a delta put, a retention record,
-        // an eviction. Either without the other is damage.
+        // Before version 3, version 2 was for what version 1 lacks, and only that: a delta put, a
+        // retention record, an eviction. Either without the other is damage.
         let needsVersion2 = flags & deltaFlag != 0 || kind == .retention || reason == .evicted
-        guard (version == deltaFormatVersion) == needsVersion2 else {
+        guard version == recordVersion || (version == deltaVersion) == needsVersion2 else {
             throw corrupt("record format version \(version) for a \(needsVersion2 ? "record that needs version 2" : "record of version 1")")
         }
         if flags & deltaFlag != 0 {
@@ -421,9 +427,12 @@ enum EventCodec {
         // Keys are UTF-8 (every key is appended from a String): bytes that are not are damage, and
         // a fold that took them as a key would make a cache no one can name, not even to delete it.
         guard isUTF8(UnsafeRawBufferPointer(rebasing: record[keyStart..<bodyStart])) else { throw corrupt("key is not UTF-8") }
+        // Seconds since 1970 before version 3: read as the dates they always read as.
+        let since1970 = version < recordVersion
         return Header(
-            version: version, kind: kind, flags: flags, reason: reason, recordedAt: recordedAt,
-            timestamp: timestamp, maxAge: maxAge, payloadLength: Int(payloadLength),
+            version: version, kind: kind, flags: flags, reason: reason,
+            recordedAt: since1970 ? LegacyStamp.stamp(since1970: recordedAt) : recordedAt,
+            timestamp: since1970 ? LegacyStamp.stamp(since1970: timestamp) : timestamp, maxAge: maxAge, payloadLength: Int(payloadLength),
             key: keyStart..<bodyStart, body: bodyStart..<bodyEnd,
             metadata: (bodyEnd + min(metadataLength, 2))..<(bodyEnd + metadataLength), storedBytes: record.count)
     }
@@ -489,16 +498,25 @@ enum EventCodec {
     static func recordedEvent(_ header: Header, in record: UnsafeRawBufferPointer, seq: UInt64, payload: (() throws -> Data)?) throws -> RecordedEvent {
         RecordedEvent(
             seq: seq,
-            recordedAt: Date(storedSeconds: header.recordedAt),
+            recordedAt: Date(stamp: header.recordedAt),
             formatVersion: header.version,
             kind: header.kind,
             key: key(header, in: record),
-            timestamp: header.kind == .delete || header.kind == .retention ? nil : Date(storedSeconds: header.timestamp),
+            timestamp: header.kind == .delete || header.kind == .retention ? nil : Date(stamp: header.timestamp),
             maxAge: header.kind == .expire ? header.maxAge : header.recordedMaxAge,
             metadata: try metadata(header, in: record, seq: seq),
             reason: header.reason,
             payloadBytes: header.payloadLength,
             storedBytes: header.storedBytes,
-            payload: header.kind == .put ? try payload?() : nil)
+            payload: header.kind == .put ? try payload?() : nil,
+            storage: storage(header, in: record, seq: seq))
+    }
+
+    /// How a put holds its payload; nil for other kinds, and for a body that does not say.
+    static func storage(_ header: Header, in record: UnsafeRawBufferPointer, seq: UInt64) -> PayloadStorage? {
+        guard header.kind == .put else { return nil }
+        if header.isReference { return (try? payloadSeq(header, in: record, seq: seq)).map { .reference(seq: $0) } }
+        if header.isDelta { return (try? delta(header, in: record, seq: seq)).map { .delta(base: $0.base) } }
+        return .whole
     }
 }

@@ -32,7 +32,7 @@ extension EventLog {
                             }
                             stats.payloadBytes += header.payloadLength
                             if header.kind == .put { stats.storedPayloadBytes += header.body.count }
-                            let at = Date(storedSeconds: header.recordedAt)
+                            let at = Date(stamp: header.recordedAt)
                             if stats.firstRecordedAt == nil { stats.firstRecordedAt = at }
                             stats.lastRecordedAt = at
                         } else {

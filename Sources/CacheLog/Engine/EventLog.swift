@@ -488,9 +488,9 @@ public final class EventLog: Sendable {
         let omitted = payloadSeq == known
         let payload = omitted ? Data() : try tables.payload(txn, header, in: record, seq: entry.seq, known: recentPayloads.version(of: key))
         return StoredValue(
-            payload: payload, timestamp: Date(storedSeconds: header.timestamp), seq: entry.seq,
+            payload: payload, timestamp: Date(stamp: header.timestamp), seq: entry.seq,
             maxAge: header.recordedMaxAge, metadata: try EventCodec.metadata(header, in: record, seq: entry.seq),
-            recordedAt: Date(storedSeconds: header.recordedAt), payloadSeq: payloadSeq, isPayloadOmitted: omitted)
+            recordedAt: Date(stamp: header.recordedAt), payloadSeq: payloadSeq, isPayloadOmitted: omitted)
     }
 
     /// The live entry of `key` (its put's seq, timestamp and size) without reading the payload.

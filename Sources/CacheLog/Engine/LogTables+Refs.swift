@@ -188,7 +188,8 @@ extension LogTables {
 
     /// Brings a database written by an earlier format up to this one, in one transaction (a
     /// crash leaves the old format, and the next open starts over): fills the key index (format
-    /// 2) and `refs` (format 3) that it lacks, and stamps the format. Returns the entries added
+    /// 2) and `refs` (format 3) that it lacks, and stamps the format (format 4 changes no stored
+    /// value: each says how it stores its dates). Returns the entries added
     /// to each (0 when another process did it first).
     @available(*, noasync)
     func upgradeFormat(_ txn: Transaction) throws -> (keyIndex: Int, refs: Int) {

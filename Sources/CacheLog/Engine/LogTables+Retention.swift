@@ -124,7 +124,7 @@ struct RetentionPass: Sendable, Equatable {
     /// Records one slice visits at most: a slice is one short write transaction.
     static let sliceRecords = 2_048
 
-    /// The pass's clock: every window is measured back from it, whichever slice runs.
+    /// The pass's clock, a stamp: every window is measured back from it, whichever slice runs.
     var now: Double
     /// The last seq walked (0: the pass starts at the first record).
     var walkedThrough: UInt64 = 0
@@ -189,7 +189,7 @@ private struct HistoryJudge {
 
     private mutating func windowStart(_ window: TimeInterval) throws -> UInt64 {
         if let known = windowStarts[window] { return known }
-        let start = try tables.firstSeq(txn, recordedAtOrAfter: Date(storedSeconds: pass.now - window))
+        let start = try tables.firstSeq(txn, recordedAtOrAfter: Date(stamp: pass.now - window))
         windowStarts[window] = start
         return start
     }
@@ -363,8 +363,8 @@ extension LogTables {
         // A last pass stamped later than this clock (a what-if --now, a clock set back) would
         // otherwise hold every pass off until this clock reached its stamp, years perhaps: the
         // clocks disagree, so one runs now, and restamps.
-        if now.storedSeconds < last.startedAt.storedSeconds { return true }
-        return now.storedSeconds - last.startedAt.storedSeconds >= Self.timeBetweenPasses
+        if now < last.startedAt { return true }
+        return now.timeIntervalSince(last.startedAt) >= Self.timeBetweenPasses
             || Double(used) >= usedAfter * (1 + Self.growthBetweenPasses) + 65_536
     }
 
@@ -379,9 +379,9 @@ extension LogTables {
             // The policy this pass applies: a newer one makes the next pass due.
             try setU64(txn, MetaKey.retentionApplied, try u64(txn, MetaKey.retentionSeq))
         }
-        var pass = try loadPass(txn) ?? RetentionPass(now: now.storedSeconds)
-        var report = try loadReport(txn) ?? RetentionReport(startedAt: Date(storedSeconds: pass.now))
-        if report.finished { report = RetentionReport(startedAt: Date(storedSeconds: pass.now)) }
+        var pass = try loadPass(txn) ?? RetentionPass(now: now.stamp)
+        var report = try loadReport(txn) ?? RetentionReport(startedAt: Date(stamp: pass.now))
+        if report.finished { report = RetentionReport(startedAt: Date(stamp: pass.now)) }
         let target = try policy.sizeLimit.map { try pressureTarget(txn, limit: $0) - incoming }
         if let target, pass.pressureThrough == 0, try bytesInUse(txn) > target {
             pass.pressureThrough = try nextPressure(txn, after: 0)
@@ -461,17 +461,23 @@ extension LogTables {
 
     // MARK: the pass in meta
 
+    /// The pass under way: u8 2, f64 clock (a stamp), u64 walked through, u64 pressure bound; 24
+    /// bytes without the version before format 4, the clock in seconds since 1970.
     @available(*, noasync)
     func loadPass(_ txn: Transaction) throws -> RetentionPass? {
-        guard let raw = try txn.get(table.meta, MetaKey.retentionPass), raw.count == 24 else { return nil }
+        guard let raw = try txn.get(table.meta, MetaKey.retentionPass), raw.count == 24 || raw.count == 25 else { return nil }
         var reader = ByteReader(raw)
-        guard let now = reader.f64(), let walked = reader.u64(), let pressure = reader.u64(), now.isFinite else { return nil }
-        return RetentionPass(now: now, walkedThrough: walked, pressureThrough: pressure)
+        let since1970 = raw.count == 24
+        guard since1970 || reader.u8() == MetaStamp.version,
+              let stored = reader.f64(), let walked = reader.u64(), let pressure = reader.u64(), stored.isFinite
+        else { return nil }
+        return RetentionPass(now: since1970 ? LegacyStamp.stamp(since1970: stored) : stored, walkedThrough: walked, pressureThrough: pressure)
     }
 
     @available(*, noasync)
     private func savePass(_ txn: Transaction, _ pass: RetentionPass) throws {
-        var writer = ByteWriter(capacity: 24)
+        var writer = ByteWriter(capacity: 25)
+        writer.u8(MetaStamp.version)
         writer.f64(pass.now)
         writer.u64(pass.walkedThrough)
         writer.u64(pass.pressureThrough)
@@ -489,21 +495,28 @@ extension LogTables {
         try loadReport(txn)
     }
 
+    /// What the last pass did: u8 2, f64 start (a stamp), u64 removed, u64 bytes freed, u64
+    /// evicted, u8 finished; 33 bytes without the version before format 4, the start in seconds
+    /// since 1970.
     @available(*, noasync)
     private func loadReport(_ txn: Transaction) throws -> RetentionReport? {
-        guard let raw = try txn.get(table.meta, MetaKey.retentionReport), raw.count == 33 else { return nil }
+        guard let raw = try txn.get(table.meta, MetaKey.retentionReport), raw.count == 33 || raw.count == 34 else { return nil }
         var reader = ByteReader(raw)
-        guard let started = reader.f64(), let removed = reader.u64(), let freed = reader.u64(), let evicted = reader.u64(),
+        let since1970 = raw.count == 33
+        guard since1970 || reader.u8() == MetaStamp.version,
+              let started = reader.f64(), let removed = reader.u64(), let freed = reader.u64(), let evicted = reader.u64(),
               let finished = reader.u8(), started.isFinite
         else { return nil }
-        return RetentionReport(startedAt: Date(storedSeconds: started), removed: Int(clamping: removed), freedBytes: Int(clamping: freed),
+        return RetentionReport(startedAt: Date(stamp: since1970 ? LegacyStamp.stamp(since1970: started) : started),
+                               removed: Int(clamping: removed), freedBytes: Int(clamping: freed),
                                evicted: Int(clamping: evicted), finished: finished != 0)
     }
 
     @available(*, noasync)
     private func saveReport(_ txn: Transaction, _ report: RetentionReport) throws {
-        var writer = ByteWriter(capacity: 33)
-        writer.f64(report.startedAt.storedSeconds)
+        var writer = ByteWriter(capacity: 34)
+        writer.u8(MetaStamp.version)
+        writer.f64(report.startedAt.stamp)
         writer.u64(UInt64(report.removed))
         writer.u64(UInt64(report.freedBytes))
         writer.u64(UInt64(report.evicted))

@@ -32,11 +32,17 @@ struct LogTables {
         try txn.put(table.meta, key, SeqKey.bytes(value))
     }
 
-    /// The last `recordedAt` appended; a value that is not a finite number is damage, and
-    /// counts as none, so that it cannot stamp every later event.
+    /// The last `recordedAt` appended, as a stamp; a value that is not a finite number is damage,
+    /// and counts as none, so that it cannot stamp every later event.
     func lastRecordedAt(_ txn: Transaction) throws -> Double {
-        let value = Double(bitPattern: try u64(txn, MetaKey.lastRecordedAt))
-        return value.isFinite ? value : -.infinity
+        guard let value = try storedLastRecordedAt(txn), value.isFinite else { return -.infinity }
+        return value
+    }
+
+    /// The last `recordedAt` as `meta` holds it: nil when there is none, NaN when it does not decode.
+    func storedLastRecordedAt(_ txn: Transaction) throws -> Double? {
+        guard let raw = try txn.get(table.meta, MetaKey.lastRecordedAt) else { return nil }
+        return MetaStamp.decode(raw) ?? .nan
     }
 
     /// Seqs past this are not a count of events but damage (a log would take a hundred
@@ -75,9 +81,9 @@ struct LogTables {
             try setU64(txn, MetaKey.lastSeq, inLog)
             restored.append("lastSeq")
         }
-        if !Double(bitPattern: try u64(txn, MetaKey.lastRecordedAt)).isFinite {
+        if try storedLastRecordedAt(txn)?.isFinite == false {
             let time = try txn.get(table.events, SeqKey.bytes(inLog)).flatMap(EventCodec.recordedAt).flatMap { $0.isFinite ? $0 : nil } ?? 0
-            try setU64(txn, MetaKey.lastRecordedAt, time.bitPattern)
+            try txn.put(table.meta, MetaKey.lastRecordedAt, MetaStamp.encode(time))
             restored.append("lastRecordedAt")
         }
         return restored
@@ -102,7 +108,7 @@ struct LogTables {
         var seq = try lastSeq(txn)
         let lastBefore = seq
         // Recorded time never goes backward, so that "as of a date" can binary-search the log.
-        let recordedAt = max(now.storedSeconds, try lastRecordedAt(txn))
+        let recordedAt = max(now.stamp, try lastRecordedAt(txn))
         // A checkpoint seq past the last seq is damage: the next checkpoint is due at once.
         var checkpointSeq = min(try u64(txn, MetaKey.checkpointSeq), seq)
         var ranges: [Result<AppendedBatch, SupersededBatch>] = []
@@ -190,7 +196,7 @@ struct LogTables {
         try setU64(txn, MetaKey.lastSeq, seq)
         // Only what was appended moves recorded time: a save refused for a newer cache, whose
         // clock may be far ahead, must not stamp the next writer's records with that clock.
-        if seq > lastBefore { try setU64(txn, MetaKey.lastRecordedAt, recordedAt.bitPattern) }
+        if seq > lastBefore { try txn.put(table.meta, MetaKey.lastRecordedAt, MetaStamp.encode(recordedAt)) }
         try setU64(txn, MetaKey.checkpointSeq, checkpointSeq)
         return ranges
     }
@@ -221,7 +227,7 @@ struct LogTables {
                       let header = try? EventCodec.decodeHeader(record, seq: at, verifyChecksum: false),
                       header.kind == .delete, header.reason == .explicit
                 else { continue }
-                return LogState.Entry(key: String(decoding: key, as: UTF8.self), seq: at, timestamp: Date(storedSeconds: header.recordedAt), bytes: 0)
+                return LogState.Entry(key: String(decoding: key, as: UTF8.self), seq: at, timestamp: Date(stamp: header.recordedAt), bytes: 0)
             }
             return nil
         }
@@ -273,19 +279,18 @@ struct LogTables {
         switch event.kind {
         case .put:
             let entry = LogState.Entry(
-                key: "", seq: seq, timestamp: Date(storedSeconds: event.timestamp), bytes: Int(event.payloadLength),
+                key: "", seq: seq, timestamp: Date(stamp: event.timestamp), bytes: Int(event.payloadLength),
                 payloadSeq: payloadSeq)
             try txn.put(table.state, event.key, StateRowCodec.encode(entry))
         case .delete:
             try txn.delete(table.state, event.key)
         case .expire:
-            // Same rule as `StateFold.apply`: only the version cached at `timestamp` expires.
-            // Bits are compared as stored (a Date round trip may move the last one). A damaged
-            // row is judged by the log's entry for the key, so the expire removes it too.
+            // Same rule as `StateFold.apply`: only the version cached at `timestamp` expires,
+            // stamps compared bit for bit. A damaged row is judged by the log's entry for the
+            // key, so the expire removes it too.
             guard let raw = try txn.get(table.state, event.key) else { return }
-            let live: UInt64? = raw.count == StateRowCodec.size
-                ? UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                : try? foldedState(txn).timestampBits(forKey: event.key)
+            let live: UInt64? = StateRowCodec.decode(key: "", raw).map { $0.timestamp.stamp.bitPattern }
+                ?? (try? foldedState(txn).timestampBits(forKey: event.key))
             guard live == event.timestamp.bitPattern else { return }
             try txn.delete(table.state, event.key)
         case .retention:
@@ -469,7 +474,7 @@ struct LogTables {
         else { return entry }
         var entry = entry
         entry.maxAge = header.recordedMaxAge
-        entry.recordedAt = Date(storedSeconds: header.recordedAt)
+        entry.recordedAt = Date(stamp: header.recordedAt)
         entry.metadata = (try? EventCodec.metadata(header, in: record, seq: entry.seq)) ?? [:]
         return entry
     }
@@ -481,7 +486,7 @@ struct LogTables {
         guard let record = try txn.get(table.events, SeqKey.bytes(entry.seq)),
               let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false),
               header.kind == .put, EventCodec.keyBytes(header, in: record).elementsEqual(key),
-              header.timestamp.bitPattern == entry.timestamp.storedSeconds.bitPattern
+              header.timestamp.bitPattern == entry.timestamp.stamp.bitPattern
         else { return nil }
         return try withRecordedPolicy(entry, txn)
     }
@@ -609,7 +614,7 @@ struct LogTables {
     /// The first seq recorded at or after `date` (lastSeq + 1 when there is none).
     /// Recorded times never decrease along the log, so this is a binary search.
     func firstSeq(_ txn: Transaction, recordedAtOrAfter date: Date) throws -> UInt64 {
-        let target = date.storedSeconds
+        let target = date.stamp
         var low: UInt64 = 1
         var high = try lastSeq(txn) + 1
         while low < high {
@@ -624,8 +629,7 @@ struct LogTables {
     func lastSeq(_ txn: Transaction, recordedAtOrBefore date: Date) throws -> UInt64 {
         // The first seq after the date, minus one: seqs are dense except for compacted history,
         // whose removed records cannot be asked for anyway.
-        let nextDate = date.storedSeconds.nextUp
-        return try firstSeq(txn, recordedAtOrAfter: Date(storedSeconds: nextDate)) - 1
+        return try firstSeq(txn, recordedAtOrAfter: Date(stamp: date.stamp.nextUp)) - 1
     }
 
     func resolve(_ txn: Transaction, _ position: LogPosition, upperBound: Bool) throws -> UInt64 {

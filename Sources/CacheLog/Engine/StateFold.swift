@@ -53,7 +53,7 @@ struct StateFold: Equatable {
 
     private func entry(_ index: Int) -> LogState.Entry? {
         live[index].map {
-            LogState.Entry(key: names[index], seq: $0.seq, timestamp: Date(storedSeconds: $0.timestamp), bytes: $0.bytes, payloadSeq: $0.payloadSeq)
+            LogState.Entry(key: names[index], seq: $0.seq, timestamp: Date(stamp: $0.timestamp), bytes: $0.bytes, payloadSeq: $0.payloadSeq)
         }
     }
 
@@ -72,7 +72,7 @@ struct StateFold: Equatable {
     mutating func set(_ entry: LogState.Entry, keyBytes: UnsafeRawBufferPointer) {
         let index = findOrInsert(keyBytes)
         if live[index] == nil { count += 1 }
-        live[index] = Live(seq: entry.seq, timestamp: entry.timestamp.storedSeconds, bytes: entry.bytes, payloadSeq: entry.payloadSeq)
+        live[index] = Live(seq: entry.seq, timestamp: entry.timestamp.stamp, bytes: entry.bytes, payloadSeq: entry.payloadSeq)
     }
 
     /// Applies one record. Throws only for a put whose payload reference is malformed.

@@ -46,7 +46,7 @@ struct Verification {
             last = min(try tables.lastRecordSeq(txn) ?? 0, LogTables.maxSeq)
             base = min(try tables.u64(txn, MetaKey.baseSeq), last)
         }
-        if !Double(bitPattern: try tables.u64(txn, MetaKey.lastRecordedAt)).isFinite {
+        if try tables.storedLastRecordedAt(txn)?.isFinite == false {
             problems.append(.init(seq: nil, message: "the last recorded time in meta is not a number", fixedByRebuild: true))
         }
         trimmedZone = min(try tables.u64(txn, MetaKey.retentionZone), last)

@@ -58,7 +58,11 @@ final class Environment: @unchecked Sendable {
     /// 3: delta puts (record format version 2) and the `refs` table (``Tables/refs``). A
     /// format-2 database is upgraded on its first open for writing, which fills `refs`; a
     /// writer of format 2 refuses format 3, so every record it could append lacks no entry.
-    static let formatVersion: UInt32 = 3
+    /// 4: dates stored as `Date` holds them (record format version 3, 29-byte state rows,
+    /// checkpoints and `meta` values that say so), so that they read back `==`. What format 3
+    /// wrote stays as it is and reads as it did; the upgrade only stamps the format, so that a
+    /// writer of format 3, which would take every new record for a damaged one, refuses it.
+    static let formatVersion: UInt32 = 4
     /// The first format whose key index is complete.
     static let keyIndexFormat: UInt32 = 2
     /// The first format whose `refs` table is complete.

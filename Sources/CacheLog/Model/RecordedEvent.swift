@@ -10,7 +10,8 @@ public struct RecordedEvent: Sendable, Equatable {
     public var seq: UInt64
     /// When the engine appended it (the engine's clock; never goes backward in the log).
     public var recordedAt: Date
-    /// The record format version it was written with.
+    /// The record format version it was written with: 3 from format 4 on (dates stored exactly),
+    /// 1 or 2 before (`Format.md`, "Event records").
     public var formatVersion: UInt8
     /// Put, delete, expire or retention.
     public var kind: EventKind
@@ -32,9 +33,22 @@ public struct RecordedEvent: Sendable, Equatable {
     public var storedBytes: Int
     /// The payload, when the read asked for it (`EventQuery.includePayload`).
     public var payload: Data?
+    /// `put`: how its record holds the payload; nil for other kinds.
+    public var storage: PayloadStorage? = nil
 
     /// `retention` only: the policy it set and who set it.
     public var retention: (policy: RetentionPolicy, by: String)? {
         kind == .retention ? RetentionRecord.policy(metadata) : nil
     }
+}
+
+/// How a put's record holds its payload (`Format.md`: "Identical payloads are stored once", "A
+/// refresh stores what changed").
+public enum PayloadStorage: Sendable, Equatable {
+    /// The whole payload, compressed.
+    case whole
+    /// No bytes of its own: the payload of the earlier put at `seq`, byte for byte.
+    case reference(seq: UInt64)
+    /// The changes from the payload of the earlier put at `base`.
+    case delta(base: UInt64)
 }

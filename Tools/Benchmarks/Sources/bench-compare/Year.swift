@@ -163,7 +163,7 @@ extension Comparison {
         let olderPuts = older.filter { $0.kind == .put }
         let newestBefore = Array(refreshes.filter { $0 < windowStart }.suffix(olderPuts.count))
         let oneChain = older.count == olderPuts.count && olderPuts.compactMap(\.timestamp) == newestBefore
-            && olderPuts.first?.formatVersion == 1 && olderPuts.dropFirst().allSatisfy { $0.formatVersion == 2 }
+            && olderPuts.first?.storage == .whole && olderPuts.dropFirst().allSatisfy { if case .delta = $0.storage { true } else { false } }
         return WindowCheck(kept: kept.count, inWindow: inWindow.count, exact: kept == inWindow && items.count == events.count,
                            older: older.count, oneChain: oneChain, clean: try log.verify().isClean)
     }
