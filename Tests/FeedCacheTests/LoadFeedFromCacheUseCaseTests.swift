@@ -38,27 +38,27 @@ struct LoadFeedFromCacheUseCaseTests {
         #expect(try await sut.load() == [])
     }
 
-    @Test(arguments: policies)
-    func load_deliversCachedItemsOnCacheLessThanMaxAgeOld(_ policy: CachePolicy) async throws {
+    @Test(arguments: policies, currentDates)
+    func load_deliversCachedItemsOnCacheLessThanMaxAgeOld(_ policy: CachePolicy, now: Date) async throws {
         let items = uniqueItems()
-        let timestamp = fixedCurrentDate.minus(policy.maxAge).adding(seconds: 1)
-        let (sut, _) = makeSUT(policy: policy, retrieving: .success(CachedFeed(feed: try encoded(items), timestamp: timestamp)))
+        let timestamp = now.minus(policy.maxAge).adding(seconds: 1)
+        let (sut, _) = makeSUT(policy: policy, now: now, retrieving: .success(CachedFeed(feed: try encoded(items), timestamp: timestamp)))
 
         #expect(try await sut.load() == items)
     }
 
-    @Test(arguments: policies)
-    func load_deliversNoItemsOnCacheExactlyMaxAgeOld(_ policy: CachePolicy) async throws {
-        let timestamp = fixedCurrentDate.minus(policy.maxAge)
-        let (sut, _) = makeSUT(policy: policy, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
+    @Test(arguments: policies, currentDates)
+    func load_deliversNoItemsOnCacheExactlyMaxAgeOld(_ policy: CachePolicy, now: Date) async throws {
+        let timestamp = now.minus(policy.maxAge)
+        let (sut, _) = makeSUT(policy: policy, now: now, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
 
         #expect(try await sut.load() == [])
     }
 
-    @Test(arguments: policies)
-    func load_deliversNoItemsOnCacheMoreThanMaxAgeOld(_ policy: CachePolicy) async throws {
-        let timestamp = fixedCurrentDate.minus(policy.maxAge).adding(seconds: -1)
-        let (sut, _) = makeSUT(policy: policy, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
+    @Test(arguments: policies, currentDates)
+    func load_deliversNoItemsOnCacheMoreThanMaxAgeOld(_ policy: CachePolicy, now: Date) async throws {
+        let timestamp = now.minus(policy.maxAge).adding(seconds: -1)
+        let (sut, _) = makeSUT(policy: policy, now: now, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
 
         #expect(try await sut.load() == [])
     }
@@ -183,9 +183,10 @@ struct LoadFeedFromCacheUseCaseTests {
 
     private func makeSUT(
         policy: CachePolicy = .feeds,
+        now: Date = fixedCurrentDate,
         retrieving result: Result<CachedFeed?, AnyError> = .success(nil)
     ) -> (sut: LocalFeedLoader<TestItem>, store: FeedStoreSpy) {
         let store = FeedStoreSpy(retrieving: result)
-        return (LocalFeedLoader(store: store, currentDate: { fixedCurrentDate }, policy: policy), store)
+        return (LocalFeedLoader(store: store, currentDate: { now }, policy: policy), store)
     }
 }

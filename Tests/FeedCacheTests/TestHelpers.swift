@@ -1,5 +1,6 @@
 import FeedCache
 import Foundation
+import Seeding
 
 /// An item as an app would cache it.
 struct TestItem: Codable, Sendable, Equatable {
@@ -34,6 +35,13 @@ func encoded(_ items: [TestItem]) throws -> Data {
 
 /// A fixed "now", so that tests never depend on the real clock.
 let fixedCurrentDate = Date(timeIntervalSince1970: 1_700_000_000)
+
+/// The "now"s the boundary specs run at: the fixed one, and random instants from 1970 to 2100
+/// with every bit of their sub-second part random (seeded, so a failure replays).
+let currentDates: [Date] = {
+    var generator = SeededGenerator(seed: 37)
+    return [fixedCurrentDate] + (0..<12).map { _ in generator.date() }
+}()
 
 private let utcCalendar: Calendar = {
     var calendar = Calendar(identifier: .gregorian)

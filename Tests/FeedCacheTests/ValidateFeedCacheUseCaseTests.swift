@@ -26,30 +26,30 @@ struct ValidateFeedCacheUseCaseTests {
         #expect(await store.messages == [.retrieve])
     }
 
-    @Test(arguments: LoadFeedFromCacheUseCaseTests.policies)
-    func validateCache_doesNothingOnCacheLessThanMaxAgeOld(_ policy: CachePolicy) async throws {
-        let timestamp = fixedCurrentDate.minus(policy.maxAge).adding(seconds: 1)
-        let (sut, store) = makeSUT(policy: policy, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
+    @Test(arguments: LoadFeedFromCacheUseCaseTests.policies, currentDates)
+    func validateCache_doesNothingOnCacheLessThanMaxAgeOld(_ policy: CachePolicy, now: Date) async throws {
+        let timestamp = now.minus(policy.maxAge).adding(seconds: 1)
+        let (sut, store) = makeSUT(policy: policy, now: now, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
 
         try await sut.validateCache()
 
         #expect(await store.messages == [.retrieve])
     }
 
-    @Test(arguments: LoadFeedFromCacheUseCaseTests.policies)
-    func validateCache_expiresCacheExactlyMaxAgeOldWithItsTimestampAndTheMaxAge(_ policy: CachePolicy) async throws {
-        let timestamp = fixedCurrentDate.minus(policy.maxAge)
-        let (sut, store) = makeSUT(policy: policy, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
+    @Test(arguments: LoadFeedFromCacheUseCaseTests.policies, currentDates)
+    func validateCache_expiresCacheExactlyMaxAgeOldWithItsTimestampAndTheMaxAge(_ policy: CachePolicy, now: Date) async throws {
+        let timestamp = now.minus(policy.maxAge)
+        let (sut, store) = makeSUT(policy: policy, now: now, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
 
         try await sut.validateCache()
 
         #expect(await store.messages == [.retrieve, .expire(timestamp, policy.maxAge.timeInterval)])
     }
 
-    @Test(arguments: LoadFeedFromCacheUseCaseTests.policies)
-    func validateCache_expiresCacheMoreThanMaxAgeOldWithItsTimestampAndTheMaxAge(_ policy: CachePolicy) async throws {
-        let timestamp = fixedCurrentDate.minus(policy.maxAge).adding(seconds: -1)
-        let (sut, store) = makeSUT(policy: policy, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
+    @Test(arguments: LoadFeedFromCacheUseCaseTests.policies, currentDates)
+    func validateCache_expiresCacheMoreThanMaxAgeOldWithItsTimestampAndTheMaxAge(_ policy: CachePolicy, now: Date) async throws {
+        let timestamp = now.minus(policy.maxAge).adding(seconds: -1)
+        let (sut, store) = makeSUT(policy: policy, now: now, retrieving: .success(CachedFeed(feed: try encoded(uniqueItems()), timestamp: timestamp)))
 
         try await sut.validateCache()
 
@@ -151,10 +151,11 @@ struct ValidateFeedCacheUseCaseTests {
 
     private func makeSUT(
         policy: CachePolicy = .feeds,
+        now: Date = fixedCurrentDate,
         retrieving result: Result<CachedFeed?, AnyError> = .success(nil),
         failingWritesWith writeError: AnyError? = nil
     ) -> (sut: LocalFeedLoader<TestItem>, store: FeedStoreSpy) {
         let store = FeedStoreSpy(retrieving: result, failingWritesWith: writeError)
-        return (LocalFeedLoader(store: store, currentDate: { fixedCurrentDate }, policy: policy), store)
+        return (LocalFeedLoader(store: store, currentDate: { now }, policy: policy), store)
     }
 }
