@@ -30,15 +30,16 @@ public enum TimestampText {
             bytes.append(contentsOf: NonFinite.text(seconds).utf8)
             return
         }
-        let whole = seconds.rounded(.down)
         // Year 9999 ends before 2.6e11 seconds; beyond 1e13 the day arithmetic below could overflow.
-        guard abs(whole) < 1e13 else {
+        guard abs(seconds) < 1e13 else {
             bytes.append(contentsOf: ("@" + number(seconds)).utf8)
             return
         }
-        // Truncated, as Foundation's formatter does.
-        let milliseconds = Int((seconds - whole) * 1000)
-        let total = Int(whole)
+        // The nearest millisecond, not the one below: `.123` reads as the double nearest to it,
+        // which may lie a hair below, and must be written as `.123` again (truncating wrote `.122`).
+        let inMilliseconds = Int((seconds * 1000).rounded())
+        let milliseconds = inMilliseconds >= 0 ? inMilliseconds % 1000 : (1000 + inMilliseconds % 1000) % 1000
+        let total = (inMilliseconds - milliseconds) / 1000
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondOfDay = total - days * 86_400
         // Howard Hinnant's civil_from_days.

@@ -12,6 +12,15 @@ struct TextTests {
         #expect(TimestampText.date(TimestampText.string(date)) == date)
     }
 
+    /// What a user types with milliseconds is what the package writes back, whatever double the
+    /// text reads as: `.123` once came back as `.122`.
+    @Test(arguments: ["2026-12-10T00:59:39.123Z", "2026-12-01T10:00:00.001Z", "1970-01-01T00:00:00.999Z", "1969-12-31T23:59:59.001Z",
+                      "2100-02-28T23:59:59.999Z", "0001-01-01T00:00:00.500Z", "9999-12-31T23:59:59.999Z"])
+    func timestamp_writesBackTheMillisecondsItRead(_ text: String) throws {
+        let date = try #require(TimestampText.date(text))
+        #expect(TimestampText.string(date) == text)
+    }
+
     @Test func timestamp_takesAnOffsetOrABareDay_andRefusesAMomentWithoutAZone() {
         #expect(TimestampText.date("2026-12-01T11:00:00+01:00") == TimestampText.date("2026-12-01T10:00:00Z"))
         #expect(TimestampText.date("2026-12-01") == Date(timeIntervalSince1970: 1_796_083_200))

@@ -23,8 +23,9 @@ enum DateParsing {
     /// with milliseconds (what the real clock gives) would push the rest of its row 4 columns
     /// past the header. JSON keeps the milliseconds.
     static func column(_ date: Date) -> String {
-        let seconds = date.timeIntervalSince1970
-        return string(seconds.isFinite ? Date(timeIntervalSince1970: seconds.rounded(.down)) : date)
+        // Cut from the millisecond `string` writes, so that the two never show different seconds.
+        let seconds = ((date.timeIntervalSince1970 * 1000).rounded() / 1000).rounded(.down)
+        return string(seconds.isFinite ? Date(timeIntervalSince1970: seconds) : date)
     }
 
     /// Appends `string(date)`'s UTF-8 to `bytes`.
