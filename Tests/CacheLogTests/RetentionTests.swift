@@ -52,6 +52,32 @@ struct RetentionTests {
         #expect(try events(log, EventQuery(key: "films")).first?.seq == kept.first?.seq)
     }
 
+    /// A key whose history would start from a record that is gone keeps its history: the fold
+    /// from the compaction base, which holds the key live at an earlier put, would otherwise make
+    /// it live at a put retention let go (the soak found this after a planted delete).
+    @Test func aHistoryThatWouldStartFromAMissingRecord_staysWhole_soTheFoldNeverNamesAPutThatWent() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock, automatic: false)
+        try await save(log, "films", "first", at: clock)        // 1 delete, 2 put
+        try await save(log, "genres", "genres", at: clock)      // 3, 4: the compaction base is 4
+        _ = try await log.compact(before: .seq(5))
+        clock.advance(Self.day)
+        try await save(log, "films", "second", at: clock)       // 5 delete, 6 put
+        try await save(log, "genres", "newer", at: clock)       // 7, 8
+        try RawLMDB.write(log) { txn, tables in RawLMDB.delete(txn, tables.events, RawLMDB.seqKey(6)) }
+        _ = try await log.rebuildState()
+        #expect(try log.verify().problems.map(\.seq) == [6], "the missing put is the one damage")
+
+        clock.advance(40 * Self.day)
+        try await log.setRetentionPolicy(RetentionPolicy(history: Self.day, sizeLimit: nil), by: "test")
+        try await log.applyRetention()
+
+        #expect(try events(log, EventQuery(key: "films")).map(\.seq) == [2, 5], "films keeps its history")
+        let problems = try log.verify().problems
+        #expect(problems.allSatisfy { $0.seq == 6 }, "retention made no damage of its own: \(problems)")
+    }
+
     @Test func overrides_giveKeysByPrefixOrContractTheirOwnWindow_noHistoryForImages_moreForAFeed() async throws {
         let directory = try TemporaryDirectory()
         let clock = TestClock()

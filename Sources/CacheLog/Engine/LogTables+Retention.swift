@@ -252,15 +252,19 @@ private struct HistoryJudge {
         if windowStart > 1, let keyIndex = tables.keyIndex {
             try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(windowStart - 1), atMost: true), reverse: true) { seqs in
                 guard let row = try seqs.next(), let boundary = SeqKey.decode(row.value) else { return }
+                // A boundary the log cannot read (missing, or damaged past its framing) says
+                // nothing of what it did to the key: its history stays whole, for verify to name
+                // the damage. Cut there, the fold from the compaction base could make the key live
+                // at a put that went.
+                guard let record = try txn.get(tables.events, SeqKey.bytes(boundary)),
+                      let header = try? EventCodec.decodeHeader(record, seq: boundary, verifyChecksum: false)
+                else { return }
                 history.boundary = boundary
                 history.kept.insert(boundary)
                 // An expire removes only the version it judged: when it judged an earlier one, the
                 // key's last put before it is still live after it and stays with it; when it (or
                 // one before it) removed the key, or a delete did, what ended the key is noted.
-                guard let record = try txn.get(tables.events, SeqKey.bytes(boundary)),
-                      let header = try? EventCodec.decodeHeader(record, seq: boundary, verifyChecksum: false),
-                      header.kind == .expire
-                else { return }
+                guard header.kind == .expire else { return }
                 var judged: Set<UInt64> = [header.timestamp.bitPattern]
                 var expires: [UInt64] = []
                 while let earlier = try seqs.next(), let seq = SeqKey.decode(earlier.value) {
