@@ -281,7 +281,7 @@ struct InspectTests {
             let load = try await sandbox.cachelog("--now", now, "load", sandbox.url(path), "--key", key, "--contract", key)
             try #require(load.status == ExitCode.ok, "\(load)")
         }
-        let result = try await sandbox.cachelog("compact", "--before", "5")
+        let result = try await sandbox.cachelog("--now", Day.dec3, "compact", "--before", "5")
         #expect(result.status == ExitCode.ok, "\(result)")
         #expect(result.stderr.isEmpty)
         #expect(result.stdoutLines.count == 1)
@@ -300,7 +300,7 @@ struct InspectTests {
         // The live caches still serve, payloads intact.
         let payloads = try await sandbox.cachelog("replay", "--payload", "--type", "put", "--format", "jsonl")
         #expect(try payloads.jsonLines().map { ($0["payload"] as? [Any])?.count } == [2, 3, 3])
-        let before = try await sandbox.cachelog("compact", "--before", "5")
+        let before = try await sandbox.cachelog("--now", Day.dec3, "compact", "--before", "5")
         #expect(before.stdout.hasPrefix("removed 0 events (0 bytes);"), "\(before)")
     }
 
@@ -308,7 +308,7 @@ struct InspectTests {
     func compact_beforeADate_removesWhatWasRecordedEarlier() async throws {
         let sandbox = try Sandbox()
         try await sandbox.seedHistory()
-        let result = try await sandbox.cachelog("compact", "--before", Day.dec3)
+        let result = try await sandbox.cachelog("--now", Day.dec10, "compact", "--before", Day.dec3)
         #expect(result.status == ExitCode.ok, "\(result)")
         // The films put (seq 2) and the genres put (seq 4) make the state at the cut, and the
         // films put of Dec 3 (seq 6) refers to the payload of seq 2: both stay, the deletes go.

@@ -96,7 +96,7 @@ struct OutFileTests {
             #expect(result.status == ExitCode.ok && result.stderr.isEmpty, "\(path): \(result)")
         }
         for path in [full, toFull] {
-            let result = try await sandbox.cachelog("--now", Day.dec1, "report", "--out", path)
+            let result = try await sandbox.cachelog("report", "--out", path)
             #expect(result.status == ExitCode.failure, "\(path): \(result)")
             #expect(result.stderrLines == ["cachelog: cannot write \(path): No space left on device"], "\(result)")
         }
@@ -175,7 +175,7 @@ struct OutFileTests {
         let image = ["image", sandbox.url("/poster.jpg"), "--out"]
 
         for path in [directory, toDirectory] {
-            for arguments in [image + [path], ["--now", Day.dec1, "report", "--out", path]] {
+            for arguments in [image + [path], ["report", "--out", path]] {
                 let result = try await sandbox.run(["--db", sandbox.db] + arguments)
                 #expect(result.status == ExitCode.usage, "\(result)")
                 #expect(result.stderrLines == ["cachelog: --out must name a file, not '\(path)' (see 'cachelog \(arguments.first == "image" ? "image" : "report") --help')"], "\(result)")
@@ -222,7 +222,7 @@ struct OutFileTests {
         #expect(sandbox.server.requestCount == 0 && !FileManager.default.fileExists(atPath: sandbox.db))
         let seeded = try await sandbox.cachelog("image", sandbox.url("/poster.jpg"), "--out", sandbox.path("poster.jpg"))
         try #require(seeded.status == ExitCode.ok, "\(seeded)")
-        let report = try await sandbox.cachelog("--now", Day.dec1, "report", "--out", planted)
+        let report = try await sandbox.cachelog("report", "--out", planted)
 
         for (result, path) in [(report, planted), (image, dangling)] {
             #expect(result.status == ExitCode.failure, "\(result)")
@@ -235,7 +235,7 @@ struct OutFileTests {
         // A path that leads through such a link (a directory link) is refused, naming the link.
         let toDirectory = try link("shared/folder", to: sandbox.directory.path, in: sandbox)
         try #require(lchown(toDirectory, nobody, gid_t(nobody)) == 0)
-        let through = try await sandbox.cachelog("--now", Day.dec1, "report", "--out", toDirectory + "/victim.txt")
+        let through = try await sandbox.cachelog("report", "--out", toDirectory + "/victim.txt")
         #expect(through.stderrLines == ["cachelog: cannot write \(toDirectory)/victim.txt: it leads through \(toDirectory), another user's link in a shared directory, which is not followed"],
                 "\(through)")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "root's secret")
@@ -243,7 +243,7 @@ struct OutFileTests {
         // The same links are followed where the rule allows it: made by the user who runs the
         // tool, or by the shared directory's owner.
         try #require(lchown(planted, 0, 0) == 0)
-        let followed = try await sandbox.cachelog("--now", Day.dec1, "report", "--out", planted)
+        let followed = try await sandbox.cachelog("report", "--out", planted)
         #expect(followed.status == ExitCode.ok, "\(followed)")
         #expect(try String(contentsOfFile: victim, encoding: .utf8).hasPrefix("<!doctype html>"))
     }
@@ -303,8 +303,8 @@ struct OutFileTests {
         }
 
         let image = try await withUmask022(["image", sandbox.url("/poster.jpg"), "--out", sandbox.path("new.jpg")])
-        let report = try await withUmask022(["--now", Day.dec1, "report", "--out", sandbox.path("new.html")])
-        let again = try await withUmask022(["--now", Day.dec1, "report", "--out", existing])
+        let report = try await withUmask022(["report", "--out", sandbox.path("new.html")])
+        let again = try await withUmask022(["report", "--out", existing])
 
         for result in [image, report, again] {
             #expect(result.exited && result.status == 0, "\(result.stderrText)")
