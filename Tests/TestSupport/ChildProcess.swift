@@ -123,6 +123,23 @@ public final class ChildProcess: @unchecked Sendable {
     /// Whether the child still runs.
     public var isRunning: Bool { reap() == nil }
 
+    /// Kills the child if it still runs (SIGKILL, then reaps it): a test stops what it started
+    /// (a racer, a server) whatever its outcome, so that nothing of it outlives the run.
+    public func stop() {
+        guard reap() == nil else { return }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        lock.withLock { reaped = status }
+    }
+
+    /// A child no one waited for (a test that threw before it did) is stopped with it.
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: output)
+        try? FileManager.default.removeItem(at: errors)
+    }
+
     /// Waits for the child to end, at most `timeout` (then kills it), and returns what it printed.
     /// The default only catches a child that hangs: a loaded machine may run one for minutes.
     public func finish(timeout: Duration = .seconds(300)) async -> Result {
