@@ -171,12 +171,8 @@ struct HTTPSTests {
         let probe = try await inNamespace(["test", "-f", "/etc/ssl/certs/cachelog-test-ca.pem"])
         guard probe.status == 0 else {
             let reason = "a private mount namespace is refused here (\(probe.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))); run as root to test that --cacert trusts its file alone"
-            #if compiler(>=6.3)
+            // A skip with its reason in the run's output, never a pass.
             try Test.cancel(Comment(rawValue: reason))
-            #else
-            print("skipped: \(reason)")
-            return
-            #endif
         }
         let load = { (extra: [String]) in
             try await inNamespace([sandbox.executable.path, "--db", sandbox.db, "load", server.url("/films.json").absoluteString,

@@ -35,4 +35,21 @@ struct TestRulesTests {
         }
         #expect(offenders.isEmpty, "a test names a system device; make its own with DeviceNode (Tests/README.md):\n\(offenders.joined(separator: "\n"))")
     }
+
+    /// No test reports a skip as a pass: one that cannot set itself up is skipped with its reason
+    /// (`.enabled(if:)`, `Test.cancel`), never a print of "skipped" and a return.
+    @Test func noTestPrintsSkippedAndPasses() throws {
+        // Spelt in two, so that this line does not name what it looks for.
+        let printed = "print(\"" + "skipped"
+        var offenders: [String] = []
+        let files = FileManager.default.enumerator(at: Self.tests, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift" else { continue }
+            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (number, line) in lines.enumerated() where line.contains(printed) {
+                offenders.append("\(file.path.dropFirst(Self.tests.path.count + 1)):\(number + 1)")
+            }
+        }
+        #expect(offenders.isEmpty, "a test prints that it skipped and passes (Tests/README.md): \(offenders)")
+    }
 }

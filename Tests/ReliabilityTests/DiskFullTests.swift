@@ -92,12 +92,8 @@ struct DiskFullTests {
         #endif
         guard let mounted, mounted.status == 0 else {
             let reason = "cannot mount a tmpfs here (\(mounted?.output.trimmingCharacters(in: .whitespacesAndNewlines) ?? "no mount tool")); the file-size-limit test covers a full disk"
-            #if compiler(>=6.3)
+            // A skip with its reason in the run's output, never a pass.
             try Test.cancel(Comment(rawValue: reason))
-            #else
-            print("skipped: \(reason)")
-            return
-            #endif
         }
         defer {
             // A defer cannot await: a lazy unmount returns at once.
