@@ -84,6 +84,13 @@ saved a moment before, `Ns old` for N from 0 to 9 seconds, is the same whatever 
                              `(exit N)` lines) and output blocks (review with `git diff`; a
                              line that differs only in a volatile value keeps the README's)
 
+Under libfaketime (the calendar stage of Tools/test, which runs it with the clock years ahead)
+nothing is built, so that nothing built carries a future time (and a build in another
+environment would start over): the snippets run as the last run built them (one changed since
+fails), a command that builds (`swift build`, Tools/demo, Tools/install) or opens Chromium (which
+does not start under libfaketime) is not run, and a session that shows what such a command
+prints is passed over; each is named, with the reason.
+
 The last line is `readme-test: N passed, M failed` (blocks); the exit status is 0 only when M is 0.
 """
 
@@ -116,6 +123,19 @@ PROGRESS = re.compile(r"^(\[\d+/\d+\] .*|Building for (debugging|production)\.\.
 # A server started in the background: `python3 -m http.server 8000 … &`, or a script that binds ("127.0.0.1", 8443).
 BACKGROUND_PORT = re.compile(r"(?:http\.server\s+|\"127\.0\.0\.1\",\s*)(\d+)\b.*&\s*$", re.S)
 STARTED = time.time()  # the real clock when this run started
+# libfaketime's clock (Tests/Calendar/later), under which nothing is built (see the top).
+FAKED_CLOCK = "libfaketime" in os.environ.get("LD_PRELOAD", "")
+# Session commands not run under the faked clock, and why.
+NOT_UNDER_FAKED_CLOCK = [
+    (re.compile(r"^\s*(Tools/demo|Tools/install|swift build(?!\s+--show-bin-path))\b"),
+     "it builds (what it builds is there from the run on the real clock)"),
+    (re.compile(r"^\s*chromium\b"), "Chromium does not start under libfaketime (the suites open the report in it on the real clock)"),
+]
+
+
+def not_under_faked_clock(command):
+    """Why `command` is not run under the faked clock; None when it is."""
+    return next((reason for pattern, reason in NOT_UNDER_FAKED_CLOCK if pattern.search(command.text)), None)
 
 
 def real_clock(match, printed):
@@ -340,6 +360,12 @@ def namespace_prefix():
     return None
 
 
+def write_if_changed(path, text):
+    if not os.path.exists(path) or open(path).read() != text:
+        with open(path, "w") as handle:
+            handle.write(text)
+
+
 def session_environment(scratch):
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("CACHELOG_", "XDG_", "LC_")) and key not in (
@@ -385,7 +411,7 @@ def run_session(name, commands, prefix):
     try:
         script = ["set +e"]
         for number, command in enumerate(commands):
-            script.append(command.text.replace("/tmp/", scratch + "/"))
+            script.append(":" if getattr(command, "passed_over", False) else command.text.replace("/tmp/", scratch + "/"))
             script.append(f"__readme_status=$?; printf '\\n\\036%d %d\\n' {number} \"$__readme_status\"")
             port = BACKGROUND_PORT.search(command.text)
             if port:
@@ -495,7 +521,11 @@ class SnippetBuild:
         self.blocks = blocks
         self.process = None
         self.log = None
-        self.scratch = tempfile.mkdtemp(prefix="readme-snippets-")
+        # One place run after run, as `/tmp/` in the sources: a source changes only when its
+        # snippet does, so a second run builds nothing.
+        self.scratch = os.path.join(SNIPPETS, "scratch")
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        os.makedirs(self.scratch)
 
     def target(self, block):
         # Prefixed, so that no snippet's name can clash with a target of the package it depends on.
@@ -512,14 +542,15 @@ class SnippetBuild:
             f'        .executableTarget(name: "{self.target(block)}", dependencies: [\n{dependencies}        ]),\n'
             for block in self.blocks)
         os.makedirs(os.path.join(SNIPPETS, "Sources"), exist_ok=True)
-        with open(os.path.join(SNIPPETS, "Package.swift"), "w") as handle:
-            handle.write(
-                "// swift-tools-version: 6.0\n"
-                "// Written by Tests/Readme/readme-test.py: each README snippet as an app of its own.\n"
-                "import PackageDescription\n\n"
-                'let package = Package(\n    name: "readme-snippets",\n    platforms: [.macOS(.v14)],\n'
-                f'    dependencies: [.package(path: "{ROOT}")],\n    targets: [\n{targets}    ],\n'
-                "    swiftLanguageModes: [.v6]\n)\n")
+        # Written only when it changed, as the sources below: a second run (the calendar stage of
+        # Tools/test, under a faked clock) then builds nothing.
+        write_if_changed(os.path.join(SNIPPETS, "Package.swift"),
+                         "// swift-tools-version: 6.0\n"
+                         "// Written by Tests/Readme/readme-test.py: each README snippet as an app of its own.\n"
+                         "import PackageDescription\n\n"
+                         'let package = Package(\n    name: "readme-snippets",\n    platforms: [.macOS(.v14)],\n'
+                         f'    dependencies: [.package(path: "{ROOT}")],\n    targets: [\n{targets}    ],\n'
+                         "    swiftLanguageModes: [.v6]\n)\n")
         wanted = {self.target(block) for block in self.blocks}
         for name in os.listdir(os.path.join(SNIPPETS, "Sources")):
             if name not in wanted:
@@ -529,22 +560,32 @@ class SnippetBuild:
             os.makedirs(directory, exist_ok=True)
             source = "\n".join(block.lines).replace("/tmp/", self.directory(block) + "/")
             text = f'#sourceLocation(file: "{README}", line: {block.line + 1})\n{source}\n'
-            main = os.path.join(directory, "main.swift")
-            if not os.path.exists(main) or open(main).read() != text:
-                with open(main, "w") as handle:
-                    handle.write(text)
+            write_if_changed(os.path.join(directory, "main.swift"), text)
         resolved = os.path.join(ROOT, "Package.resolved")
         if os.path.exists(resolved) and not os.path.exists(os.path.join(SNIPPETS, "Package.resolved")):
             shutil.copy(resolved, os.path.join(SNIPPETS, "Package.resolved"))
+        if FAKED_CLOCK:
+            return
         self.log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(["swift", "build", "--package-path", SNIPPETS], stdin=subprocess.DEVNULL,
                                         stdout=self.log, stderr=subprocess.STDOUT)
 
     def finish(self):
+        if FAKED_CLOCK:
+            stale = [self.target(block) for block in self.blocks if not self.built(block)]
+            return (1, "error: not built since the snippet changed (run the README test on the real clock first): "
+                    + ", ".join(stale)) if stale else (0, "")
         self.process.wait()
         self.log.seek(0)
         output = self.log.read().decode("utf-8", errors="replace")
         return self.process.returncode, output
+
+
+    def built(self, block):
+        """Whether the snippet's binary was built from its source as it stands."""
+        binary = os.path.join(SNIPPETS, ".build", "debug", self.target(block))
+        source = os.path.join(SNIPPETS, "Sources", self.target(block), "main.swift")
+        return os.path.exists(binary) and os.path.getmtime(binary) >= os.path.getmtime(source)
 
     def errors_for(self, block, output):
         """The compiler's lines about this block (its README lines)."""
@@ -584,6 +625,8 @@ def main():
     arguments = parser.parse_args()
     printing = os.environ.get("README_TEST_PRINT") == "1"
     updating = os.environ.get("README_TEST_UPDATE") == "1"
+    if FAKED_CLOCK:
+        print("readme-test: the clock is libfaketime's: nothing is built; the snippets run as last built", flush=True)
     started = time.monotonic()
 
     text = open(README).read()
@@ -642,6 +685,19 @@ def main():
         except ValueError as error:
             report(session_blocks[0], str(error), f"session {name}")
             continue
+        if FAKED_CLOCK:
+            passed_over = [(command, why) for block in session_blocks for command in commands[block.line]
+                           if (why := not_under_faked_clock(command))]
+            shown = next(((command, why) for command, why in passed_over if command.expected is not None), None)
+            if shown:
+                for block in session_blocks:
+                    print(f"--   {block.where()} {block.language}, session {name}: passed over under the faked clock: "
+                          f"`{shown[0].text.strip()}` shows its output, and is not run: {shown[1]}", flush=True)
+                continue
+            for command, why in passed_over:
+                print(f"--   README.md:{command.line} sh, session {name}: `{command.text.strip()}` not run under the faked clock: {why}",
+                      flush=True)
+                command.passed_over = True
         every = [command for block in session_blocks for command in commands[block.line]]
         clock = time.monotonic()
         trouble = run_session(name, every, prefix)
