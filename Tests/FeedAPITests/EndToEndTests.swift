@@ -92,7 +92,7 @@ struct RemoteLoaderEndToEndTests {
 
     @Test
     func loadImageData_deliversNeitherDataNorErrorWhenCancelledWhileTheServerDelays() async throws {
-        try await withServer({ _ in HTTPResponse(status: 200, body: Data("png".utf8), delay: .seconds(30)) }) { server, baseURL in
+        try await withServer({ _ in HTTPResponse(status: 200, body: Data("png".utf8), delay: .seconds(600)) }) { server, baseURL in
             let loader = RemoteImageDataLoader(client: CurlHTTPClient(userAgent: "cachelog-tests/1"))
             let task = Task { try await loader.loadImageData(from: baseURL.appendingPathComponent("image.png")) }
             #expect(await server.waitForRequests(count: 1))
