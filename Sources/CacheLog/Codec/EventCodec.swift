@@ -150,8 +150,8 @@ enum EventCodec {
     /// keeps it in ``Prepared/uncompressed`` for ``Prepared/compressBody()``).
     static func prepare(_ event: Event, maxKeySize: Int, level: Int32 = Zlib.defaultLevel, compressing: Bool = true) throws -> Prepared {
         let key = Array(event.key.utf8)
-        // Every event but a retention is about a key, which LMDB can hold.
-        if event.kind != .retention {
+        // An event about a key has one LMDB can hold.
+        if event.kind.isAboutAKey {
             guard !key.isEmpty else { throw CacheLogError.emptyKey }
             guard key.count <= maxKeySize else { throw CacheLogError.keyTooLong(length: key.count, maximum: maxKeySize) }
         }

@@ -27,7 +27,7 @@ extension EventLog {
                         stats.storedBytes += current.value.count
                         if let header = try? EventCodec.decodeHeader(current.value, seq: seq) {
                             stats.events.add(header.kind)
-                            if header.kind != .retention {
+                            if header.kind.isAboutAKey {
                                 stats.byKey[Array(EventCodec.keyBytes(header, in: current.value)), default: .init()].add(header.kind)
                             }
                             stats.payloadBytes += header.payloadLength

@@ -544,7 +544,7 @@ public final class EventLog: Sendable {
             var fold = try tables.foldedState(txn, asOf: seq)
             var state = fold.state(at: seq)
             // A key whose history retention trimmed past `seq` folds to a guess there: left out, and named.
-            state.trimmed = try tables.keysTrimmed(after: seq, txn).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            state.trimmed = try Retention(tables: tables).keysTrimmed(after: seq, txn).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             let trimmed = Set(state.trimmed.map { Array($0.utf8) })
             state.entries = try state.entries.filter { !trimmed.contains(Array($0.key.utf8)) }.map { try tables.withRecordedPolicy($0, txn) }
             return state
@@ -559,7 +559,7 @@ public final class EventLog: Sendable {
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         return try environment.read { txn in
             let seq = min(try tables.resolve(txn, position, upperBound: true), try tables.lastSeq(txn))
-            let trimmed = try tables.trimmedThrough(txn, key: keyBytes)
+            let trimmed = try Retention(tables: tables).historyStart(txn, key: keyBytes)
             guard seq >= trimmed else { throw CacheLogError.historyTrimmed(key: key, firstAvailable: trimmed) }
             let entry = try tables.foldedEntry(txn, key: keyBytes, asOf: seq).map { try tables.withRecordedPolicy($0, txn) }
             return (seq, entry)

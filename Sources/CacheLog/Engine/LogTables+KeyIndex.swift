@@ -30,6 +30,25 @@ extension LogTables {
         return try txn.delete(keyIndex, key, value: SeqKey.bytes(seq))
     }
 
+    /// Rewrites the entries of `key` when few are left (retention trimmed its history): LMDB
+    /// moves a key's entries to pages of their own once they pass a page, and never moves them
+    /// back as they go, so a key trimmed from thousands of entries to one would keep a page in
+    /// use for ever, and a size limit would pay for it (Format.md, "Retention").
+    @available(*, noasync)
+    func repack(_ txn: Transaction, key: [UInt8]) throws {
+        guard let keyIndex = table.keyIndex, !key.isEmpty else { return }
+        var values: [[UInt8]] = []
+        try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(0), atMost: false)) { entries in
+            while values.count <= Self.repackedEntries, let row = try entries.next() { values.append(Array(row.value)) }
+        }
+        guard !values.isEmpty, values.count <= Self.repackedEntries else { return }
+        try txn.delete(keyIndex, key)
+        for value in values { try txn.put(keyIndex, key, value) }
+    }
+
+    /// A key with at most this many entries fits inside its node: rewritten, it needs no page of its own.
+    static let repackedEntries = 64
+
     /// Compares the index with the log: every whole record must be listed under its key
     /// (`missing` hears of each that is not), and no entry may name a whole record of another
     /// key, a seq the log cannot hold, or be no seq at all (`extra` hears of each, after the walk
@@ -41,9 +60,9 @@ extension LogTables {
         guard let keyIndex = table.keyIndex else { return }
         try txn.withCursor(keyIndex) { index in
             try txn.forEachRow(table.events) { row in
-                // A retention record is about no key: the index does not list it.
+                // A record about no key (the policy's) is not listed.
                 guard let seq = SeqKey.decode(row.key),
-                      let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind != .retention
+                      let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind.isAboutAKey
                 else { return }
                 let key = EventCodec.keyBytes(header, in: row.value)
                 let listed = try index.seek(key: Array(key), valueAtLeast: SeqKey.bytes(seq))
@@ -105,8 +124,8 @@ extension LogTables {
             guard let record = try txn.get(table.events, SeqKey.bytes(seq)),
                   let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
             else { return false }
-            // Compaction keeps the record of the policy in effect, which the index never lists.
-            if header.kind == .retention { continue }
+            // Compaction keeps the record of the policy in effect, which, about no key, the index never lists.
+            if !header.kind.isAboutAKey { continue }
             kept.insert(Array(EventCodec.keyBytes(header, in: record)) + SeqKey.bytes(seq))
         }
         return kept == early
@@ -189,7 +208,7 @@ extension LogTables {
         var added = 0
         try txn.forEachRow(table.events) { row in
             guard let seq = SeqKey.decode(row.key),
-                  let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind != .retention
+                  let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind.isAboutAKey
             else { return }
             try txn.put(keyIndex, Array(EventCodec.keyBytes(header, in: row.value)), SeqKey.bytes(seq), options: .appendDuplicate)
             added += 1

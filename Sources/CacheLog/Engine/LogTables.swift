@@ -176,13 +176,13 @@ struct LogTables {
                 } catch let error as CacheLogError where error.isKeyExists {
                     throw CacheLogError.corruptMeta(detail: "lastSeq is \(seq - 1), but the log holds later records")
                 }
-                if event.kind == .retention {
-                    // About no key: neither the state nor the key index holds it; `meta` names
-                    // the newest, which every writer applies.
-                    try setU64(txn, MetaKey.retentionSeq, seq)
-                } else {
+                if event.kind.isAboutAKey {
                     try applyToState(txn, event, seq: seq, payloadSeq: payloadSeq)
                     try index(txn, key: event.key, seq: seq)
+                } else {
+                    // The policy's record, about no key: `meta` names the newest, which every
+                    // writer applies.
+                    try setU64(txn, MetaKey.retentionSeq, seq)
                 }
                 if let source { try addRef(txn, source: source, dependent: seq) }
             }

@@ -13,17 +13,8 @@ enum MetaKey {
     static let baseSeq = Array("baseSeq".utf8)
     /// u64: seq of the newest `retention` record (absent: none recorded, the default applies).
     static let retentionSeq = Array("retentionSeq".utf8)
-    /// f64 clock, u64 walked through, u64 pressure bound: the retention pass under way (absent: none).
-    static let retentionPass = Array("retentionPass".utf8)
-    /// f64 started at, u64 removed, u64 bytes freed, u64 evicted, u8 finished: what the last pass did.
-    static let retentionReport = Array("retentionReport".utf8)
-    /// u64: the highest seq retention removed: up to it, a missing seq is history retention let go,
-    /// not damage (``EventLog/verify()``).
-    static let retentionZone = Array("retentionZone".utf8)
-    /// u64: the `retentionSeq` the last pass started under (a newer policy makes a pass due).
-    static let retentionApplied = Array("retentionApplied".utf8)
-    /// u64: the bytes in use when the last pass ended (the next is due after some growth).
-    static let retentionUsedAfter = Array("retentionUsedAfter".utf8)
+    /// Where retention stands, as one value (``RetentionState``).
+    static let retention = Array("retention".utf8)
 
     /// The stored value of `format`: u32 big-endian.
     static func formatValue(_ version: UInt32) -> [UInt8] { withUnsafeBytes(of: version.bigEndian) { Array($0) } }

@@ -77,8 +77,8 @@ struct StateFold: Equatable {
 
     /// Applies one record. Throws only for a put whose payload reference is malformed.
     mutating func apply(_ header: EventCodec.Header, record: UnsafeRawBufferPointer, seq: UInt64) throws {
-        // A retention record is about no key: the state and the key index do not hold it.
-        guard header.kind != .retention else { return }
+        // A record about no key (the policy's) is no part of the state.
+        guard header.kind.isAboutAKey else { return }
         let keyBytes = EventCodec.keyBytes(header, in: record)
         let hash = Self.keyHash(keyBytes)
         switch header.kind {

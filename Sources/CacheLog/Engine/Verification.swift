@@ -18,6 +18,8 @@ struct Verification {
     /// Up to this seq retention removed history: a seq missing there is no damage, unless a
     /// stored record needs it.
     private var trimmedZone: UInt64 = 0
+    /// Where each key's history starts, for the keys retention trimmed (``Tables/trims``).
+    private var historyStarts: [[UInt8]: UInt64] = [:]
     /// The fold of the log so far: the base checkpoint, then every record after it.
     private var folded = StateFold()
     private var checkpoints: [UInt64: StateFold] = [:]
@@ -49,7 +51,9 @@ struct Verification {
         if try tables.storedLastRecordedAt(txn)?.isFinite == false {
             problems.append(.init(seq: nil, message: "the last recorded time in meta is not a number", fixedByRebuild: true))
         }
-        trimmedZone = min(try tables.u64(txn, MetaKey.retentionZone), last)
+        let retention = Retention(tables: tables)
+        trimmedZone = min(try retention.state(txn).zone, last)
+        historyStarts = try retention.historyStarts(txn)
         if try tables.u64(txn, MetaKey.checkpointSeq) > last {
             problems.append(.init(seq: nil, message: "the checkpoint seq in meta is past the last seq \(last)", fixedByRebuild: true))
         }
@@ -103,14 +107,27 @@ struct Verification {
                     problems.append(.init(seq: seq, message: error.description))
                 }
             }
-            // A checkpoint in the history retention trimmed holds keys whose records are gone.
-            if seq > max(base, trimmedZone), let checkpoint = checkpoints[seq], checkpoint != folded {
+            // A checkpoint holds keys whose records retention let go since (in a pass that ended,
+            // one under way, or one a kill cut short): a key whose history now starts after the
+            // checkpoint is not known there, and is compared only where it is.
+            if seq > max(base, trimmedZone), let checkpoint = checkpoints[seq], !Self.agree(checkpoint, folded, at: seq, historyStarts) {
                 problems.append(.init(seq: seq, message: "checkpoint differs from the fold of the log", fixedByRebuild: !recordsDamaged))
             }
         }
         if last > max(base, trimmedZone), previousSeq < last, let gap = Self.missing(after: max(previousSeq, base, trimmedZone), before: last + 1) {
             problems.append(gap)
         }
+    }
+
+    /// Whether a checkpoint at `seq` and the fold there hold the same entries for every key
+    /// whose history starts at or before `seq`.
+    private static func agree(_ checkpoint: StateFold, _ folded: StateFold, at seq: UInt64, _ starts: [[UInt8]: UInt64]) -> Bool {
+        if checkpoint == folded { return true }
+        var checkpoint = checkpoint, folded = folded
+        let unknown = Set(starts.compactMap { $0.value > seq ? $0.key : nil })
+        guard !unknown.isEmpty else { return false }
+        let known = { (rows: [StateFold.Row]) in rows.filter { !unknown.contains($0.key) }.map(\.entry) }
+        return LogState.Entry.sameEntries(known(checkpoint.orderedRows()), known(folded.orderedRows()))
     }
 
     @available(*, noasync)

@@ -33,6 +33,8 @@ final class Writer: @unchecked Sendable {
 
     private let environment: Environment
     private let tables: LogTables
+    /// Keeps the database within its policy (``Retention``).
+    private let retention: Retention
     private let clock: @Sendable () -> Date
     private let queue = DispatchQueue(label: "cachelog.writer")
     /// `incoming`: appends on their way (``expectAppend()``), being validated and compressed on
@@ -55,6 +57,7 @@ final class Writer: @unchecked Sendable {
          gatherWindow: Duration = .milliseconds(1)) {
         self.environment = environment
         self.tables = tables
+        retention = Retention(tables: tables)
         self.clock = clock
         self.retains = retains
         self.gatherWindow = gatherWindow
@@ -90,35 +93,48 @@ final class Writer: @unchecked Sendable {
         }
     }
 
-    /// Runs retention steps until a pass ends (``LogTables/retentionStep(_:now:incoming:sparing:)``),
+    /// Runs retention steps until a pass ends (``Retention/step(_:now:incoming:sparing:)``),
     /// alone on the writer's queue: for `EventLog.applyRetention()`. A pass under way measures its
     /// windows from the clock it started with, and judged what it walked under the policy of its
     /// time: it is finished first, then a pass at `now` applies the policy in effect as of now.
     /// With `onlyIfDue`, only when this writer applies retention and a pass is due (as after a
-    /// commit), and only that pass.
-    func applyRetention(onlyIfDue: Bool = false) async throws {
-        guard !onlyIfDue || retains else { return }
+    /// commit), and only that pass. Returns every pass it ran in one report, with a pass that
+    /// ended between the call and its turn on the queue; nil when it ran none.
+    func applyRetention(onlyIfDue: Bool = false) async throws -> RetentionReport? {
+        guard !onlyIfDue || retains else { return nil }
         // Whether a pass is due is a read, which needs no writer: a process whose saves made none
         // due (most) learns so without queueing here, which would start the queue's thread for
         // nothing. A pass that a commit still queued makes due, the writer starts after that commit.
-        if onlyIfDue, try !isRetentionDue(at: clock()) { return }
-        try await exclusive { [self] in
+        if onlyIfDue, try !isRetentionDue(at: clock()) { return nil }
+        let before = try lastReport()
+        return try await exclusive { [self] in
             let now = clock()
-            var resumed = false
-            if onlyIfDue {
-                guard try isRetentionDue(at: now) else { return }
-            } else {
-                resumed = try environment.read(.newest) { txn in try tables.loadPass(txn) } != nil
-            }
-            while try environment.write({ txn in try tables.retentionStep(txn, now: now) }) {}
-            if resumed {
-                while try environment.write({ txn in try tables.retentionStep(txn, now: now) }) {}
-            }
+            let start = try environment.read(.newest) { txn in try retention.state(txn) }
+            var passes: [RetentionReport] = []
+            if start.pass == nil, let ended = start.report, ended.finished, ended != before { passes.append(ended) }
+            if onlyIfDue, try !isRetentionDue(at: now) { return RetentionReport(combining: passes) }
+            // A pass under way (another process's, cut by a kill) counts from where it stood: the
+            // report says what this call removed and evicted.
+            let resumed = try runPass(at: now)
+            passes.append(start.pass != nil ? start.report.map(resumed.since) ?? resumed : resumed)
+            if start.pass != nil && !onlyIfDue { passes.append(try runPass(at: now)) }
+            return RetentionReport(combining: passes)
         }
     }
 
+    /// Steps until the pass under way (or a new one at `now`) ends; returns its report.
+    private func runPass(at now: Date) throws -> RetentionReport {
+        while try environment.write({ txn in try retention.step(txn, now: now) }) {}
+        return try lastReport() ?? RetentionReport(startedAt: now, finished: true)
+    }
+
+    /// The report of the pass under way, or of the last one that ended.
+    private func lastReport() throws -> RetentionReport? {
+        try environment.read(.newest) { txn in try retention.state(txn).report }
+    }
+
     private func isRetentionDue(at now: Date) throws -> Bool {
-        try environment.read(.newest) { txn in try tables.retentionDue(txn, now: now, policy: try tables.retentionPolicy(txn).policy) }
+        try environment.read(.newest) { txn in try retention.isDue(txn, now: now, policy: try retention.policy(txn).policy) }
     }
 
     private func enqueue(_ job: Job, arriving: Bool = false) {
@@ -202,10 +218,10 @@ final class Writer: @unchecked Sendable {
     func runRetentionSlice() {
         let now = clock()
         let more = try? environment.write { txn -> Bool in
-            if try tables.loadPass(txn) == nil, try !tables.retentionDue(txn, now: now, policy: tables.retentionPolicy(txn).policy) {
+            if try retention.state(txn).pass == nil, try !retention.isDue(txn, now: now, policy: retention.policy(txn).policy) {
                 return false
             }
-            return try tables.retentionStep(txn, now: now)
+            return try retention.step(txn, now: now)
         }
         if more == true { enqueue(.retention) }
     }
@@ -219,7 +235,7 @@ final class Writer: @unchecked Sendable {
         do {
             let (ranges, due) = try environment.write { txn in
                 let ranges = try tables.append(txn, batches: batches, now: now)
-                let due = try retains && tables.retentionDue(txn, now: now, policy: try tables.retentionPolicy(txn).policy)
+                let due = try retains && retention.isDue(txn, now: now, policy: try retention.policy(txn).policy)
                 return (ranges, due)
             }
             commits.withLock { $0 += 1 }
@@ -231,21 +247,21 @@ final class Writer: @unchecked Sendable {
     }
 
     /// Before a commit that would pass the size limit: refuses each batch that cannot fit in the
-    /// limit by itself (it would empty the cache and still not fit: ``databaseFloor``), then
+    /// limit by itself (it would empty the cache and still not fit: ``RetentionTuning/minimumFloor``), then
     /// trims history and evicts until the rest fits below the limit's margin. Returns the batches
     /// that go on to commit.
     private func makeRoom(for group: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)], now: Date)
         -> [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)] {
         guard let (limit, used) = try? environment.read(.newest, { txn -> (Int, Int)? in
-            guard let limit = try tables.retentionPolicy(txn).policy.sizeLimit else { return nil }
-            return (limit, try tables.bytesInUse(txn))
+            guard let limit = try retention.policy(txn).policy.sizeLimit else { return nil }
+            return (limit, try retention.bytesInUse(txn))
         }) else { return group }
         var kept: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)] = []
         var incoming = 0
         for entry in group {
             let bytes = entry.0.events.reduce(0) { $0 + Self.estimatedBytes($1) }
-            if bytes + Self.databaseFloor > limit {
-                entry.1.resume(throwing: CacheLogError.exceedsSizeLimit(bytes: bytes + Self.databaseFloor, limit: limit))
+            if bytes + RetentionTuning.minimumFloor > limit {
+                entry.1.resume(throwing: CacheLogError.exceedsSizeLimit(bytes: bytes + RetentionTuning.minimumFloor, limit: limit))
             } else {
                 kept.append(entry)
                 incoming += bytes
@@ -254,21 +270,13 @@ final class Writer: @unchecked Sendable {
         guard used + incoming > limit else { return kept }
         let sparing = Set(kept.flatMap { $0.0.events.map(\.key) })
         // Each step is its own short transaction; the batches wait for the room they need.
-        while (try? environment.write({ txn in try tables.retentionStep(txn, now: now, incoming: incoming, sparing: sparing) })) == true {}
+        while (try? environment.write({ txn in try retention.step(txn, now: now, incoming: incoming, sparing: sparing) })) == true {}
         return kept
     }
 
-    /// The bytes a database uses that no save can have: LMDB's meta pages, the roots of its
-    /// tables, the policy's record. A save that needs more than the limit less these is refused
-    /// up front; let in, the pass after it would evict it (its cache with it), to stay within the
-    /// limit.
-    static let databaseFloor = 64 * 1_024
-
-    /// About what a record takes in the database: its bytes, its key index entry, and the page
-    /// overhead LMDB adds (a record past a quarter of a page goes to pages of its own).
+    /// About what a record takes in the database (``RecordFootprint``).
     static func estimatedBytes(_ event: EventCodec.Prepared) -> Int {
-        let record = EventCodec.headerSize + event.key.count + event.body.count + event.metadata.count + EventCodec.checksumSize
-        let stored = record > 2_000 ? (record + 16 + 4_095) / 4_096 * 4_096 : record + 24
-        return stored + event.key.count + 24
+        RecordFootprint.bytes(record: EventCodec.headerSize + event.key.count + event.body.count + event.metadata.count + EventCodec.checksumSize,
+                              key: event.key.count)
     }
 }

@@ -9,6 +9,11 @@ public enum EventKind: UInt8, Sendable, CaseIterable {
     /// The database's retention policy was set (``RetentionPolicy``): about no key.
     case retention = 4
 
+    /// Whether an event of this kind is about a key: every kind but ``retention``, a control
+    /// record of the log itself, which has no key, and which the state, the key index and the
+    /// per-key counts pass over (the log's `meta` names the policy's record).
+    public var isAboutAKey: Bool { self != .retention }
+
     /// The lowercase name used in output and on the command line.
     public var name: String { String(describing: self) }
 

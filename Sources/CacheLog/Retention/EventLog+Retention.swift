@@ -16,20 +16,22 @@ extension EventLog {
         public var setBy: String?
         /// The bytes of the pages the database uses, which the size limit bounds.
         public var bytesInUse: Int
-        /// The last pass, or the one under way; nil before the first.
+        /// The last pass, or the one under way; nil before the first. Its
+        /// ``RetentionReport/unmetLimit`` says when the size limit pressed and could not be met.
         public var lastPass: RetentionReport?
     }
 
     /// The retention policy this database follows, and the seq of the record that set it (nil:
     /// none is recorded, and ``RetentionPolicy/default`` applies).
     public func retentionPolicy() throws -> (policy: RetentionPolicy, seq: UInt64?) {
-        try environment.read { txn in try tables.retentionPolicy(txn) }
+        try environment.read { txn in try Retention(tables: tables).policy(txn) }
     }
 
     /// The policy, its record, the bytes in use and the last pass, in one read.
     public func retentionStatus() throws -> RetentionStatus {
         try environment.read { txn in
-            let (policy, seq) = try tables.retentionPolicy(txn)
+            let retention = Retention(tables: tables)
+            let (policy, seq) = try retention.policy(txn)
             let by = try seq.flatMap { seq -> String? in
                 guard let record = try txn.get(tables.events, SeqKey.bytes(seq)),
                       let header = try? EventCodec.decodeHeader(record, seq: seq),
@@ -37,8 +39,8 @@ extension EventLog {
                 else { return nil }
                 return RetentionRecord.policy(metadata)?.by
             }
-            return RetentionStatus(policy: policy, recordedAt: seq, setBy: by, bytesInUse: try tables.bytesInUse(txn),
-                                   lastPass: try tables.lastPass(txn))
+            return RetentionStatus(policy: policy, recordedAt: seq, setBy: by, bytesInUse: try retention.bytesInUse(txn),
+                                   lastPass: try retention.state(txn).report)
         }
     }
 
@@ -55,40 +57,35 @@ extension EventLog {
     /// Applies the retention policy now, to the end of a pass (the writer runs the same passes by
     /// itself as appends go): history outside the windows goes, then, over the size limit, the
     /// oldest history and live entries. A pass under way, which measures its windows from an
-    /// earlier clock, is finished first. Returns what the last pass did.
+    /// earlier clock, is finished first.
+    ///
+    /// - Returns: what this call did, every pass it ran in one report: the rest of a pass under
+    ///   way (with what its earlier steps did), a pass that ended between the call and its turn
+    ///   on the writer, and the pass at now. Its counts are what changed in the log meanwhile,
+    ///   unless another process's writer ran a pass of its own at the same time.
+    /// - Throws: ``CacheLogError/readOnly`` on a read-only log, and what a write throws.
     @discardableResult
     public func applyRetention() async throws -> RetentionReport? {
         guard !environment.readOnly else { throw CacheLogError.readOnly }
-        try await writer.applyRetention()
-        return try retentionStatus().lastPass
+        return try await writer.applyRetention()
     }
 
     /// Every key whose history retention trimmed, with the seq it now starts at (see
     /// ``historyStart(of:)``), keyed by the key's UTF-8 bytes.
     public func trimmedHistories() throws -> [[UInt8]: UInt64] {
-        try environment.read { txn in
-            guard let trims = tables.trims else { return [:] }
-            var starts: [[UInt8]: UInt64] = [:]
-            try txn.forEachRow(trims) { row in
-                guard row.value.count == 8 else { return }
-                starts[Array(row.key)] = UInt64(bigEndian: row.value.loadUnaligned(as: UInt64.self))
-            }
-            return starts
-        }
+        try environment.read { txn in try Retention(tables: tables).historyStarts(txn) }
     }
 
     /// Runs the retention pass that appends made due, to its end, when there is one (and the log
     /// applies retention: ``Options/automaticRetention``). The writer runs such passes in the
     /// background, a slice at a time; a process that saves and then ends at once (a command-line
     /// tool, a cron job) calls this before it ends, so that the pass its saves made due is not
-    /// left to the next process. Returns what the pass did, nil when none was due.
+    /// left to the next process. Returns what the pass did (as ``applyRetention()`` says), nil
+    /// when none was due.
     @discardableResult
     public func applyRetentionIfDue() async throws -> RetentionReport? {
         guard !environment.readOnly else { return nil }
-        let before = try retentionStatus().lastPass
-        try await writer.applyRetention(onlyIfDue: true)
-        let after = try retentionStatus().lastPass
-        return after == before ? nil : after
+        return try await writer.applyRetention(onlyIfDue: true)
     }
 
     /// Where the history of `key` starts: the seq before which its records were removed by a
@@ -96,7 +93,7 @@ extension EventLog {
     /// stored, is the version the history starts from, not a change within it.
     public func historyStart(of key: String) throws -> UInt64 {
         try environment.read { txn in
-            max(try tables.baseSeq(txn), try tables.trimmedThrough(txn, key: Array(key.utf8)))
+            max(try tables.baseSeq(txn), try Retention(tables: tables).historyStart(txn, key: Array(key.utf8)))
         }
     }
 }
