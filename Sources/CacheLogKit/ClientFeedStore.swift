@@ -58,4 +58,9 @@ struct ClientFeedStore: FeedStore {
         held.read(payloadSeq: value.payloadSeq, omitted: value.isPayloadOmitted)
         return CacheLogFeedStore.cachedFeed(value)
     }
+
+    func ending() async throws -> CacheEnding? {
+        guard let log = try opener.existing() else { return nil }
+        return try await store(log).ending()
+    }
 }

@@ -21,6 +21,8 @@ enum FailureText {
         switch error {
         case CacheUnavailableError.empty:
             "no cache"
+        case CacheUnavailableError.gone(let ending):
+            "no cache: " + Self.ending(ending)
         case CacheUnavailableError.expired(let timestamp, let maxAge):
             "cache expired (cached \(TimestampText.string(timestamp)), \(DurationText.string(now.timeIntervalSince(timestamp))) old, max age \(maxAge))"
         case CacheUnavailableError.stampedInTheFuture(let timestamp):
@@ -31,6 +33,20 @@ enum FailureText {
             "cache unreadable (\(error))"
         default:
             "cache failed (\(error))"
+        }
+    }
+
+    /// How the last cache ended, as the audit says it.
+    static func ending(_ ending: CacheEnding) -> String {
+        switch ending {
+        case .evicted(let at, let limit):
+            "evicted at \(TimestampText.string(at)): the database passed its size limit" + (limit.map { " of \(RetentionPolicy.sizeText($0))" } ?? "")
+        case .removed(let at):
+            "removed at \(TimestampText.string(at))"
+        case .expired(let at, let timestamp, let maxAge):
+            "expired by validation at \(TimestampText.string(at)) (cached \(TimestampText.string(timestamp)), max age \(MaxAge(seconds: maxAge).map(String.init(describing:)) ?? "\(maxAge)s"))"
+        case .unreadable(let at):
+            "deleted at \(TimestampText.string(at)) as unreadable"
         }
     }
 }

@@ -155,13 +155,20 @@ public struct FeedResource<Item: Sendable>: Sendable {
                     continuation.yield(CacheLoad(key: key, loaded, start: start))
                     continuation.finish()
                 } catch {
-                    let failure = cached != nil || error is CancellationError
-                        ? error : NoUsableDataError(key: key, remoteError: error, cacheError: CacheUnavailableError.empty, judgedAt: start)
-                    continuation.finish(throwing: failure)
+                    if cached != nil || error is CancellationError {
+                        continuation.finish(throwing: error)
+                    } else {
+                        continuation.finish(throwing: NoUsableDataError(key: key, remoteError: error, cacheError: await emptyCache(), judgedAt: start))
+                    }
                 }
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// Why the cache held nothing, for ``updates()``: how its last cache ended, when the log says.
+    private func emptyCache() async -> CacheUnavailableError {
+        (try? await ClientFeedStore(opener: client.opener, key: key).ending()).flatMap { $0 }.map(CacheUnavailableError.gone) ?? .empty
     }
 
     /// The cached items whatever their age, for ``updates()``; `nil` when there are none.

@@ -6,8 +6,10 @@ import Foundation
 
 /// Thrown by ``LocalFeedLoader/loadFeed()`` when the cache holds nothing usable.
 public enum CacheUnavailableError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Nothing has been cached (or the cache was deleted or expired).
+    /// Nothing has been cached (or the cache was deleted or expired, and the store cannot say how).
     case empty
+    /// Nothing is cached: the last cache ended as `ending` says (a store that keeps history knows).
+    case gone(CacheEnding)
     /// A cache exists, saved at `timestamp`, but it is at least `maxAge` old.
     case expired(timestamp: Date, maxAge: MaxAge)
     /// A cache exists, but its age is counted from `timestamp`, which is later than the moment
@@ -19,6 +21,12 @@ public enum CacheUnavailableError: Error, Sendable, Hashable, CustomStringConver
     public var description: String {
         switch self {
         case .empty: "Nothing is cached."
+        case .gone(.evicted(let at, let limit)):
+            "Nothing is cached: the cache was evicted at \(at.formatted(.iso8601)), when the store passed its size limit\(limit.map { " of \($0) bytes" } ?? "")."
+        case .gone(.removed(let at)): "Nothing is cached: the cache was removed at \(at.formatted(.iso8601))."
+        case .gone(.expired(let at, let timestamp, let maxAge)):
+            "Nothing is cached: validation expired the cache saved at \(timestamp.formatted(.iso8601)) at \(at.formatted(.iso8601)), max age \(Int(maxAge)) s."
+        case .gone(.unreadable(let at)): "Nothing is cached: the cache was deleted at \(at.formatted(.iso8601)), as it could not be read back."
         case .expired(let timestamp, let maxAge):
             "The cache expired: saved at \(timestamp.formatted(.iso8601)), max age \(maxAge)."
         case .stampedInTheFuture(let timestamp):

@@ -52,9 +52,16 @@ public protocol FeedStore: Sendable {
     ///
     /// Throws when the cache exists but cannot be read back (for example a corrupt record).
     func retrieve() async throws -> CachedFeed?
+
+    /// How the last cache ended, when the store is empty and keeps the history that says so;
+    /// `nil` otherwise (the default: a store that keeps no history cannot tell). Has no side effects.
+    func ending() async throws -> CacheEnding?
 }
 
 extension FeedStore {
+    /// A store that keeps no history cannot tell how its last cache ended.
+    public func ending() async throws -> CacheEnding? { nil }
+
     /// Removes the cached feed, if any, for an ``DeletionReason/explicit`` reason.
     public func deleteCachedFeed() async throws {
         try await deleteCachedFeed(reason: .explicit)

@@ -237,7 +237,11 @@ extension LocalFeedLoader: FeedLoader {
     /// Unlike ``load()``, an empty or expired cache is an error (``CacheUnavailableError``), so
     /// that a fallback can tell "no usable cache" from "a cached empty feed". No side effects.
     public func loadFeed() async throws -> LoadedFeed<Item> {
-        guard let cache = try await store.retrieve() else { throw CacheUnavailableError.empty }
+        guard let cache = try await store.retrieve() else {
+            // Why it is empty, when the store keeps the history that says: a failure to find out
+            // leaves the plain answer.
+            throw (try? await store.ending()).flatMap { $0 }.map(CacheUnavailableError.gone) ?? CacheUnavailableError.empty
+        }
         let policy = policy(for: cache)
         let now = judgingDate()
         guard policy.validate(cache.trustedTimestamp, against: now) else {

@@ -60,4 +60,8 @@ public actor RecordingFeedStore: FeedStore {
     public func retrieve() async throws -> CachedFeed? {
         try await decoratee.retrieve()
     }
+
+    public func ending() async throws -> CacheEnding? {
+        try await decoratee.ending()
+    }
 }

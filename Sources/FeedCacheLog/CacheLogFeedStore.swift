@@ -194,6 +194,20 @@ public struct CacheLogFeedStore: FeedStore {
         try log.retrieve(key).map(Self.cachedFeed)
     }
 
+    /// How the key's last cache ended (``EventLog/ending(of:)``): evicted, removed, expired by
+    /// validation, deleted as unreadable; nil while it is live, and for a save that replaced it.
+    public func ending() async throws -> CacheEnding? {
+        guard let ending = try log.ending(of: key) else { return nil }
+        let at = ending.recordedAt
+        switch ending.cause {
+        case .deleted(.evicted): return .evicted(at: at, sizeLimit: ending.sizeLimit)
+        case .deleted(.explicit): return .removed(at: at)
+        case .deleted(.retrievalError): return .unreadable(at: at)
+        case .deleted(.replaced): return nil
+        case .expired(let timestamp, let maxAge): return .expired(at: at, timestamp: timestamp, maxAge: maxAge)
+        }
+    }
+
     /// The cache a stored value is, as ``retrieve()`` gives it: its payload, timestamp, the
     /// policy and validators its put recorded.
     public static func cachedFeed(_ value: StoredValue) -> CachedFeed {

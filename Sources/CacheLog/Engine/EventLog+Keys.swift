@@ -42,6 +42,37 @@ extension EventLog {
         return keys.map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// How the last cache of `key` ended, when it has none live: the `delete` or `expire` that
+    /// removed it (its last record, found through the key index). nil while the key is live, when
+    /// it never was, when its last record cannot be read, and in a database with no key index.
+    ///
+    /// - Throws: ``CacheLogError/emptyKey``, and what a read throws.
+    public func ending(of key: String) throws -> KeyEnding? {
+        let keyBytes = Array(key.utf8)
+        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
+        guard keyBytes.count <= environment.maxKeySize, let keyIndex = tables.keyIndex else { return nil }
+        return try environment.read { txn in
+            guard try txn.get(tables.state, keyBytes) == nil,
+                  let last = try txn.withCursor(keyIndex, from: .value(key: keyBytes, value: SeqKey.bytes(.max), atMost: true), reverse: true, {
+                      try $0.next().flatMap { $0.key.elementsEqual(keyBytes) ? SeqKey.decode($0.value) : nil }
+                  }),
+                  let record = try txn.get(tables.events, SeqKey.bytes(last)),
+                  let header = try? EventCodec.decodeHeader(record, seq: last)
+            else { return nil }
+            let recordedAt = Date(stamp: header.recordedAt)
+            switch header.kind {
+            case .delete:
+                guard let reason = header.reason else { return nil }
+                let limit = (try? EventCodec.metadata(header, in: record, seq: last))?[Eviction.sizeLimitName].flatMap { Int($0) }
+                return KeyEnding(seq: last, recordedAt: recordedAt, cause: .deleted(reason), sizeLimit: limit)
+            case .expire:
+                return KeyEnding(seq: last, recordedAt: recordedAt, cause: .expired(timestamp: Date(stamp: header.timestamp), maxAge: header.maxAge))
+            case .put, .retention:
+                return nil
+            }
+        }
+    }
+
     private func scannedKeys(withPrefix prefix: [UInt8]) throws -> [String] {
         var seen = Set<[UInt8]>()
         try environment.read { txn in
