@@ -135,6 +135,30 @@ def page_times(metadata):
     return [float(x) + SINCE_1970 for x in metadata.get("page-times", "").split()]
 
 
+def decode_retention_state(raw):
+    """Format.md, "Retention": meta `retention` as (zone, applied policy, bytes in use after the
+    last pass, the pass under way as (clock, walked through, pressure bound) or None, the last
+    report as (start, removed, bytes freed, evicted, finished) or None); clocks counted from 1970."""
+    empty = (0, 0, 0, None, None)
+    try:
+        version, zone, applied, used_after, flags = struct.unpack_from(">BQQQB", raw, 0)
+        if version != 1:
+            return empty
+        at, pass_, report = 26, None, None
+        if flags & 1:
+            pass_ = stamped_first(struct.unpack_from(">dQQ", raw, at))
+            at += 24
+        if flags & 2:
+            report = stamped_first(struct.unpack_from(">dQQQB", raw, at))
+            at += 33
+            if raw[at]:
+                at += 24
+            at += 1
+        return (zone, applied, used_after, pass_, report) if at == len(raw) else empty
+    except (struct.error, IndexError):
+        return empty
+
+
 def stamped_first(values):
     """A `meta` value whose first field is a stamp, that field counted from 1970."""
     return (values[0] + SINCE_1970,) + tuple(values[1:])
@@ -821,12 +845,8 @@ class Snap:
         # Format.md, "Retention": the policy's record, the zone up to which a missing seq is
         # history retention let go, the pass under way and what the last pass did.
         self.retention_seq = self.meta_u64(b"retentionSeq")
-        self.zone = self.meta_u64(b"retentionZone")
-        # Each starts with its version (2); its clock is a stamp, counted here from 1970.
-        raw = self.meta.get(b"retentionPass", b"")
-        self.retention_pass = stamped_first(struct.unpack(">dQQ", raw[1:])) if len(raw) == 25 else None  # (clock, walked through, pressure bound)
-        raw = self.meta.get(b"retentionReport", b"")
-        self.retention_report = stamped_first(struct.unpack(">dQQQB", raw[1:])) if len(raw) == 34 else None
+        (self.zone, self.retention_applied, self.retention_used_after, self.retention_pass,
+         self.retention_report) = decode_retention_state(self.meta.get(b"retention", b""))
         self.stored = {}
         self.malformed = set()
         for key, raw in self.state.items():
@@ -2854,10 +2874,11 @@ class Run:
         self.fail(after.retention_pass is None, "retention-incomplete", "a pass is still under way after retention ran one to its end "
                   "(meta retentionPass: %s)" % (after.retention_pass,), o)
 
-    def check_status(self, o, after, label):
+    def check_status(self, o, after, label, ran=None):
         """`retention --format json`: the policy in effect, the record that set it and who, the
         bytes in use (which no binding shows exactly: within what the trees and the free list can
-        take), and the last pass as meta records it."""
+        take), and the last pass as meta records it; for a run that applied the policy (`ran`, the
+        snapshot before it), what its passes did: the records that went, the caches it evicted."""
         doc = o.json if isinstance(o.json, dict) else None
         if not self.fail(o.rc == 0 and doc is not None, "retention-output", "%s: exit %d, %s" % (label, o.rc, short(o.out or o.err)), o):
             return None
@@ -2876,6 +2897,13 @@ class Run:
         self.fail(isinstance(used, int) and low <= used <= high, "retention-output", "%s: bytesInUse %r, the trees hold %d to %d bytes" % (
             label, used, low, high), o)
         report, got = after.retention_report, doc.get("lastPass")
+        if ran is not None:
+            went = [q for q in ran.seqs if q not in after.events]
+            evicted = [q for q in after.seqs if q > ran.last and after.events[q].kind == DELETE and after.events[q].reason == EVICTED]
+            ok = isinstance(got, dict) and got.get("removed") == len(went) and got.get("evicted") == len(evicted) and got.get("finished") is True
+            self.fail(ok, "retention-output", "%s: lastPass %s; the run let %d records go and evicted %d" % (
+                label, short(got), len(went), len(evicted)), o)
+            return doc
         if report is None:
             self.fail(got is None, "retention-output", "%s: lastPass %s, meta records no pass" % (label, short(got)), o)
         else:
@@ -2906,7 +2934,7 @@ class Run:
         self.step_policies.append(new)
         self.met("retention policy set")
         if fmt:
-            self.check_status(o, after, "retention " + " ".join(args))
+            self.check_status(o, after, "retention " + " ".join(args), ran=before)
         # It applies the policy at once, to the end of a pass: at its own clock.
         self.check_applied(before, after, cmd.now, new, o)
         return o
@@ -2939,13 +2967,17 @@ class Run:
                 text, seconds = self.random_window()
                 if seconds is None:
                     text, seconds = "0s", 0
+                # Each prefix and contract once: a policy that names one twice is a usage error
+                # (RetentionPolicy.problem), which retention_usage covers.
                 if self.rng.random() < 0.5:
                     prefix = self.rng.choice(["image:", "search:", "search:verses:", "object:", "feed", "films", "absurd:", "podcasts:",
                                               "café", "press:", "verses:", "L", "bulk:"])
-                    keeps.append(("prefix", prefix, seconds, "--keep", "%s=%s" % (prefix, text)))
+                    if all(entry[1] != prefix for entry in keeps):
+                        keeps.append(("prefix", prefix, seconds, "--keep", "%s=%s" % (prefix, text)))
                 else:
                     name = self.rng.choice(["films", "genres", "json", "verses", "people", "person", "images"])
-                    contracts.append(("contract", name, seconds, "--keep-contract", "%s=%s" % (name, text)))
+                    if all(entry[1] != name for entry in contracts):
+                        contracts.append(("contract", name, seconds, "--keep-contract", "%s=%s" % (name, text)))
             for entry in keeps + contracts:
                 args += [entry[3], entry[4]]
             new.overrides = replaced_overrides(now.overrides, [e[:3] for e in keeps], [e[:3] for e in contracts])
@@ -3000,7 +3032,7 @@ class Run:
                                                    for q in after.seqs if q > before.last), "retention-apply",
                   "retention --apply appended %s" % short([q for q in after.seqs if q > before.last]), o)
         if fmt:
-            doc = self.check_status(o, after, "retention --apply")
+            doc = self.check_status(o, after, "retention --apply", ran=before)
             if doc is not None and isinstance(doc.get("lastPass"), dict):
                 self.fail(doc["lastPass"].get("finished") is True, "retention-apply", "retention --apply: the last pass is not finished", o)
         self.check_applied(before, after, cmd.now, after.policy(), o)
@@ -3072,6 +3104,58 @@ class Run:
         people = [{"name": "person %d v%d" % (i, version), "height": str(150 + i % 50), "mass": str(version),
                    "url": "http://127.0.0.1:%d/people/%d.json" % (self.server.port, i)} for i in range(count)]
         return json.dumps({"count": count, "next": None, "previous": None, "results": people}).encode()
+
+    def step_retention_floor(self):
+        """Retention's floor (Format.md, "Retention"), once a soak, in a database of its own: a long
+        history of hundreds of small caches (the test writer's --history), then the tightest size
+        limit, 1MiB. The live caches are a few kilobytes: nothing is evicted and every live cache
+        stays, whether the history that must stay (a record a key, its index entries, the
+        checkpoints) fits the limit (300 keys: the pass brings the bytes in use under it) or not
+        (2000 keys: the report says the limit is unmet, and by a floor above nine tenths of it);
+        verify is clean; and a save after it stays live through the next pass."""
+        if self.soak.floor_checked or self.soak.writer is None:
+            return
+        self.soak.floor_checked = True
+        db = os.path.join(self.dir, "floor")
+        keys = self.rng.choice([300, 2000])
+        made = subprocess.run([self.soak.writer, db, "100000", "--history", "--keys", str(keys), "--days", "60",
+                               "--start", "2026-09-01T00:00:00Z", "--seed", str(self.rng.randint(1, 1 << 30))],
+                              capture_output=True, text=True, timeout=600)
+        if not self.fail(made.returncode == 0, "floor", "cachelog-writer --history: exit %d, %s" % (made.returncode, short(made.stderr))):
+            return
+
+        def run(*args, now="2026-11-01T00:00:00Z"):
+            return self.run(Cmd(["--db", db, "--now", now] + list(args)))
+
+        def live():
+            o = run("state", "--format", "json")
+            return sorted(e.get("key") for e in (o.json or {}).get("entries", [])) if isinstance(o.json, dict) else None
+
+        before = live()
+        o = run("retention", "--size-limit", "1MiB", "--format", "json")
+        last = (o.json or {}).get("lastPass") if isinstance(o.json, dict) else None
+        unmet = last.get("unmetLimit") if isinstance(last, dict) else None
+        used = (o.json or {}).get("bytesInUse") if isinstance(o.json, dict) else None
+        if keys == 300:
+            judged = unmet is None and isinstance(used, int) and used <= 1 << 20
+        else:
+            judged = (isinstance(unmet, dict) and unmet.get("limit") == 1 << 20 and unmet.get("keys", 0) >= len(before or [])
+                      and unmet.get("floorBytes", 0) > 0.9 * (1 << 20))
+        self.fail(o.rc == 0 and judged and isinstance(last, dict) and last.get("evicted") == 0, "floor",
+                  "retention --size-limit 1MiB on %d live caches of %d keys' long history: exit %d, in use %s, lastPass %s" % (
+                      len(before or []), keys, o.rc, used, short(last)), o)
+        self.fail(before is not None and live() == before, "floor", "live caches went for the floor", o)
+        body = json.dumps({"genres": [{"id": 1, "name": "Comedy"}]}).encode()
+        o = run("load", self.server.add(200, body, name="genres.json"), "--key", "floor:new", "--contract", "genres", "--format", "json",
+                now="2026-11-01T01:00:00Z")
+        self.fail(o.rc == 0 and isinstance(o.json, dict) and o.json.get("cached") is True, "floor", "a save after the pass: exit %d" % o.rc, o)
+        o = run("retention", "--apply", "--format", "json", now="2026-11-01T02:00:00Z")
+        kept = live()
+        self.fail(o.rc == 0 and kept is not None and "floor:new" in kept and set(before or []) <= set(kept), "floor",
+                  "after the next pass the save is %s" % ("live" if kept and "floor:new" in kept else "gone"), o)
+        o = run("verify")
+        self.fail(o.rc == 0, "floor", "verify after the floor's passes: exit %d" % o.rc, o)
+        self.met("a long history under the tightest size limit: live caches kept")
 
     def step_retention_kill(self):
         """SIGKILL during `retention --apply` on a big history (a people search caches each person
@@ -4249,6 +4333,8 @@ class Run:
             if self.soak.out_of_time():
                 break
             self.tick()
+            if i == steps // 2 and not self.soak.floor_checked:
+                self.step_retention_floor()  # once a soak: its long history takes seconds
             weights = {
                 "load": 24, "burst": 14, "validate": 6, "compact": 3, "rebuild": 2 if self.soak.has_rebuild else 0,
                 "future_save": 2, "race_clocks": 3, "image": 4, "search": 10,
@@ -4293,6 +4379,10 @@ class Soak:
         home = os.path.join(self.tmp, "home")
         os.makedirs(home)
         self.runner = Runner(copy, args.binary, home)
+        # The test writer beside the binary, for the floor's long history (step_retention_floor).
+        writer = os.path.join(os.path.dirname(args.binary), "cachelog-writer")
+        self.writer = writer if os.access(writer, os.X_OK) else None
+        self.floor_checked = False
         self.ledger = Ledger(self.seed, args.binary, args.max_print)
         self.server = FeedServer()
         self.dead = DeadPort()

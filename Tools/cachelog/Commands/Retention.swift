@@ -22,15 +22,19 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             it changed), and every process that writes the database, this tool or an app through \
             the library, applies it as it goes, in short slices: history older than its key's \
             window goes; then, while the database is over its size limit, the oldest history; \
-            then, only when live caches alone are over it, the caches saved longest ago, each with \
-            a delete whose reason is evicted (audit and replay say so). A key keeps the version \
-            its history starts from and its live cache. A database that records no policy follows \
-            the default: 30 days of history and 256MiB.
+            then, only when evicting can bring it under the limit, the caches saved longest ago, \
+            each with a delete whose reason is evicted (a load, audit and replay say so). A key \
+            keeps the version its history starts from and its live cache. What the database needs \
+            whatever is evicted (each key's history and its index entries, the checkpoints, \
+            LMDB's own pages: its floor) is never paid for with live caches: when a limit is \
+            below it, the pass drops what history it can, keeps the live caches and says so. A \
+            database that records no policy follows the default: 30 days of history and 256MiB.
 
             Without options it shows the policy, the bytes the database uses against the limit \
             and what retention last did (creating nothing). With options it records a new policy \
             (what is not given stays as it was; creating the database if needed) and applies it. \
-            --apply runs a pass now, to its end.
+            --apply runs a pass now, to its end. What it shows as the last pass is then what this \
+            run's passes did, all of them.
 
             Durations: \(MaxAge.forms), or forever; 0 keeps no history (only the live cache). \
             Sizes: \(RetentionPolicy.sizeForms), or none; at least 1MiB.
@@ -84,7 +88,7 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
         try await Self.reportingFailures {
             let log: EventLog
             do {
-                log = setsPolicy || apply ? try global.openForWriting(create: setsPolicy) : try global.openForReading()
+                log = setsPolicy || apply ? try global.openForWriting(create: setsPolicy, retaining: false) : try global.openForReading()
             } catch CacheLogError.noDatabase(let path) {
                 // Nothing recorded yet: the default applies, and showing it creates nothing.
                 try show(RetentionSummary(status: nil), note: "no database at \(path) yet: the default applies")
@@ -103,9 +107,10 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
                 if let problem = policy.problem { throw ValidationError(problem) }
                 try await log.setRetentionPolicy(policy, by: by ?? Self.setter)
             }
-            // A new policy makes a pass due (the writer may have run it already); --apply runs one anyway.
-            if apply { try await log.applyRetention() } else if setsPolicy { try await log.applyRetentionIfDue() }
-            try show(RetentionSummary(status: try log.retentionStatus()), note: nil)
+            // A new policy makes a pass due; --apply runs one anyway. What they did is what the
+            // summary shows as the last pass (a run may end one pass and start the next).
+            let ran = apply || setsPolicy ? try await log.applyRetention() : nil
+            try show(RetentionSummary(status: try log.retentionStatus(), ran: ran), note: nil)
         }
     }
 
@@ -204,6 +209,14 @@ struct RetentionSummary: Encodable {
         var freedBytes: Int
         var evicted: Int
         var finished: Bool
+        /// null unless the size limit pressed and could not be met.
+        @NullWhenNil var unmetLimit: Unmet?
+    }
+
+    struct Unmet: Encodable, Equatable {
+        var limit: Int
+        var floorBytes: Int
+        var keys: Int
     }
 
     let policy: Policy
@@ -215,7 +228,10 @@ struct RetentionSummary: Encodable {
 
     private enum CodingKeys: String, CodingKey { case policy, recorded, bytesInUse, lastPass }
 
-    init(status: EventLog.RetentionStatus?) {
+    /// `ran`: what this run's passes did, shown as the last pass.
+    init(status: EventLog.RetentionStatus?, ran: RetentionReport? = nil) {
+        var status = status
+        if let ran { status?.lastPass = ran }
         self.status = status
         let policy = status?.policy ?? .default
         self.policy = Policy(history: policy.history, sizeLimit: policy.sizeLimit, overrides: policy.overrides.map { override in
@@ -226,7 +242,10 @@ struct RetentionSummary: Encodable {
         })
         recorded = status?.recordedAt.map { Recorded(seq: $0, by: status?.setBy) }
         bytesInUse = status?.bytesInUse
-        lastPass = status?.lastPass.map { Pass(startedAt: $0.startedAt, removed: $0.removed, freedBytes: $0.freedBytes, evicted: $0.evicted, finished: $0.finished) }
+        lastPass = status?.lastPass.map {
+            Pass(startedAt: $0.startedAt, removed: $0.removed, freedBytes: $0.freedBytes, evicted: $0.evicted, finished: $0.finished,
+                 unmetLimit: $0.unmetLimit.map { Unmet(limit: $0.limit, floorBytes: $0.floorBytes, keys: $0.keys) })
+        }
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -249,6 +268,7 @@ struct RetentionSummary: Encodable {
         if let pass = status?.lastPass {
             let state = pass.finished ? "" : ", still under way"
             lines.append("last pass   \(DateParsing.string(pass.startedAt)): removed \(counted(pass.removed, "record")) (\(pass.freedBytes) bytes), evicted \(counted(pass.evicted, "cache"))\(state)")
+            if let unmet = pass.unmetLimit { lines.append("limit unmet \(RetentionText.unmet(unmet))") }
         }
         return lines
     }

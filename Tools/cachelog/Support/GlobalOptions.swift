@@ -132,8 +132,12 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// Opens the database for writing; creates it only for commands that cache (`create`).
-    func openForWriting(create: Bool = false) throws -> EventLog {
-        let log = try EventLog(path: databasePath(), options: .init(createIfMissing: create, clock: try clock(), logger: logger()))
+    /// `retaining: false` for a command that runs retention's passes itself and reports them:
+    /// the writer then runs none of its own in the background, which would do part of the work
+    /// unseen.
+    func openForWriting(create: Bool = false, retaining: Bool = true) throws -> EventLog {
+        let log = try EventLog(path: databasePath(), options: .init(
+            createIfMissing: create, clock: try clock(), logger: logger(), automaticRetention: retaining))
         warnIfNowIsBeforeTheLog(log)
         return log
     }

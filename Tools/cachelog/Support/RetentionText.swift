@@ -1,5 +1,10 @@
 import CacheLog
 import FeedCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A retention policy in words, as `replay` and `cachelog retention` print it.
 enum RetentionText {
@@ -18,5 +23,22 @@ enum RetentionText {
         }
         if let by, !by.isEmpty { parts.append("by \(EventPrinter.escaped(by))") }
         return parts.joined(separator: ", ")
+    }
+
+    /// `the history of 420 keys needs about 1.5MB: the size limit of 1MiB cannot be met without
+    /// dropping that history; the live caches stay`.
+    static func unmet(_ unmet: UnmetSizeLimit) -> String {
+        "the history of \(unmet.keys) \(unmet.keys == 1 ? "key" : "keys") needs about \(approximateSize(unmet.floorBytes)): "
+            + "the size limit of \(RetentionPolicy.sizeText(unmet.limit)) cannot be met without dropping that history; the live caches stay"
+    }
+
+    /// `1.5MB`, `640KB`, `12MB`: two significant figures, in the units of 1000.
+    static func approximateSize(_ bytes: Int) -> String {
+        let units: [(String, Double)] = [("GB", 1e9), ("MB", 1e6), ("KB", 1e3)]
+        guard let (unit, size) = units.first(where: { Double(bytes) >= $0.1 }) else { return "\(bytes) bytes" }
+        let value = Double(bytes) / size
+        guard value < 10 else { return "\(Int(value.rounded()))" + unit }
+        let tenths = Int((value * 10).rounded())
+        return (tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)") + unit
     }
 }
