@@ -61,6 +61,7 @@ public actor RecordingFeedStore: FeedStore {
         try await decoratee.retrieve()
     }
 
+    /// How the decoratee's last cache ended: a read, so it always goes to the decoratee.
     public func ending() async throws -> CacheEnding? {
         try await decoratee.ending()
     }

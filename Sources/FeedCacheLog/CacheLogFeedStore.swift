@@ -194,7 +194,7 @@ public struct CacheLogFeedStore: FeedStore {
         try log.retrieve(key).map(Self.cachedFeed)
     }
 
-    /// How the key's last cache ended (``EventLog/ending(of:)``): evicted, removed, expired by
+    /// How the key's last cache ended (`EventLog.ending(of:)`): evicted, removed, expired by
     /// validation, deleted as unreadable; nil while it is live, and for a save that replaced it.
     public func ending() async throws -> CacheEnding? {
         guard let ending = try log.ending(of: key) else { return nil }

@@ -111,6 +111,22 @@ struct RetentionFloorCLITests {
     }
 
     @Test
+    func aLoadOfARemovedCache_saysWhenItWasRemoved_inEveryStrategy() async throws {
+        let sandbox = try Sandbox(serving: LoopbackHTTPServer.routes(["/films.json": .json(#"[{"title":"Totoro"}]"#)]))
+        let saved = try await sandbox.cachelog("--now", "2026-12-01T10:00:00Z", "load", sandbox.url("/films.json"), "--key", "films", "--contract", "json")
+        #expect(saved.status == ExitCode.ok, "\(saved)")
+        let removed = try await sandbox.cachelog("--now", "2026-12-01T11:00:00Z", "remove", "films")
+        #expect(removed.status == ExitCode.ok, "\(removed)")
+
+        for strategy in ["cache-only", "cache-first", "remote-first"] {
+            let load = try await sandbox.cachelog("--now", "2026-12-01T12:00:00Z", "load", sandbox.url("/gone.json"), "--key", "films", "--contract", "json",
+                                                  "--strategy", strategy)
+            #expect(load.status == ExitCode.noUsableData, "\(strategy): \(load)")
+            #expect(load.stderrLines.count == 1 && load.stderr.contains("no cache: removed at 2026-12-01T11:00:00Z"), "\(strategy): \(load)")
+        }
+    }
+
+    @Test
     func retention_recordsThePrefixesBeforeTheContracts_soThatAKeysPrefixWins() async throws {
         let sandbox = try Sandbox(serving: LoopbackHTTPServer.routes(["/poster.json": .json(#"[{"id":1}]"#)]))
         for day in 1...3 {

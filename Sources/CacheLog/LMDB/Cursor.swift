@@ -87,9 +87,10 @@ struct Cursor {
             if found.value.elementsEqual(value) { return found }
             return try move(MDB_PREV_DUP)
         }
-        // Every value of the key is below `value`, or the key is not there.
-        guard try seek(key: key) != nil else { return nil }
-        return try move(MDB_LAST_DUP)
+        // Every value of the key is below `value`, or the key is not there. LMDB's MDB_LAST_DUP
+        // gives the value alone: the row is read again whole.
+        guard try seek(key: key) != nil, try move(MDB_LAST_DUP) != nil else { return nil }
+        return try move(MDB_GET_CURRENT)
     }
 
     /// Positions at `key` exactly (its first value, in a table of duplicates).

@@ -20,6 +20,7 @@ public struct KeyEnding: Sendable, Equatable {
     public var seq: UInt64
     /// When that record was appended.
     public var recordedAt: Date
+    /// What removed the cache: a delete and its reason, or an expire.
     public var cause: Cause
     /// For an eviction, the size limit that pressed, in bytes, when the eviction recorded it.
     public var sizeLimit: Int?
