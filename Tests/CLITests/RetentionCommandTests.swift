@@ -44,9 +44,11 @@ struct RetentionThroughTheToolTests {
     @Test
     func aCacheEvictedForTheSizeLimit_isToldByAuditReportAndReplay_afterItsHistoryIsTrimmed_andThePolicyIsNoKey() async throws {
         let sandbox = try Sandbox(serving: LoopbackHTTPServer.routes([
-            "/k1.json": .json(Self.blob(620_000, seed: 1)), "/k2.json": .json(Self.blob(720_000, seed: 2)),
+            "/k1.json": .json(Self.blob(620_000, seed: 1)), "/k2.json": .json(Self.blob(900_000, seed: 2)),
             "/films.json": .json(#"[{"title":"Totoro"}]"#),
         ]))
+        // The two caches are over the limit themselves (about 465 KB and 675 KB stored): the
+        // older goes for the newer.
         let policy = try await sandbox.cachelog("--now", "2026-01-01T00:00:00Z", "retention", "--size-limit", "1MiB", "--history", "7d")
         try #require(policy.status == ExitCode.ok, "\(policy)")
         for (now, key) in [("2026-01-01T01:00:00Z", "k1"), ("2026-01-01T02:00:00Z", "k2")] {

@@ -106,6 +106,59 @@ struct RetentionFloorTests {
         #expect(kept >= 6, "no more than the margin needs: \(kept) left")
     }
 
+    @Test func aSaveThatFitsTheLimit_besideSmallLiveCaches_andAFloorTheyCannotPayFor_evictsNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        try await longHistory(log, clock: clock, events: 40_000, keys: 300)
+        let limit = RetentionPolicy.minimumSizeLimit
+        // No history kept: what stays is the floor and the live caches.
+        try await log.setRetentionPolicy(RetentionPolicy(history: 0, sizeLimit: limit), by: "test")
+        _ = try await log.applyRetention()
+        let live = try log.state().entries.map(\.key)
+        let floorAndSmallCaches = try log.retentionStatus().bytesInUse
+
+        // Within the limit by itself, past it beside the floor: the 300 small caches would free
+        // almost nothing, so evicting them (and the save) would only pay for the floor.
+        var generator = SeededGenerator(seed: 12)
+        let bytes = min(limit - 64 * 1_024 - 20_000, limit - floorAndSmallCaches + 50_000)
+        clock.advance(60)
+        try await log.append([.delete(key: "big", reason: .replaced), .put(key: "big", payload: Data(generator.bytes(bytes)), timestamp: clock.date)])
+        let report = try #require(try await log.applyRetention())
+
+        #expect(report.evicted == 0, "\(report)")
+        #expect(try log.state().entries.map(\.key).sorted() == (live + ["big"]).sorted())
+        let unmet = try #require(report.unmetLimit, "\(report)")
+        #expect(unmet.liveBytes > bytes && unmet.liveBytes < limit && unmet.floorBytes + unmet.liveBytes > limit, "\(unmet)")
+        // Saves after it find the same: no pass for the limit until the database grows.
+        clock.advance(60)
+        try await log.append([.delete(key: "key-0", reason: .replaced), .put(key: "key-0", payload: Data("again".utf8), timestamp: clock.date)])
+        #expect(try !isDue(log, clock))
+    }
+
+    @Test func theMostRecentlySavedCache_isNeverEvicted_byThePassAfterIt() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        let log = try log(directory, clock: clock)
+        let limit = RetentionPolicy.minimumSizeLimit
+        try await log.setRetentionPolicy(RetentionPolicy(history: nil, sizeLimit: limit), by: "test")
+        var generator = SeededGenerator(seed: 13)
+        for index in 0..<12 {
+            clock.advance(60)
+            try await log.append(.put(key: "cache-\(index)", payload: Data(generator.bytes(100_000)), timestamp: clock.date))
+            _ = try await log.applyRetention()
+        }
+        // Nearly the limit by itself (a save that cannot fit beside the database's own pages is
+        // refused): the others go for it, and it stays however close to the limit it comes.
+        clock.advance(60)
+        try await log.append(.put(key: "huge", payload: Data(generator.bytes(limit - 64 * 1_024 - 40_000)), timestamp: clock.date))
+        _ = try await log.applyRetention()
+
+        #expect(try log.isLive("huge"))
+        #expect(try log.state().entries.map(\.key) == ["huge"])
+        #expect(try log.verify().isClean)
+    }
+
     @Test func aSaveThatCannotFitBesideTheFloor_isRefused_andEvictsNothing() async throws {
         let directory = try TemporaryDirectory()
         let clock = TestClock()

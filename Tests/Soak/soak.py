@@ -152,7 +152,7 @@ def decode_retention_state(raw):
             report = stamped_first(struct.unpack_from(">dQQQB", raw, at))
             at += 33
             if raw[at]:
-                at += 24
+                at += 32
             at += 1
         return (zone, applied, used_after, pass_, report) if at == len(raw) else empty
     except (struct.error, IndexError):

@@ -11,6 +11,8 @@ import Foundation
 struct DatabaseFloor {
     /// About the bytes left in use with every live cache evicted.
     var bytes: Int
+    /// About the bytes the live caches hold: what evicting all of them would free.
+    var liveBytes: Int
     /// The keys whose history holds them: the keys the key index lists.
     var keys: Int
     /// The live caches that may be evicted, the least recently saved first, with what evicting
@@ -38,7 +40,7 @@ struct DatabaseFloor {
             if !sparing.contains(key) { candidates.append(Eviction.Candidate(key: key, savedAt: header.recordedAt, frees: frees)) }
         }
         candidates.sort { $0.savedAt < $1.savedAt || ($0.savedAt == $1.savedAt && $0.key.lexicographicallyPrecedes($1.key)) }
-        return DatabaseFloor(bytes: max(0, bytesInUse - freeable), keys: try keyCount(tables, txn), candidates: candidates)
+        return DatabaseFloor(bytes: max(0, bytesInUse - freeable), liveBytes: freeable, keys: try keyCount(tables, txn), candidates: candidates)
     }
 
     /// The keys the key index lists (the live ones where there is no index yet).

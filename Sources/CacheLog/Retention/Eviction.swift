@@ -27,7 +27,7 @@ struct Eviction {
     /// delete that left its row (a key whose bytes do not survive as a string) evicted nothing,
     /// and a pass must not evict it for ever.
     @available(*, noasync)
-    func evict(_ txn: Transaction, _ candidates: [Candidate], bytes: Int, limit: Int, now: Date) throws -> Int {
+    func evict(_ txn: Transaction, _ candidates: ArraySlice<Candidate>, bytes: Int, limit: Int, now: Date) throws -> Int {
         var freed = 0
         var deletes: [EventCodec.Prepared] = []
         let metadata = try EventCodec.encodeMetadata([Self.sizeLimitName: String(limit)])

@@ -21,8 +21,9 @@ import Foundation
 /// whose payload bytes a record that stays refers to. Everything else of that history goes.
 ///
 /// Live caches go only for live caches: over the size limit, once history is gone, the least
-/// recently saved are evicted, and only when evicting can bring the database under the limit;
-/// what the database needs whatever eviction does (``DatabaseFloor``) is never paid for with them.
+/// recently saved are evicted, only while the live caches themselves are over the limit, and
+/// never the most recently saved; what the database needs whatever eviction does
+/// (``DatabaseFloor``) is never paid for with them.
 struct Retention {
     let tables: LogTables
 
@@ -111,7 +112,10 @@ struct Retention {
         let used = try bytesInUse(txn)
         let usedAfter = Double(state.bytesInUseAfterPass)
         if let limit = policy.sizeLimit {
-            if used > limit { return true }
+            // Over the limit, unless the last pass found it cannot be met and the database has
+            // not grown since: a pass after each save would find the same.
+            let unmet = state.report?.unmetLimit != nil && Double(used) < usedAfter + Double(RetentionTuning.growthAllowance)
+            if used > limit && !unmet { return true }
             if txn.fileExtent() > limit, case let target = try pressureTarget(txn, limit: limit), used > target, usedAfter <= Double(target) {
                 return true
             }
@@ -156,19 +160,24 @@ struct Retention {
                 more = true
             } else if let limit = policy.sizeLimit, try bytesInUse(txn) > limit - incoming {
                 // History is gone and the database is over the limit itself (not only over the
-                // target below it): live caches go, down to the margin below the limit, but only
-                // when that can get there. Not further for the file's overrun: that is history's.
-                let margin = Int(Double(limit) * RetentionTuning.pressureTarget) - incoming
-                let used = try bytesInUse(txn)
-                let floor = try DatabaseFloor.measure(tables, txn, bytesInUse: used, sparing: sparing)
-                if floor.bytes > margin {
-                    report.unmetLimit = UnmetSizeLimit(limit: limit, floorBytes: floor.bytes, keys: floor.keys)
-                } else {
-                    let evicted = try Eviction(tables: tables).evict(txn, floor.candidates, bytes: used - margin, limit: limit, now: now)
+                // target below it). Live caches go only for live caches: only when they (with the
+                // saves waiting) are over the limit themselves, the least recently saved, down to
+                // the margin below it; never the most recently saved. What the floor needs beyond
+                // that is never paid for with them: the limit is then unmet, and said.
+                let floor = try DatabaseFloor.measure(tables, txn, bytesInUse: try bytesInUse(txn), sparing: sparing)
+                report.unmetLimit = nil
+                var evicted = 0
+                if floor.liveBytes + incoming > limit {
+                    let margin = Int(Double(limit) * RetentionTuning.pressureTarget)
+                    evicted = try Eviction(tables: tables).evict(txn, floor.candidates.dropLast(), bytes: floor.liveBytes + incoming - margin,
+                                                                 limit: limit, now: now)
                     report.evicted += evicted
                     // What the evictions left without a live entry is history now, all of it.
                     pass.pressureThrough = try tables.lastSeq(txn)
                     more = evicted > 0
+                }
+                if evicted == 0 {
+                    report.unmetLimit = UnmetSizeLimit(limit: limit, floorBytes: floor.bytes, liveBytes: floor.liveBytes, keys: floor.keys)
                 }
             }
         }

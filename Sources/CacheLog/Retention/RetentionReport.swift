@@ -33,29 +33,35 @@ public struct RetentionReport: Sendable, Equatable {
     }
 }
 
-/// A size limit the database's floor does not leave room for: the pages no eviction can free
-/// (each key's history, which keeps at least the record it starts from and its entries in the
-/// key index, the checkpoints, LMDB's own pages) need about as much as the limit, or more.
-/// Evicting every live cache would not meet it, so retention keeps them.
+/// A size limit the database's floor does not leave room for beside its live caches: the pages
+/// no eviction can free (each key's history, which keeps at least the record it starts from and
+/// its entries in the key index, the checkpoints, LMDB's own pages) and the live caches, which
+/// are within the limit themselves, need more. Evicting would pay for the floor with live
+/// caches, so retention keeps them.
 public struct UnmetSizeLimit: Sendable, Equatable, CustomStringConvertible {
     /// The size limit, in bytes.
     public var limit: Int
     /// About what the database needs with every live cache evicted, in bytes.
     public var floorBytes: Int
+    /// About what the live caches hold, in bytes.
+    public var liveBytes: Int
     /// The keys whose history that is.
     public var keys: Int
 
-    /// A limit of `limit` bytes that a floor of `floorBytes`, the history of `keys` keys, does not meet.
-    public init(limit: Int, floorBytes: Int, keys: Int) {
+    /// A limit of `limit` bytes that a floor of `floorBytes`, the history of `keys` keys, does not
+    /// meet beside `liveBytes` of live caches.
+    public init(limit: Int, floorBytes: Int, liveBytes: Int, keys: Int) {
         self.limit = limit
         self.floorBytes = floorBytes
+        self.liveBytes = liveBytes
         self.keys = keys
     }
 
-    /// `the history of 420 keys needs about 1531904 bytes: …`, in bytes (the tool shows sizes).
+    /// `the history of 420 keys needs about 1531904 bytes beside 8192 bytes of live caches: …`,
+    /// in bytes (the tool shows sizes).
     public var description: String {
-        "the history of \(keys) \(keys == 1 ? "key" : "keys") needs about \(floorBytes) bytes: the size limit of \(limit) bytes "
-            + "cannot be met without dropping that history, so the live caches stay"
+        "the history of \(keys) \(keys == 1 ? "key" : "keys") needs about \(floorBytes) bytes beside \(liveBytes) bytes of live caches: "
+            + "the size limit of \(limit) bytes cannot be met without dropping that history, so the live caches stay"
     }
 }
 

@@ -37,7 +37,7 @@ struct RetentionState: Sendable, Equatable {
     /// u8 version 1, u64 zone, u64 applied policy, u64 bytes in use after the last pass, u8
     /// flags (bit 0: a pass, bit 1: a report), then the pass (f64 clock, u64 walked through, u64
     /// pressure bound) and the report (f64 start, u64 removed, u64 bytes freed, u64 evicted, u8
-    /// finished, u8 1 when the limit was unmet, then u64 limit, u64 floor bytes, u64 keys).
+    /// finished, u8 1 when the limit was unmet, then u64 limit, u64 floor bytes, u64 live bytes, u64 keys).
     func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 96)
         writer.u8(Self.version)
@@ -60,6 +60,7 @@ struct RetentionState: Sendable, Equatable {
                 writer.u8(1)
                 writer.u64(UInt64(clamping: unmet.limit))
                 writer.u64(UInt64(clamping: unmet.floorBytes))
+                writer.u64(UInt64(clamping: unmet.liveBytes))
                 writer.u64(UInt64(clamping: unmet.keys))
             } else {
                 writer.u8(0)
@@ -87,8 +88,9 @@ struct RetentionState: Sendable, Equatable {
             var report = RetentionReport(startedAt: Date(stamp: started), removed: Int(clamping: removed), freedBytes: Int(clamping: freed),
                                          evicted: Int(clamping: evicted), finished: finished != 0)
             if unmet != 0 {
-                guard let limit = reader.u64(), let floor = reader.u64(), let keys = reader.u64() else { return nil }
-                report.unmetLimit = UnmetSizeLimit(limit: Int(clamping: limit), floorBytes: Int(clamping: floor), keys: Int(clamping: keys))
+                guard let limit = reader.u64(), let floor = reader.u64(), let live = reader.u64(), let keys = reader.u64() else { return nil }
+                report.unmetLimit = UnmetSizeLimit(limit: Int(clamping: limit), floorBytes: Int(clamping: floor), liveBytes: Int(clamping: live),
+                                                   keys: Int(clamping: keys))
             }
             state.report = report
         }

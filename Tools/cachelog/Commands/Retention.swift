@@ -22,8 +22,9 @@ struct Retention: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             it changed), and every process that writes the database, this tool or an app through \
             the library, applies it as it goes, in short slices: history older than its key's \
             window goes; then, while the database is over its size limit, the oldest history; \
-            then, only when evicting can bring it under the limit, the caches saved longest ago, \
-            each with a delete whose reason is evicted (a load, audit and replay say so). A key \
+            then, only while the live caches themselves are over the limit, the caches saved \
+            longest ago (never the newest), each with a delete whose reason is evicted (a load, \
+            audit and replay say so). A key \
             keeps the version its history starts from and its live cache. What the database needs \
             whatever is evicted (each key's history and its index entries, the checkpoints, \
             LMDB's own pages: its floor) is never paid for with live caches: when a limit is \
@@ -216,6 +217,7 @@ struct RetentionSummary: Encodable {
     struct Unmet: Encodable, Equatable {
         var limit: Int
         var floorBytes: Int
+        var liveBytes: Int
         var keys: Int
     }
 
@@ -244,7 +246,7 @@ struct RetentionSummary: Encodable {
         bytesInUse = status?.bytesInUse
         lastPass = status?.lastPass.map {
             Pass(startedAt: $0.startedAt, removed: $0.removed, freedBytes: $0.freedBytes, evicted: $0.evicted, finished: $0.finished,
-                 unmetLimit: $0.unmetLimit.map { Unmet(limit: $0.limit, floorBytes: $0.floorBytes, keys: $0.keys) })
+                 unmetLimit: $0.unmetLimit.map { Unmet(limit: $0.limit, floorBytes: $0.floorBytes, liveBytes: $0.liveBytes, keys: $0.keys) })
         }
     }
 

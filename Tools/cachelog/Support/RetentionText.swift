@@ -25,10 +25,11 @@ enum RetentionText {
         return parts.joined(separator: ", ")
     }
 
-    /// `the history of 420 keys needs about 1.5MB: the size limit of 1MiB cannot be met without
-    /// dropping that history; the live caches stay`.
+    /// `the history of 420 keys needs about 1.5MB beside 8.2KB of live caches: the size limit of
+    /// 1MiB cannot be met without dropping that history; the live caches stay`.
     static func unmet(_ unmet: UnmetSizeLimit) -> String {
-        "the history of \(unmet.keys) \(unmet.keys == 1 ? "key" : "keys") needs about \(approximateSize(unmet.floorBytes)): "
+        "the history of \(unmet.keys) \(unmet.keys == 1 ? "key" : "keys") needs about \(approximateSize(unmet.floorBytes)) "
+            + "beside \(approximateSize(unmet.liveBytes)) of live caches: "
             + "the size limit of \(RetentionPolicy.sizeText(unmet.limit)) cannot be met without dropping that history; the live caches stay"
     }
 
