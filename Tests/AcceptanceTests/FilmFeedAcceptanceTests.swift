@@ -114,7 +114,8 @@ struct FilmFeedAcceptanceTests {
         try await app.cache.validateCache()
 
         env.goOffline()
-        expectNoUsableFeed(await caughtError { try await app.feed.loadFeed() }, remote: .connectivity, cache: .empty)
+        expectNoUsableFeed(await caughtError { try await app.feed.loadFeed() }, remote: .connectivity,
+                           cache: .gone(.expired(at: env.clock.date, timestamp: TestClock.start, maxAge: days(7))))
         #expect(try env.loggedEvents() == LoggedEvent.save("films", at: TestClock.start) + [
             .expire("films", timestamp: TestClock.start, maxAge: days(7)),
         ])
@@ -175,7 +176,7 @@ struct FilmFeedAcceptanceTests {
 
     @Test
     func poster_cancelledLoad_deliversNeitherDataNorError_andCachesNothing() async throws {
-        let slow = HTTPResponse(status: 200, body: totoroJPEG).delayed(by: .seconds(30))
+        let slow = HTTPResponse(status: 200, body: totoroJPEG).delayed(by: .seconds(600))
         let env = try AppEnvironment(serving: routes(["/posters/totoro.jpg": slow]))
         let app = FilmApp(env)
 

@@ -134,7 +134,8 @@ struct GenresAcceptanceTests {
         try await app.cache.validateCache()
 
         env.goOffline()
-        expectNoUsableFeed(await caughtError { try await app.genres.loadFeed() }, remote: .connectivity, cache: .empty, strategy: .cacheFirst)
+        expectNoUsableFeed(await caughtError { try await app.genres.loadFeed() }, remote: .connectivity,
+                           cache: .gone(.expired(at: env.clock.date, timestamp: TestClock.start, maxAge: days(7))), strategy: .cacheFirst)
         #expect(try env.loggedEvents() == LoggedEvent.save("genres", at: TestClock.start) + [
             .expire("genres", timestamp: TestClock.start, maxAge: days(7)),
         ])

@@ -115,7 +115,8 @@ struct ImageFeedAcceptanceTests {
         try await app.cache.validateCache()
 
         env.goOffline()
-        expectNoUsableFeed(await caughtError { try await app.feed.loadFeed() }, remote: .connectivity, cache: .empty)
+        expectNoUsableFeed(await caughtError { try await app.feed.loadFeed() }, remote: .connectivity,
+                           cache: .gone(.expired(at: env.clock.date, timestamp: TestClock.start, maxAge: days(7))))
         #expect(try env.loggedEvents() == LoggedEvent.save("feed", at: TestClock.start) + [
             .expire("feed", timestamp: TestClock.start, maxAge: days(7)),
         ])
@@ -164,7 +165,7 @@ struct ImageFeedAcceptanceTests {
 
     @Test
     func imageData_cancelledLoad_deliversNeitherDataNorError() async throws {
-        let slowImage = HTTPResponse(status: 200, body: sunsetPNG).delayed(by: .seconds(30))
+        let slowImage = HTTPResponse(status: 200, body: sunsetPNG).delayed(by: .seconds(600))
         let env = try AppEnvironment(serving: routes(["/images/sunset.png": slowImage]))
         let app = ImageFeedApp(env)
         let url = env.url("/images/sunset.png")

@@ -190,7 +190,8 @@ struct PeopleSearchAcceptanceTests {
         #expect(outcomes.map(\.key) == ["search:people:darth"] && outcomes.map(\.outcome) == [.expired])
         env.goOffline()
         let error = await caughtError { try await app.search("darth").load() }
-        expectNoUsableData(error, key: "search:people:darth", remote: .connectivity, cache: .empty)
+        expectNoUsableData(error, key: "search:people:darth", remote: .connectivity,
+                           cache: .gone(.expired(at: env.clock.date, timestamp: TestClock.start, maxAge: days(30))))
         #expect(try env.loggedEvents() == LoggedEvent.save("search:people:darth", at: TestClock.start) + [
             .expire("search:people:darth", timestamp: TestClock.start, maxAge: days(30)),
         ])

@@ -145,7 +145,8 @@ struct VerseSearchAcceptanceTests {
         #expect(outcomes.map(\.key) == ["search:verses:love one another", "search:verses:peace"])
         #expect(outcomes.map(\.outcome) == [.fresh, .expired])
         let peace = await caughtError { try await app.search("peace").cacheOnly.load() }
-        #expect(((peace as? NoUsableDataError)?.cacheError as? CacheUnavailableError) == .empty, "\(String(describing: peace))")
+        #expect(((peace as? NoUsableDataError)?.cacheError as? CacheUnavailableError)
+                == .gone(.expired(at: env.clock.date, timestamp: TestClock.start, maxAge: days(30))), "\(String(describing: peace))")
         #expect(try await app.search("love one another").cacheOnly.load().items == [john13_34])
         #expect(try env.loggedEvents()
             == LoggedEvent.save("search:verses:peace", at: TestClock.start)

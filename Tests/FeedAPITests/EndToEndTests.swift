@@ -80,7 +80,7 @@ struct RemoteLoaderEndToEndTests {
 
     @Test
     func load_deliversCancellationErrorWhenCancelledWhileTheServerDelays() async throws {
-        try await withServer({ [filmsJSON] _ in HTTPResponse.json(filmsJSON).delayed(by: .seconds(30)) }) { server, baseURL in
+        try await withServer({ [filmsJSON] _ in HTTPResponse.json(filmsJSON).delayed(by: .seconds(600)) }) { server, baseURL in
             let loader = filmsLoader(baseURL)
             let task = Task { try await loader.load() }
             #expect(await server.waitForRequests(count: 1))

@@ -86,7 +86,7 @@ struct LoopbackHTTPServerTests {
     @Test
     func aDelayedResponseDoesNotBlockOtherConnections() async throws {
         try await withServer({ request in
-            request.path == "/slow" ? HTTPResponse.json("slow").delayed(by: .seconds(30)) : .json("fast")
+            request.path == "/slow" ? HTTPResponse.json("slow").delayed(by: .seconds(600)) : .json("fast")
         }) { server, baseURL in
             let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
             let slow = Task { try await client.get(from: baseURL.appendingPathComponent("slow")) }
@@ -100,7 +100,8 @@ struct LoopbackHTTPServerTests {
 
     @Test
     func stop_cutsShortADelayedResponseAndReleasesThePort() async throws {
-        let server = LoopbackHTTPServer { _ in HTTPResponse.json("late").delayed(by: .seconds(30)) }
+        // Far longer than any wait for the request under load: only the stop ends it.
+        let server = LoopbackHTTPServer { _ in HTTPResponse.json("late").delayed(by: .seconds(600)) }
         let baseURL = try server.start()
         let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
         let pending = Task { try await client.get(from: baseURL) }
@@ -123,7 +124,8 @@ struct LoopbackHTTPServerTests {
 
     @Test
     func stop_calledFromSeveralTasksAtOnceReturnsOnlyOnceStopped() async throws {
-        let server = LoopbackHTTPServer { _ in HTTPResponse.json("late").delayed(by: .seconds(30)) }
+        // Far longer than any wait for the request under load: only the stop ends it.
+        let server = LoopbackHTTPServer { _ in HTTPResponse.json("late").delayed(by: .seconds(600)) }
         let baseURL = try server.start()
         let client = CurlHTTPClient(userAgent: "cachelog-tests/1")
         let pending = Task { try await client.get(from: baseURL) }
