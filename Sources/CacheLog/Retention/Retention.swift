@@ -65,13 +65,7 @@ struct Retention {
     /// Every key whose history starts after `seq`: at `seq` its state is not known any more.
     @available(*, noasync)
     func keysTrimmed(after seq: UInt64, _ txn: Transaction) throws -> [String] {
-        guard let trims = tables.table.trims else { return [] }
-        var keys: [String] = []
-        try txn.forEachRow(trims) { row in
-            guard row.value.count == 8, UInt64(bigEndian: row.value.loadUnaligned(as: UInt64.self)) > seq else { return }
-            keys.append(String(decoding: row.key, as: UTF8.self))
-        }
-        return keys
+        try historyStarts(txn).compactMap { $0.value > seq ? String(decoding: $0.key, as: UTF8.self) : nil }
     }
 
     /// The bytes in use a pressing size limit trims to: a margin below the limit, and as much
