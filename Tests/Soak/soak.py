@@ -46,7 +46,7 @@ except ImportError:  # pragma: no cover - reported, not hidden
     sys.exit(2)
 
 DEFAULT_SEED = 20261201
-DEFAULT_STEPS = 260
+DEFAULT_STEPS = 180
 DEFAULT_MAX_SECONDS = 200  # a safety cap for the default (CI) run; the steps bound it first
 DOCUMENTED_EXIT_CODES = {0, 1, 3, 64}  # `cachelog --help`: 0 ok, 1 failure, 3 no usable data (load, image), 64 usage
 PROCESS_TIMEOUT = 40.0  # no cachelog command may take longer than this; the slowest response is 1.5 s
