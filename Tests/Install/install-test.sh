@@ -44,13 +44,6 @@ grep -q '^films  *2026-12-01T10:00:00Z' <<<"$state" || fail "state printed: $sta
 "$cachelog" --db "$db" verify > "$work/verify.out" || fail "verify failed on the demo database"
 
 # The manual page renders with man, without a warning, and names the subcommands.
-# man-db's seccomp sandbox refuses the semaphore calls libfaketime makes in every process, and its
-# formatter then exits 127: under a moved clock (Tests/Calendar) man runs without its sandbox.
-case "${LD_PRELOAD:-}" in
-    *libfaketime*)
-        export MAN_DISABLE_SECCOMP=1
-        echo "install-test: man runs without man-db's sandbox under the moved clock (it refuses libfaketime's semaphores)" >&2 ;;
-esac
 MANWIDTH=80 man -l "$prefix/share/man/man1/cachelog.1" 2> "$work/man.err" | col -b > "$work/man.txt" ||
     fail "man -l failed: $(tail -3 "$work/man.err")"
 [ ! -s "$work/man.err" ] || fail "man -l warned: $(head -3 "$work/man.err")"
