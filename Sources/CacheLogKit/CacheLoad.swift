@@ -21,7 +21,8 @@ public struct CacheLoad<Item: Sendable>: Sendable {
     public let cacheSave: CacheSaveOutcome
     /// True when the remote said "not modified" and the items are the cache it vouched for.
     public let revalidated: Bool
-    /// Why the remote was not the answer, when the cache served after the remote failed.
+    /// Why the remote was not the answer, when the cache served after the remote failed; `nil`
+    /// whenever the remote answered, even after a cache-first load found no usable cache.
     public let remoteFailure: (any Error)?
     /// Whether the items are fresh under the policy that judged them: always, except for the
     /// first, cached answer of ``FeedResource/updates()``, which may be stale.
@@ -65,7 +66,14 @@ public struct CacheLoad<Item: Sendable>: Sendable {
     init(key: String, _ loaded: LoadedFeed<Item>, start: Date) {
         self.init(
             key: key, items: loaded.items, source: loaded.source, timestamp: loaded.cacheTimestamp ?? start,
-            cacheSave: loaded.cacheSave, revalidated: loaded.revalidated, remoteFailure: loaded.primaryFailure)
+            cacheSave: loaded.cacheSave, revalidated: loaded.revalidated, remoteFailure: Self.remoteFailure(of: loaded))
+    }
+
+    /// The remote's failure when the cache served after it; a cache-first load's first loader is
+    /// the cache, whose miss says nothing about the remote.
+    static func remoteFailure(of loaded: LoadedFeed<Item>) -> (any Error)? {
+        guard case .cache = loaded.source else { return nil }
+        return loaded.primaryFailure
     }
 
     /// How old the items are at `date`.

@@ -95,7 +95,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
         if loaded.cacheTimestamp == nil {
             return CacheLoad(
                 key: key, items: loaded.items, source: .remote, timestamp: start, cacheSave: loaded.cacheSave,
-                remoteFailure: loaded.primaryFailure, more: arrived.withLock { $0?.next != nil }, pages: [start],
+                more: arrived.withLock { $0?.next != nil }, pages: [start],
                 skippedObjects: cache.skipped)
         }
         return try cached(loaded)
@@ -177,7 +177,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
         let metadata = try client.opener.existing()?.entry(key)?.metadata ?? [:]
         return CacheLoad(
             key: key, items: loaded.items, source: loaded.source, timestamp: timestamp, cacheSave: loaded.cacheSave,
-            remoteFailure: loaded.primaryFailure, more: metadata[SearchRecord.nextName] != nil,
+            remoteFailure: CacheLoad.remoteFailure(of: loaded), more: metadata[SearchRecord.nextName] != nil,
             pages: SearchRecord.pages(metadata, fallback: timestamp))
     }
 

@@ -62,6 +62,20 @@ struct FeedResourceTests {
         #expect(world.server.requestCount == 1)
     }
 
+    @Test func cacheFirst_answeredByTheRemote_reportsNoRemoteFailure() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        var genres = try world.client().feed("genres", at: world.url("/genres.json"), contract: .genres)
+        genres.strategy = .cacheFirst
+
+        let first = try await genres.load()                 // nothing cached: the remote answers
+        #expect(first.source == .remote && first.isCached)
+        #expect(first.remoteFailure == nil, "the remote answered: \(String(describing: first.remoteFailure))")
+
+        world.days(8)                                       // expired: the remote answers again
+        let refreshed = try await genres.load()
+        #expect(refreshed.source == .remote && refreshed.remoteFailure == nil, "\(String(describing: refreshed.remoteFailure))")
+    }
+
     @Test func cacheOnly_neverAsksTheRemote_andFailsWithTheCachesReasonAlone() async throws {
         let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
         var films = try world.client().feed("films", at: world.url("/films.json"), contract: .films)

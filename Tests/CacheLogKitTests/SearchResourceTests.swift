@@ -34,6 +34,17 @@ struct SearchResourceTests {
         #expect(last.source != .remote && last.more == false, "the whole result is cached: nothing more to ask")
     }
 
+    @Test func aCacheFirstSearch_answeredByTheRemote_reportsNoRemoteFailure() async throws {
+        let world = try peopleWorld()
+        var search = try world.client().search("sky", at: world.template("/people-{query}.json"), contract: .people)
+        search.strategy = .cacheFirst
+
+        let first = try await search.load()                 // nothing cached: the remote answers
+
+        #expect(first.source == .remote && first.isCached)
+        #expect(first.remoteFailure == nil, "the remote answered: \(String(describing: first.remoteFailure))")
+    }
+
     @Test func loadMore_onAClockWithFractionsOfAMillisecond_extendsTheCachedList() async throws {
         let world = try peopleWorld()
         world.clock.advance(0.000_123_4)
