@@ -29,9 +29,10 @@ public final class CacheClient: Sendable {
         /// What fetches the remote; `nil` for the package's default client, a `CurlHTTPClient`
         /// (libcurl, loaded when the first request needs it) sending `cachelog/VERSION`.
         public var http: (any HTTPClient)?
-        /// Where the use cases log what they do. By default the handler the app bootstrapped
-        /// swift-log with (swift-log's own prints to stderr), at `warning`: a save that fails
-        /// says so once; what goes well says nothing.
+        /// Where the use cases log what they do; by default nowhere: the library is quiet unless
+        /// the app gives it a logger, whose label and level it keeps. Then a save that fails says
+        /// so once, at `warning`; a failed request (which a cache or a retry may still cover), at
+        /// `info`; what goes well, at `debug`.
         public var logger: Logger
         /// Where the counters and timers go; `nil` for the factory `MetricsSystem` was
         /// bootstrapped with (none: nothing is recorded, nothing is paid).
@@ -51,11 +52,10 @@ public final class CacheClient: Sendable {
         /// truth: a save by another process, a removal or an expiry is seen by the next load.
         public var memoryLimit: Int
 
-        /// The logger a client takes when given none: the bootstrapped handler, warnings and worse.
+        /// The logger a client takes when given none: it logs nothing, whatever swift-log was
+        /// bootstrapped with.
         public static var defaultLogger: Logger {
-            var logger = Logger(label: "cachelog")
-            logger.logLevel = .warning
-            return logger
+            Logger(label: "cachelog") { _ in SwiftLogNoOpLogHandler() }
         }
 
         /// Options; each parameter sets the property of its name.

@@ -91,7 +91,7 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
             default:
                 .connectivity
             }
-            logger?.warning("remote load failed", metadata: [
+            logger?.info("remote load failed", metadata: [
                 "url": "\(url.absoluteString)", "error": "\(failure)", "cause": "\(error)",
             ])
             throw failure
@@ -104,7 +104,7 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
             return .notModified(validators.updated(by: HTTPValidators(response: response)))
         }
         guard response.statusCode == 200 else {
-            logger?.warning("remote load failed", metadata: [
+            logger?.info("remote load failed", metadata: [
                 "url": "\(url.absoluteString)", "error": "invalidData", "status": "\(response.statusCode)",
             ])
             throw RemoteLoaderError.status(response.statusCode)
@@ -116,7 +116,7 @@ public struct RemoteLoader<Item: Sendable>: Sendable {
             ])
             return .modified(item, HTTPValidators(response: response))
         } catch {
-            logger?.warning("remote load failed", metadata: [
+            logger?.info("remote load failed", metadata: [
                 "url": "\(url.absoluteString)", "error": "invalidData", "cause": "\(error)",
             ])
             // A mapper says why; anything else it throws is described.

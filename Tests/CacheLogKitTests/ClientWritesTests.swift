@@ -233,9 +233,26 @@ struct ClientWritesTests {
         #expect(try metrics.expectCounter("cachelog_failed_saves_total", [("contract", "films")]).totalValue == 1)
     }
 
-    @Test func theDefaultLogger_isTheBootstrappedOne_atWarning() {
-        #expect(CacheClient.Options().logger.logLevel == .warning)
-        #expect(CacheClient.Options().logger.label == "cachelog")
+    @Test func theDefaultLogger_logsNothing() {
+        #expect(CacheClient.Options().logger.handler is SwiftLogNoOpLogHandler)
+    }
+
+    /// A request that fails while the cache then serves is a detail, not a warning: the app's
+    /// logger hears each failed attempt at info, and nothing at warning or worse.
+    @Test func failedAttemptsTheCacheCovered_areLoggedAtInfo_toTheAppsLogger() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        let (logger, messages) = capturingLogger()
+        var genres = try world.client(CacheClient.Options(logger: logger)).feed("genres", at: world.url("/genres.json"), contract: .genres)
+        genres.strategy = .remoteFirst
+        _ = try await genres.load()
+        world.serve(["/genres.json": HTTPResponse(status: 500)])
+
+        let offline = try await genres.load()
+
+        #expect(offline.source != .remote)
+        let failed = messages.messages.filter { $0.message == "remote load failed" }
+        #expect(failed.count == world.server.requestCount - 1 && failed.allSatisfy { $0.level == .info }, "\(messages.messages)")
+        #expect(messages.messages.allSatisfy { $0.level < .warning }, "\(messages.messages)")
     }
 
     @Test func everyPublicError_readsWhereAppsShowErrors_asTheSameSentence() {
