@@ -89,7 +89,7 @@ let package = Package(
         // A second process for the multi-process and crash tests: appends events in a loop.
         .executableTarget(
             name: "cachelog-writer",
-            dependencies: ["CacheLog", "Locking", "Seeding", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["CacheLog", "CacheLogKit", "Locking", "Seeding", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/cachelog-writer"
         ),
         // A reading process for the tests of a reader without the lock file: verifies and replays.
@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(
             name: "CacheLogKitTests",
             dependencies: [
-                "CacheLogKit", "LoopbackHTTP", "Seeding", "TestSupport", "cachelog", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "CacheLogKit", "LoopbackHTTP", "Seeding", "TestSupport", "cachelog", "cachelog-writer", .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "Locking", "Seeding", "TestSupport"]),

@@ -12,14 +12,15 @@ struct ClientFeedStore: FeedStore {
     /// More named strings for a put to record (a search's query, cursor and pages).
     var metadata: @Sendable () -> [String: String] = { [:] }
     /// How far the log had got when the load's request began: what its saves are judged by; read
-    /// at the save when it was not marked.
-    var began = FetchStart()
+    /// at the save when it was not marked. `nil` for an app's write, which no newer cache refuses:
+    /// it replaces whatever is cached, and of two writes the last to commit is live.
+    var began: FetchStart? = FetchStart()
     /// The load's use of the client's memory tier: a read leaves out the payload whose items it
     /// holds. `nil` reads every payload.
     var held: (any HeldPayload)?
 
     private func store(_ log: EventLog) -> CacheLogFeedStore {
-        CacheLogFeedStore(log: log, key: key, metadata: metadata, since: began.since ?? (try? log.lastSeq()))
+        CacheLogFeedStore(log: log, key: key, metadata: metadata, since: began.flatMap { $0.since ?? (try? log.lastSeq()) })
     }
 
     func deleteCachedFeed(reason: DeletionReason) async throws {

@@ -100,8 +100,9 @@ public struct FeedResource<Item: Sendable>: Sendable {
     /// Saves `items` into the cache as if the remote had just delivered them (TanStack Query's
     /// `setQueryData`, Apollo's `writeQuery`): stamped `timestamp`, by default now on the
     /// client's clock, under the contract's max age (or ``maxAge``), with no validators, so the
-    /// next remote-first load asks for the whole feed. It replaces whatever is cached, as a save
-    /// by a load that began now would.
+    /// next remote-first load asks for the whole feed. It replaces whatever is cached when it
+    /// commits: of two writes, the last to commit is live, and a load whose request began before
+    /// the write does not replace it.
     ///
     /// Loads that begin after the write do not join a load that began before it: they start
     /// their own, judged against what was written.
@@ -115,7 +116,7 @@ public struct FeedResource<Item: Sendable>: Sendable {
         guard stamp.timeIntervalSince1970.isFinite, stamp <= now else { throw InvalidTimestampError(timestamp: stamp, now: now) }
         defer { client.inFlight.startAfresh(key) }
         do {
-            try await localLoader(at: stamp, began: FetchStart()).save(items)
+            try await localLoader(at: stamp, began: nil).save(items)
         } catch {
             client.metrics.count(CacheMetrics.Label.failedSaves, contract: contract.name)
             client.logger.warning("Could not write the items into the cache", metadata: ["key": "\(key)", "error": "\(error)"])
@@ -186,10 +187,11 @@ public struct FeedResource<Item: Sendable>: Sendable {
     }
 
     /// The cache's use cases at one instant, `start`: what a save records is what the load reports.
-    /// Its saves are judged by `began`, how far the log had got when the request began. A cache
+    /// Its saves are judged by `began`, how far the log had got when the request began (`nil`: not
+    /// judged, as a write's). A cache
     /// it reads is judged when it is read, on the client's clock: another process may save the key
     /// while the request runs, stamped after `start`, and that save is fresh, not a clock set ahead.
-    func localLoader(at start: Date, began: FetchStart) -> LocalFeedLoader<Item> {
+    func localLoader(at start: Date, began: FetchStart?) -> LocalFeedLoader<Item> {
         let held = client.memory.map { TierRead<Item>(tier: $0, key: key) }
         return LocalFeedLoader(
             store: ClientFeedStore(opener: client.opener, key: key, began: began, held: held), currentDate: { start }, judgingDate: client.clock,

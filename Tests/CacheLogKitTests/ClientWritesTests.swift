@@ -190,6 +190,56 @@ struct ClientWritesTests {
         #expect(try metrics.expectCounter("cachelog_saves_total", [("contract", "genres")]).totalValue == 2)
     }
 
+    /// Two tasks writing one key at once, as two parts of an app call `setQueryData`: no write is
+    /// refused, each is in the log, and the last to commit is what is cached.
+    @Test func writes_ofOneKeyFromTwoTasksAtOnce_allLand_andTheLastToCommitIsLive() async throws {
+        let world = try ClientWorld()
+        let genres = try world.client().feed("genres", at: world.url("/genres.json"), contract: .genres)
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<2 {
+                group.addTask {
+                    for index in 0..<200 { try await genres.write([Genre(id: writer * 1_000 + index, name: "task \(writer)")]) }
+                }
+            }
+            try await group.waitForAll()
+        }
+
+        try expectEveryWriteLanded(world, count: 400)
+        #expect(world.server.requestCount == 0, "a write sends no request")
+    }
+
+    /// Two processes writing one key at once: every write of each returns, and the log's order
+    /// decides which is live.
+    @Test func writes_ofOneKeyFromTwoProcessesAtOnce_allLand_andTheLastToCommitIsLive() async throws {
+        let world = try ClientWorld()
+        let genres = try world.client().feed("genres", at: world.url("/genres.json"), contract: .genres)
+        try await genres.write([Genre(id: 0, name: "before")])
+        let other = try ChildProcess(try builtProduct("cachelog-writer"), [world.path, "200", "--client-writes", "genres"])
+        defer { other.stop() }
+        // Under way before this process writes, so that the two write at once.
+        #expect(try await eventually { (try? String(contentsOf: other.stdoutFile, encoding: .utf8))?.hasPrefix("written 0\n") == true })
+
+        for index in 0..<200 { try await genres.write([Genre(id: index, name: "this process")]) }
+        let ended = await other.finish()
+
+        #expect(ended.exited && ended.status == 0, "\(ended.stderrText)")
+        #expect(ended.stdoutText.split(separator: "\n").count == 200, "\(ended.stdoutText.suffix(200))")
+        try expectEveryWriteLanded(world, count: 401)
+    }
+
+    /// `count` puts of `genres` are in the log, and the live cache is the last of them.
+    private func expectEveryWriteLanded(_ world: ClientWorld, count: Int) throws {
+        let log = try #require(try world.client().existingLog())
+        let puts = try log.events(EventQuery(key: "genres", kinds: [.put], includePayload: true)).compactMap { item -> RecordedEvent? in
+            if case .event(let event) = item { return event }
+            return nil
+        }
+        #expect(puts.count == count, "\(puts.count) of \(count) writes are in the log")
+        let live = try #require(try log.retrieve("genres"))
+        #expect(live.payload == puts.last?.payload && live.payloadSeq == puts.last?.seq, "the last write to commit is live")
+    }
+
     @Test func aSecondClientOnTheSameDirectory_sharesTheOpenLog_andItsSavesLand() async throws {
         let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films), "/genres.json": .json(Bodies.genres)])
         let first = try world.client()

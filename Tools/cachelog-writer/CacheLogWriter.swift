@@ -4,6 +4,7 @@
 //                   [--delay-ms N] [--file-size-limit BYTES] [--checkpoint-interval N] [--lag N,N,…]
 //                   [--unsynced]
 //   cachelog-writer DB COUNT --history [--keys N] [--start DATE] [--days N] [--seed N]
+//   cachelog-writer DB COUNT --client-writes KEY
 //
 // Appends COUNT saves to key "k<i % 7>", printing the seq range of each append on stdout as it
 // commits, so a parent can tell exactly which appends were acknowledged before it killed this
@@ -11,7 +12,8 @@
 // of events before it (cycled): at the log's last seq minus that, or 0. It is appended unless the
 // key's live entry is newer by the log's order; a superseded save prints "superseded SEQ SINCE",
 // the seq of that live entry and the position the save's fetch began at. With --history it writes
-// a dated history over many keys instead (HistoryWriter).
+// a dated history over many keys instead (HistoryWriter); with --client-writes, COUNT writes of
+// KEY through the library's client, as an app writes (ClientWriter).
 //
 // `cachelog-writer --help` lists the options; `--seed` payloads are `SeededGenerator.payload(seed:index:count:)` (Tests/Seeding)
 // below, and `--file-size-limit` makes a write past it fail with EFBIG, as a full disk does.
@@ -52,6 +54,8 @@ struct CacheLogWriter: AsyncParsableCommand {
     @Option(help: "With --history: how many keys.") var keys = 1000
     @Option(help: "With --history: when the history starts (RFC 3339).") var start = "2026-09-01T00:00:00Z"
     @Option(help: "With --history: how many days it spans.") var days = 90
+    @Option(name: .customLong("client-writes"), help: "Write COUNT genres lists to this key through the library's client (FeedResource.write) instead, printing \"written N\" as each returns.")
+    var clientWrites: String?
 
     /// A negative count would trap in the loops below instead of saying what is wrong.
     func validate() throws {
@@ -64,7 +68,9 @@ struct CacheLogWriter: AsyncParsableCommand {
     func run() async throws {
         do {
             if let fileSizeLimit { try Self.limitFileSize(to: fileSizeLimit) }
-            if history {
+            if let clientWrites {
+                try await ClientWriter(path: db, key: clientWrites, count: count).write()
+            } else if history {
                 guard keys > 0, days > 0, let first = ISO8601DateFormatter().date(from: start) else {
                     throw ValidationError("--history needs --keys and --days above 0 and --start as 2026-09-01T00:00:00Z")
                 }
