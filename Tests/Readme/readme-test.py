@@ -85,10 +85,11 @@ saved a moment before, `Ns old` for N from 0 to 9 seconds, is the same whatever 
                              line that differs only in a volatile value keeps the README's)
 
 Under libfaketime (the calendar stage of Tools/test, which runs it with the clock years ahead)
-nothing is built that is there, so that nothing built carries a future time (and a build in
+what is built is not built again, so that nothing built carries a future time (and a build in
 another environment would start over): the snippets run as the last run built them (they are
-built only when one is not, as in a whole Tools/test under a moved clock), a command that builds (`swift build`, Tools/demo, Tools/install) or opens Chromium (which
-does not start under libfaketime) is not run, and a session that shows what such a command
+built only when one is not, as in a whole Tools/test under a moved clock), a command that builds
+(`swift build`, Tools/demo, Tools/install) or opens Chromium (which does not start under
+libfaketime) is not run, and a session that shows what such a command
 prints is passed over; each is named, with the reason.
 
 The last line is `readme-test: N passed, M failed` (blocks); the exit status is 0 only when M is 0.

@@ -1,3 +1,4 @@
+import ArgumentParser
 import CacheLogKit
 import Foundation
 
@@ -12,7 +13,7 @@ struct ClientWriter {
     func write() async throws {
         let client = try CacheClient(directory: path)
         // Nothing is fetched: a write sends no request.
-        guard let url = URL(string: "http://127.0.0.1:9/genres.json") else { return }
+        guard let url = URL(string: "http://127.0.0.1:9/genres.json") else { throw ValidationError("no URL for the feed") }
         let genres = client.feed(key, at: url, contract: .genres)
         for index in 0..<count {
             try await genres.write([Genre(id: index, name: "written \(index)")])
