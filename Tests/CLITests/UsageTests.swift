@@ -118,6 +118,16 @@ struct UsageTests {
     }
 
     @Test
+    func aValueHoldingALineBreak_isNamedEscaped_inTheOneErrorLine() async throws {
+        let sandbox = try Sandbox()
+        let result = try await sandbox.run(["--db", sandbox.db, "retention", "--history", "7d\n"])
+        #expect(result.status == ExitCode.usage, "\(result)")
+        #expect(result.stderrLines.count == 1, "\(result)")
+        let line = try #require(result.stderrLines.first)
+        #expect(line.contains("'7d\\n'") && line.hasSuffix("(see 'cachelog retention --help')"), "\(line)")
+    }
+
+    @Test
     func badNowInTheEnvironment_exits64_namingTheVariable() async throws {
         let sandbox = try Sandbox()
         let result = try await sandbox.run(["--db", sandbox.db, "state"], environment: ["CACHELOG_NOW": "tomorrow"])

@@ -6,6 +6,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FeedCacheLog
 import Logging
 
 @main
@@ -114,7 +115,12 @@ struct CacheLogCommand: AsyncParsableCommand {
             Exit.now(Exit.ok)
         }
         guard !(error is ExitCode), exitCode(for: error) == .validationFailure else { exit(withError: error) }
-        var text = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
+        var text = message(for: error)
+        // A value holding a line break would end the line in its middle: it is shown escaped.
+        for argument in CommandLine.arguments.dropFirst() where argument.contains(where: \.isNewline) {
+            text = text.replacing(argument, with: KeyText.escaped(argument))
+        }
+        text = text.split(separator: "\n").first.map(String.init) ?? "invalid command line"
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
         let command = CommandLine.arguments.dropFirst().first(where: commandNames.contains).map { "cachelog \($0)" } ?? "cachelog"
         Terminal.message("cachelog: \(text) (see '\(command) --help')")
