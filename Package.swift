@@ -94,6 +94,8 @@ let package = Package(
         ),
         // A reading process for the tests of a reader without the lock file: verifies and replays.
         .executableTarget(name: "cachelog-reader", dependencies: ["CacheLog"], path: "Tools/cachelog-reader"),
+        // The process the damage fuzz runs against a damaged database: every call of the public API.
+        .executableTarget(name: "cachelog-damage-probe", dependencies: ["CacheLogKit"], path: "Tools/cachelog-damage-probe"),
         // SplitMix64, for the tests and for the writer whose payloads they check.
         .target(name: "Seeding", path: "Tests/Seeding"),
         // Helpers the test targets share (test targets cannot import each other).
@@ -121,7 +123,10 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["CacheLog", "CLMDB", "CZlib", "FeedAPI", "FeedCache", "FeedCacheLog", "Seeding", "TestSupport", "cachelog", "cachelog-writer"]
+            dependencies: [
+                "CacheLog", "CLMDB", "CZlib", "FeedAPI", "FeedCache", "FeedCacheLog", "Seeding", "TestSupport", "cachelog", "cachelog-writer",
+                "cachelog-damage-probe",
+            ]
         ),
     ]
 )

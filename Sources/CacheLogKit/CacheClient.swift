@@ -51,6 +51,10 @@ public final class CacheClient: Sendable {
         /// inflating or decoding again (32 MiB by default; 0 keeps nothing). The log stays the
         /// truth: a save by another process, a removal or an expiry is seen by the next load.
         public var memoryLimit: Int
+        /// What opening a database whose data file is damaged does (``CacheLogError/isDamage``):
+        /// throw it (`.fail`, the default), or move the file aside, kept for a bug report, and
+        /// start a new database that records why (`.moveAside`, ``DamageRecovery``).
+        public var onDamage: DamageRecovery
 
         /// The logger a client takes when given none: it logs nothing, whatever swift-log was
         /// bootstrapped with.
@@ -63,7 +67,7 @@ public final class CacheClient: Sendable {
             clock: @escaping @Sendable () -> Date = { Date() }, http: (any HTTPClient)? = nil,
             logger: Logger = Options.defaultLogger,
             metrics: (any MetricsFactory)? = nil, durability: EventLog.Durability = .synced, readOnly: Bool = false,
-            retention: RetentionPolicy? = nil, memoryLimit: Int = 32 << 20
+            retention: RetentionPolicy? = nil, memoryLimit: Int = 32 << 20, onDamage: DamageRecovery = .fail
         ) {
             self.clock = clock
             self.http = http
@@ -73,6 +77,7 @@ public final class CacheClient: Sendable {
             self.readOnly = readOnly
             self.retention = retention
             self.memoryLimit = memoryLimit
+            self.onDamage = onDamage
         }
     }
 
@@ -97,7 +102,8 @@ public final class CacheClient: Sendable {
     /// - Throws: `CacheLogError`: `.invalidRetention` for `options.retention` that no database
     ///   can keep, `.notADirectory` for a file, `.notADatabase` for a directory
     ///   that holds other files and no database (or a `data.mdb` that is not one), and what
-    ///   opening an existing database throws (`.newerFormat`, `.truncated`, …).
+    ///   opening an existing database throws (`.newerFormat`, `.truncated`, `.damaged` for a
+    ///   page LMDB could not follow safely, unless `options.onDamage` moves the file aside, …).
     public init(directory: String, options: Options = Options()) throws {
         // Refused here, not at the first save that would record it.
         if let problem = options.retention?.problem { throw CacheLogError.invalidRetention(detail: problem) }
@@ -110,7 +116,7 @@ public final class CacheClient: Sendable {
             path: directory,
             options: EventLog.Options(
                 readOnly: options.readOnly, durability: options.durability, clock: options.clock, logger: options.logger,
-                initialRetention: options.retention.map { ($0, "CacheClient (\(Self.processName))") }))
+                initialRetention: options.retention.map { ($0, "CacheClient (\(Self.processName))") }, onDamage: options.onDamage))
     }
 
     /// The program's name, for the retention record a client writes.

@@ -174,4 +174,37 @@ struct CoalescingTests {
         answer.open()
         _ = try await (one, other)
     }
+
+    /// A load under way for a max age the cache is too old for must not hold up, nor answer, a
+    /// load of a longer max age that the cache satisfies: max age is part of what a load is.
+    @Test func aSevenDayLoad_whileAOneDayLoadOfAThreeDayOldCacheWaitsForTheRemote_isAnsweredByTheCacheAtOnce() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        // No memory tier: it would answer the seven-day load before it reached the coalescer.
+        let client = try world.client(CacheClient.Options(memoryLimit: 0))
+        let genres = client.feed("genres", at: world.url("/genres.json"), contract: .genres)
+        _ = try await genres.load()
+        world.days(3)
+        var oneDay = genres
+        oneDay.maxAge = .days(1)
+        var sevenDays = genres
+        sevenDays.maxAge = .days(7)
+        let answer = Gate()
+        defer { answer.open() }
+        world.server.setHandler { _ in
+            answer.wait()
+            return .json(Bodies.genres)
+        }
+
+        let waiting = Task { try await oneDay.load() }
+        try #require(await world.server.waitForRequests(count: 2))
+        let cached = try await sevenDays.load()
+        guard case .cache = cached.source else {
+            Issue.record("the seven-day load was answered by \(cached.source)")
+            return
+        }
+        #expect(cached.items.count == 2)
+        #expect(world.server.requestCount == 2, "the seven-day load asked the remote")
+        answer.open()
+        #expect(try await waiting.value.source == .remote)
+    }
 }

@@ -74,6 +74,28 @@ struct ObserveTests {
         #expect(observed.delivered == [["Comedy", "News"], ["Drama"]])
     }
 
+    /// The observer is keyed on the put, not on the payload it holds: a refresh that brought the
+    /// same bytes is a new cache (a new timestamp, fresh again), and reaches it.
+    @Test func observe_deliversARefreshWithTheSameBytes_stampedAnew() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        let client = try world.client()
+        let genres = client.feed("genres", at: world.url("/genres.json"), contract: .genres)
+        _ = try await genres.load()
+        let first = world.clock.date
+        let stamps = Locked<[Date?]>([])
+        let task = Task {
+            for try await value in genres.observe(every: .milliseconds(5)) { stamps.withLock { $0.append(value?.timestamp) } }
+        }
+        defer { task.cancel() }
+        #expect(try await eventually { stamps.withLock { $0.count } >= 1 })
+
+        world.days(8)
+        let refreshed = try await genres.load()
+        #expect(refreshed.source == .remote && refreshed.items.count == 2)
+        #expect(try await eventually { stamps.withLock { $0.count } >= 2 }, "the refresh never reached the observer")
+        #expect(stamps.withLock { $0 } == [first, world.clock.date])
+    }
+
     @Test func observe_endsWhenItsTaskIsCancelled() async throws {
         let world = try ClientWorld()
         let observed = Observed(try world.client().feed("genres", at: world.url("/genres.json"), contract: .genres).observe())

@@ -75,7 +75,8 @@ block (blank lines at the end do not count), after the VOLATILE rules on both si
 for the snippets only: a real-clock time (a Date as Foundation prints it, `2026-11-26 23:02:41
 +0000`, or the library's ISO 8601, `2026-11-26T23:02:42.060Z`) becomes NOW, in the README
 whatever it is, in what ran only when it falls within this run; the age of a cache the snippet
-saved a moment before, `Ns old` for N from 0 to 9 seconds, is the same whatever N.
+saved a moment before, `Ns old` for N from 0 to 9 seconds, is the same whatever N; the name of a
+damaged data file moved aside, `data.mdb.damaged-20261207T144035Z`, is data.mdb.damaged-TIME.
 
     /usr/bin/python3 Tests/Readme/readme-test.py              # every block; Tools/test runs this
     /usr/bin/python3 Tests/Readme/readme-test.py --only tool  # one session (or `swift`)
@@ -161,6 +162,8 @@ VOLATILE = [
     # Foundation's description of a Date, and the library's ISO 8601 (with milliseconds).
     (re.compile(r"\b\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0000\b"), real_clock, "snippets"),
     (re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), real_clock, "snippets"),
+    # The name a damaged data file is moved aside to: the time it was moved, on the real clock.
+    (re.compile(r"\bdata\.mdb\.damaged-\d{8}T\d{6}Z(-\d+)?"), "data.mdb.damaged-TIME", "snippets"),
     # The age of a cache the same run saved a moment before: under 10 s on a loaded machine.
     (re.compile(r"\b\ds old\b"), "Ns old", "snippets"),
 ]

@@ -38,7 +38,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bench-compare",
-            dependencies: ["BenchSupport", .product(name: "CacheLogKit", package: "CacheLog")]
+            dependencies: ["BenchSupport", "CPath", .product(name: "CacheLogKit", package: "CacheLog")]
         ),
         .executableTarget(
             name: "CacheLogBenchmarks",

@@ -66,6 +66,9 @@ public final class EventLog: Sendable {
         /// ``EventLog/applyRetention()`` or ``EventLog/compact(before:)`` is called; a benchmark
         /// or a test that measures growth turns it off.
         public var automaticRetention: Bool
+        /// What the open does when the data file is damaged: throw it (``DamageRecovery/fail``,
+        /// the default), or move it aside and start a new database (``DamageRecovery/moveAside``).
+        public var onDamage: DamageRecovery
 
         /// Options with every default spelled out; each parameter sets the property of its name.
         /// `createIfMissing` is off when `readOnly` is on, `checkpointInterval` is at least 1, and
@@ -74,7 +77,7 @@ public final class EventLog: Sendable {
             readOnly: Bool = false, createIfMissing: Bool = true, durability: Durability = .synced, initialMapSize: Int = 64 << 20,
             checkpointInterval: Int = 4096, compressionLevel: Int = 1, clock: @escaping @Sendable () -> Date = { Date() },
             logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() }), automaticRetention: Bool = true,
-            initialRetention: (policy: RetentionPolicy, by: String)? = nil
+            initialRetention: (policy: RetentionPolicy, by: String)? = nil, onDamage: DamageRecovery = .fail
         ) {
             self.readOnly = readOnly
             self.createIfMissing = createIfMissing && !readOnly
@@ -86,6 +89,7 @@ public final class EventLog: Sendable {
             self.logger = logger
             self.automaticRetention = automaticRetention
             self.initialRetention = initialRetention
+            self.onDamage = onDamage
         }
     }
 
@@ -117,6 +121,10 @@ public final class EventLog: Sendable {
     /// exist, if `options.createIfMissing`. A directory that holds other files is not taken over.
     /// What it creates is its owner's only: the directories it makes (the database's and any
     /// missing above it) 0700, the database files 0600; a directory that exists keeps its mode.
+    ///
+    /// - Throws: ``CacheLogError``; among them ``CacheLogError/damaged(path:page:detail:)`` when
+    ///   a page of the data file is not one LMDB could follow safely (checked before LMDB reads
+    ///   any tree), unless ``Options/onDamage`` moves the file aside.
     public convenience init(path: String, options: Options = Options()) throws {
         try self.init(path: path, options: options, withoutLock: false)
     }
@@ -136,13 +144,14 @@ public final class EventLog: Sendable {
                 // so a directory with nothing but lock.mdb is a database being born, not a stranger.
                 // A stranger is named as one even to an open that would not create: a client
                 // pointed at the wrong directory hears so when it opens, not at its first save.
-                guard contents.allSatisfy({ $0 == "lock.mdb" }) else {
+                // A damaged data file moved aside is kept beside its new database, which may not
+                // be there yet (another process moved it a moment ago).
+                guard contents.allSatisfy({ $0 == "lock.mdb" || $0.hasPrefix("data.mdb.damaged-") }) else {
                     throw CacheLogError.notADatabase(path: path, detail: "directory holds other files and no data.mdb")
                 }
                 if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
             } else {
                 try Self.refuseDataFileThatIsNoFile(in: path)
-                if !options.readOnly { try Self.refuseEmptyDataFile(in: path) }
             }
             if !options.readOnly && !fileManager.isWritableFile(atPath: path) {
                 throw CacheLogError.notWritable(path: path)
@@ -157,10 +166,19 @@ public final class EventLog: Sendable {
         }
         let canonical = OpenPaths.canonical(path)
         try OpenPaths.claim(canonical)
-        do {
-            environment = try Environment(
+        func openEnvironment() throws -> Environment {
+            if !options.readOnly { try Self.refuseEmptyDataFile(in: path) }
+            return try Environment(
                 path: canonical, readOnly: options.readOnly, noSync: options.durability == .unsynced,
                 mapSize: options.initialMapSize, logger: options.logger, withoutLock: withoutLock)
+        }
+        let movedAside: DamagedDataFile?
+        do {
+            if options.onDamage == .moveAside && !options.readOnly {
+                (self.environment, movedAside) = try DamagedDataFile.openMovingDamageAside(canonical, at: options.clock(), openEnvironment)
+            } else {
+                (self.environment, movedAside) = (try openEnvironment(), nil)
+            }
         } catch {
             OpenPaths.release(canonical)
             throw error
@@ -175,8 +193,14 @@ public final class EventLog: Sendable {
         if !options.readOnly && environment.tables.stampedFormat < Environment.formatVersion {
             try upgradeFormat()
         }
-        if environment.tables.createdNow, let (policy, by) = options.initialRetention {
+        if let movedAside {
+            options.logger.warning("moved a damaged database aside", metadata: ["to": "\(movedAside.movedTo)", "damage": "\(movedAside.damage)"])
+        }
+        // A database started over records why, with the policy it would have followed anyway.
+        let initialRetention = options.initialRetention ?? movedAside.map { _ in (RetentionPolicy.default, "CacheLog") }
+        if environment.tables.createdNow, let (policy, by) = initialRetention {
             // The first record of the database, before any save: every process applies it from the start.
+            let by = movedAside?.recordedBy(by) ?? by
             let prepared = try EventCodec.prepare(.retention(policy, by: by), maxKeySize: maxKeySize)
             let (tables, clock) = (self.tables, self.clock)
             _ = try environment.write { txn in try tables.append(txn, batches: [(events: [prepared], conditions: [])], now: clock()) }

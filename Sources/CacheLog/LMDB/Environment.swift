@@ -78,6 +78,7 @@ final class Environment: @unchecked Sendable {
         var unlocked = withoutLock && readOnly
         var (opening, code): (OpaquePointer?, Int32) = (nil, MDB_SUCCESS)
         if !unlocked {
+            try MetaPages.refuseDamage(path)
             (opening, code) = try Self.open(path, flags: flags, mapSize: mapSize)
             // MDB_RDONLY still writes lock.mdb (lmdb.h, mdb_env_open): a reader that may read the
             // data but not the lock file reads a copy instead.
@@ -100,6 +101,9 @@ final class Environment: @unchecked Sendable {
         case _ where DataFileLength.tooShortForMetaPages(path):
             throw CacheLogError.truncated(path: path, size: DataFileLength.dataFileSize(path) ?? 0, expected: nil)
         case MDB_INVALID, MDB_VERSION_MISMATCH:
+            if let page = MetaPages.damagedMeta(path) {
+                throw CacheLogError.damaged(path: path, page: page, detail: "is not a meta page LMDB can read, while the other is")
+            }
             throw CacheLogError.notADatabase(path: path, detail: String(cString: mdb_strerror(code)))
         case ENOENT where readOnly:
             throw CacheLogError.noDatabase(path: path)
@@ -122,6 +126,8 @@ final class Environment: @unchecked Sendable {
 
         // Before any transaction touches a page (a page past the end of the file is a SIGBUS).
         try DataFileLength.check(env, path: path)
+        // Before LMDB follows a page number or an offset that damage may have left there.
+        try PageTreeCheck.run(in: env, path: path)
 
         // Slots of readers that died without ending their transaction pin old pages forever.
         var dead: Int32 = 0
@@ -208,6 +214,13 @@ final class Environment: @unchecked Sendable {
         return try body(Transaction(raw: txn))
     }
 
+    /// Checks the pages of the commit `txn` reads (``PageTreeCheck``); false when its meta page
+    /// was rewritten before it could be read (two commits since `txn` began).
+    @available(*, noasync)
+    func checkPages(_ txn: Transaction) throws -> Bool {
+        try PageTreeCheck.check(env: raw, commit: Int(mdb_txn_id(txn.raw)), path: path)
+    }
+
     /// How many copies a reader without the lock file makes before it says the database was
     /// busy: a copy fails only when a writer commits twice while it is made (a few milliseconds
     /// for 10 MB), so a few nearly always find a quiet moment.
@@ -222,6 +235,7 @@ final class Environment: @unchecked Sendable {
             guard live.metas[live.newest].commit != source.commit else { return }
             let copy = try Self.openCopy(of: source.dataFile, path: path)
             do {
+                try PageTreeCheck.run(in: copy.env, path: path)
                 _ = try Tables.open(in: copy.env, path: path, readOnly: true, like: tables)
             } catch {
                 mdb_env_close(copy.env)

@@ -29,7 +29,15 @@ struct MetaPages {
         /// The meta's bytes from `mm_mapsize` on: all that a commit rewrites (mdb.c,
         /// `mdb_env_write_meta`), so a meta page copied while a commit wrote it differs here.
         var written: [UInt8]
+
+        /// The free list's or the table catalog's tree, as this commit records it.
+        func tree(_ tree: Tree) -> TreeRecord {
+            TreeRecord(written, at: MetaPages.w + (tree == .free ? 0 : TreeRecord.size))
+        }
     }
+
+    /// The two trees a meta page records (`FREE_DBI`, `MAIN_DBI`).
+    enum Tree { case free, main }
 
     let pageSize: Int
     let metas: [Meta]
@@ -41,7 +49,7 @@ struct MetaPages {
     func writtenOffset(_ index: Int) -> Int { index * pageSize + Self.header + Self.mapSizeField }
 
     // The layout, in words of pointer size `w` (`pgno_t`, `txnid_t` and `size_t` are words).
-    private static let w = MemoryLayout<Int>.size
+    fileprivate static let w = MemoryLayout<Int>.size
     /// `PAGEHDRSZ`: `mp_pgno` (a word), `mp_pad`, `mp_flags`, `mp_lower`, `mp_upper`.
     private static let header = w + 8
     private static let flagsField = w + 2
@@ -67,7 +75,67 @@ struct MetaPages {
             throw CacheLogError.notADatabase(path: path, detail: LMDBMessages.message(for: MDB_INVALID))
         }
         let second = try page(descriptor, at: pageSize, path: path)
-        return MetaPages(pageSize: pageSize, metas: [try meta(first, path: path), try meta(second, path: path)])
+        // LMDB maps the file by the newest meta's page size, and reads its second meta page
+        // that far in: a page size damaged there is a read past the end of the file, a SIGBUS.
+        guard second.load(fromByteOffset: header + pageSizeField, as: UInt32.self) == UInt32(pageSize) else {
+            throw CacheLogError.damaged(path: path, page: 1, detail: "records another page size than page 0")
+        }
+        // One meta page LMDB refuses while the other passes is damage to a database, not a file
+        // that is none.
+        switch (Result { try meta(first, path: path) }, Result { try meta(second, path: path) }) {
+        case let (.success(zero), .success(one)):
+            return MetaPages(pageSize: pageSize, metas: [zero, one])
+        case (.failure, .success):
+            throw CacheLogError.damaged(path: path, page: 0, detail: "is not a meta page LMDB can read, while the other is")
+        case (.success, .failure):
+            throw CacheLogError.damaged(path: path, page: 1, detail: "is not a meta page LMDB can read, while the other is")
+        case (.failure(let error), .failure):
+            throw error
+        }
+    }
+
+    /// Refuses meta pages LMDB's open would follow into a crash, before it opens `path`: what
+    /// it reads before any check of ours can run. A file too short to hold them is LMDB's to
+    /// judge (a database being created), and so is one that is no database.
+    static func refuseDamage(_ path: String) throws {
+        let descriptor = open(path + "/data.mdb", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        // A page size LMDB's open divides by, or maps the file by, is refused before it opens;
+        // a file too short for the meta pages is left to LMDB (a database being created).
+        // Creation writes both pages under LMDB's lock, which this read does not take: what it
+        // refuses, it reads again a moment later first.
+        for attempt in 0..<3 {
+            do {
+                _ = try read(descriptor, path: path)
+                return
+            } catch CacheLogError.truncated {
+                return
+            } catch {
+                if attempt == 2 {
+                    if case CacheLogError.notADatabase = error, let page = damagedMeta(path) {
+                        throw CacheLogError.damaged(path: path, page: page, detail: "is not a meta page LMDB can read, while the other is")
+                    }
+                    throw error
+                }
+                usleep(10_000)
+            }
+        }
+    }
+
+    /// The meta page (0 or 1) that fails LMDB's checks while the other passes them: damage to a
+    /// database, which LMDB refuses whole (`MDB_INVALID`), rather than a file that is none.
+    static func damagedMeta(_ path: String) -> Int? {
+        let descriptor = open(path + "/data.mdb", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        let first = try? page(descriptor, at: 0, path: path)
+        let stored = first.map { Int($0.load(fromByteOffset: header + pageSizeField, as: UInt32.self)) }
+        let sizeValid = stored.map { $0 >= 512 && $0 <= 1 << 16 && $0 & ($0 - 1) == 0 } ?? false
+        let firstValid = sizeValid && first.map { (try? meta($0, path: path)) != nil } ?? false
+        let pageSize = firstValid ? stored ?? 4096 : Int(sysconf(Int32(_SC_PAGESIZE)))
+        let secondValid = (try? page(descriptor, at: pageSize, path: path)).map { (try? meta($0, path: path)) != nil } ?? false
+        return firstValid == secondValid ? nil : (firstValid ? 1 : 0)
     }
 
     /// What LMDB checks of a meta page before it opens a file (mdb.c, `mdb_env_read_header`).

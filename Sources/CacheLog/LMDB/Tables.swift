@@ -48,6 +48,16 @@ struct Tables: Sendable, Equatable {
         events: "events", state: "state", checkpoints: "checkpoints", meta: "meta", keyIndex: "keys", refs: "refs", trims: "trims"
     )
 
+    /// The flags CacheLog gives the table `name` (nil: not one of its tables): sorted, fixed-size
+    /// duplicates for the key index and `refs`, none for the others.
+    static func flags(of name: String) -> UInt16? {
+        switch name {
+        case names.keyIndex, names.refs: UInt16(MDB_DUPSORT | MDB_DUPFIXED)
+        case names.events, names.state, names.checkpoints, names.meta, names.trims: 0
+        default: nil
+        }
+    }
+
     /// Opens (or, in a new environment, creates and stamps) the named databases, and refuses what
     /// is not a CacheLog database or is of a newer format when opened for writing.
     ///

@@ -68,6 +68,29 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case storageFull(operation: String, code: StorageErrorCode)
     /// liblmdb returned an error for an operation.
     case lmdb(operation: String, code: StorageErrorCode)
+    /// A page of the data file is not what LMDB wrote, found before LMDB followed it (it has
+    /// no checksums, and would have crashed the process): nothing was read past it.
+    case damaged(path: String, page: Int, detail: String)
+
+    /// Whether the data file itself is damaged (pages LMDB cannot follow, a file cut short):
+    /// what ``DamageRecovery/moveAside`` moves aside. Damage to records, the state or the
+    /// counters is not: `rebuild` repairs it, and `verify` names it.
+    public var isDamage: Bool {
+        switch self {
+        case .damaged, .truncated: true
+        case .lmdb(_, let code): code.isDamagedStructure
+        default: false
+        }
+    }
+
+    /// The damage in a few words, for the record a new database keeps of it.
+    var damageSummary: String {
+        switch self {
+        case .damaged(_, let page, let detail): "page \(page) \(detail)"
+        case .truncated(_, let size, _): "data.mdb was cut short to \(size) bytes"
+        default: description
+        }
+    }
 
     /// One line for a person: what is wrong and, where there is one, what to do about it.
     public var description: String {
@@ -125,6 +148,8 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "no room to write the database (\(code) during \(operation)); nothing was written: free some space and try again"
         case .lmdb(let operation, let code) where code.isDamagedStructure:
             return "\(operation) failed: \(code) (\(code.rawValue)): the database's own pages are damaged, and no command can read past them: restore the database directory from a backup, or remove it (a cache loses only its history)"
+        case .damaged(let path, let page, let detail):
+            return "\(path)/data.mdb is damaged: page \(page) \(detail); nothing was read past it: restore the database directory from a backup, or move data.mdb aside and start again (a cache loses only its history; an app opening with onDamage: .moveAside has that done)"
         case .lmdb(let operation, let code):
             return "\(operation) failed: \(code) (\(code.rawValue))"
         }

@@ -377,3 +377,25 @@ int cpath_copy_compact(const char *source_dir, const char *target_dir) {
     mdb_env_close(env);
     return rc;
 }
+
+/* LMDB alone on a CacheLog database: open it read-only, look `key` up in its state table, close.
+ * The floor under CacheLog's open + retrieve, which adds its opening checks (the page check
+ * among them), the record's decoding and its inflating. */
+int cpath_open_and_get(const char *dir, const char *key, size_t key_len) {
+    MDB_env *env = NULL;
+    MDB_txn *txn = NULL;
+    MDB_dbi dbi;
+    int rc = mdb_env_create(&env);
+    if (rc) return rc;
+    mdb_env_set_maxdbs(env, 8);
+    rc = mdb_env_open(env, dir, MDB_RDONLY | MDB_NOTLS, 0600);
+    if (!rc) rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
+    if (!rc) rc = mdb_dbi_open(txn, "state", 0, &dbi);
+    if (!rc) {
+        MDB_val k = {key_len, (void *)key}, v;
+        rc = mdb_get(txn, dbi, &k, &v);
+    }
+    if (txn) mdb_txn_abort(txn);
+    mdb_env_close(env);
+    return rc;
+}

@@ -50,4 +50,8 @@ int cpath_copy_compact(const char *source_dir, const char *target_dir);
 /// Seq of the last event.
 uint64_t cpath_last_seq(cpath *db);
 
+/// LMDB alone on a CacheLog database in `dir`: open read-only, get `key` from the state table,
+/// close. 0 when found, else LMDB's code.
+int cpath_open_and_get(const char *dir, const char *key, size_t key_len);
+
 #endif
