@@ -20,7 +20,9 @@ struct ClientFeedStore: FeedStore {
     var held: (any HeldPayload)?
 
     private func store(_ log: EventLog) -> CacheLogFeedStore {
-        CacheLogFeedStore(log: log, key: key, metadata: metadata, since: began.flatMap { $0.since ?? (try? log.lastSeq()) })
+        CacheLogFeedStore(
+            log: log, key: key, metadata: metadata, since: began.flatMap { $0.since ?? (try? log.lastSeq()) },
+            origin: began == nil ? .written : .fetched)
     }
 
     func deleteCachedFeed(reason: DeletionReason) async throws {

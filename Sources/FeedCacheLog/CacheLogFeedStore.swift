@@ -41,6 +41,8 @@ public struct CacheLogFeedStore: FeedStore {
     /// The log's last seq when the fetch this store saves began (`EventLog.lastSeq()`, 0 with no
     /// database yet); `nil` when the store does not know it.
     public let since: UInt64?
+    /// Where this store's puts come from: a load's fetch, or the app's write.
+    public let origin: PutOrigin
     private let metadata: @Sendable () -> [String: String]
 
     /// Keeps the cache named `key` in `log`.
@@ -52,11 +54,17 @@ public struct CacheLogFeedStore: FeedStore {
     ///   - since: for a store made for one load, the log's last seq read before its request: a
     ///     save is then refused when a load that began no earlier has saved meanwhile. `nil` (the
     ///     default): a save lands whatever it replaces, and the last to commit is live.
-    public init(log: EventLog, key: String, metadata: @escaping @Sendable () -> [String: String] = { [:] }, since: UInt64? = nil) {
+    ///   - origin: `.written` for a store the app writes through without a fetch: each put
+    ///     records so (``originName``), and the audit trail says "written by the app".
+    public init(
+        log: EventLog, key: String, metadata: @escaping @Sendable () -> [String: String] = { [:] }, since: UInt64? = nil,
+        origin: PutOrigin = .fetched
+    ) {
         self.log = log
         self.key = key
         self.metadata = metadata
         self.since = since
+        self.origin = origin
     }
 
     public func deleteCachedFeed(reason: FeedCache.DeletionReason) async throws {
@@ -93,16 +101,16 @@ public struct CacheLogFeedStore: FeedStore {
     }
 
     private func put(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) -> Event {
-        Self.put(key: key, feed: feed, timestamp: timestamp, policy: policy, validators: validators, metadata: metadata())
+        Self.put(key: key, feed: feed, timestamp: timestamp, policy: policy, validators: validators, metadata: metadata(), origin: origin)
     }
 
     /// The put that saves `feed` for `key` as this store records it: the policy's max age and
     /// contract, the validators, and `metadata` (whose names the store writes itself are
     /// dropped). For an app that appends a save with other events in one batch, as a search
-    /// saves its objects with its list.
+    /// saves its objects with its list. A put the app wrote records its `origin` (``originName``).
     public static func put(
         key: String, feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators = .none,
-        metadata: [String: String] = [:]
+        metadata: [String: String] = [:], origin: PutOrigin = .fetched
     ) -> Event {
         // The names this store writes itself are not the caller's to set: above all the mark of
         // the package's own contracts, which would let an app's payload be judged (and deleted)
@@ -110,6 +118,7 @@ public struct CacheLogFeedStore: FeedStore {
         var metadata = metadata.filter { !reservedNames.contains($0.key) }
         metadata[Self.contractName] = policy?.contract?.name
         if policy?.contract?.isBuiltIn == true { metadata[Self.builtInMarkName] = Self.builtInMark }
+        if origin == .written { metadata[Self.originName] = PutOrigin.written.rawValue }
         // Validators are worth keeping only whole and only when small: a server's 70 KB ETag
         // would break the record's metadata limit and fail every save. Without all of them the
         // next load asks for the whole feed, as a server that sends none is asked. The URL is
@@ -139,8 +148,11 @@ public struct CacheLogFeedStore: FeedStore {
     static let builtInMark = "cachelog"
     /// The metadata names this store (or the log, `Event.sinceName`) writes itself.
     static let reservedNames: Set<String> = [
-        contractName, builtInMarkName, etagName, lastModifiedName, resourceName, validatorCharsetName, Event.sinceName,
+        contractName, builtInMarkName, etagName, lastModifiedName, resourceName, validatorCharsetName, originName, Event.sinceName,
     ]
+    /// The metadata name under which a put the app wrote without a fetch records so, with the
+    /// value `written` (``PutOrigin``); a fetched put records no origin.
+    public static let originName = "origin"
     /// The metadata name under which a put records the remote's entity tag (HTTP `ETag`), verbatim.
     public static let etagName = "etag"
     /// The metadata name under which a put records the remote's `Last-Modified`, verbatim.

@@ -25,7 +25,7 @@ struct CompatibilityTests {
         let replayed = try await sandbox.cachelog("replay", "--format", "jsonl")
 
         #expect(replayed.status == ExitCode.ok, "\(replayed)")
-        let put = #"{"seq":2,"at":"2026-12-01T10:00:00Z","type":"put","key":"films","timestamp":"2026-12-01T10:00:00Z","bytes":388,"maxAge":null,"contract":null,"storedBytes":278}"#
+        let put = #"{"seq":2,"at":"2026-12-01T10:00:00Z","type":"put","key":"films","timestamp":"2026-12-01T10:00:00Z","bytes":388,"maxAge":null,"contract":null,"origin":"fetched","storedBytes":278}"#
         let expire = #"{"seq":11,"at":"2026-12-09T10:00:00Z","type":"expire","key":"genres","timestamp":"2026-12-01T11:00:00Z","maxAge":604800,"storedBytes":48}"#
         #expect(replayed.stdoutLines.count == 11)
         #expect(replayed.stdoutLines[1] == put)

@@ -366,4 +366,39 @@ struct SharedLogTests {
         #expect(try log.lastSeq() == before, "the reader wrote through the shared log")
         #expect(try await reader.validate(dryRun: true).map(\.key) == ["films"])
     }
+
+    /// The audit trail tells a write from a fetch: the log, the replay (text and JSON) and the
+    /// audit say a written put was written by the app; a fetched one says nothing of the kind.
+    @Test func write_isRecordedAsWrittenByTheApp_inTheLogTheReplayAndTheAudit() async throws {
+        let world = try ClientWorld(routes: ["/genres.json": .json(Bodies.genres)])
+        let client = try world.client()
+        let genres = client.feed("genres", at: world.url("/genres.json"), contract: .genres)
+        _ = try await genres.load()
+        world.days(1)
+        try await genres.write([Genre(id: 7, name: "Drama")])
+
+        let puts = try client.log().events(EventQuery(key: "genres", kinds: [.put])).compactMap { item -> RecordedEvent? in
+            if case .event(let event) = item { return event }
+            return nil
+        }
+        #expect(puts.map { PutOrigin(metadata: $0.metadata) } == [.fetched, .written])
+        #expect(puts.map { $0.metadata[CacheLogFeedStore.originName] } == [nil, "written"])
+
+        let replay = try await world.cachelog("replay", "--key", "genres", now: world.now)
+        try #require(replay.status == 0, "\(replay.stderr)")
+        let putLines = replay.stdout.split(separator: "\n").filter { $0.contains(" put ") }
+        #expect(putLines.count == 2 && !putLines[0].contains("written by the app") && putLines[1].hasSuffix(", written by the app"), "\(replay.stdout)")
+
+        let json = try await world.cachelog("replay", "--key", "genres", "--type", "put", "--format", "jsonl", now: world.now)
+        try #require(json.status == 0, "\(json.stderr)")
+        let origins = try json.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["origin"] as? String
+        }
+        #expect(origins == ["fetched", "written"], "\(json.stdout)")
+
+        let audit = try await world.cachelog("audit", "--key", "genres", "--format", "json", now: world.now)
+        try #require(audit.status == 0, "\(audit.stderr)")
+        #expect(audit.stdout.contains("written by the app (cached "), "\(audit.stdout)")
+        #expect(audit.stdout.components(separatedBy: "by the app").count == 2, "only the write says so: \(audit.stdout)")
+    }
 }

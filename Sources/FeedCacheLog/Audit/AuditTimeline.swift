@@ -176,7 +176,8 @@ public struct AuditTimeline: Sendable {
 
     /// `written (cached …, N bytes)`: what a put wrote.
     private static func written(_ put: RecordedEvent) -> String {
-        "written (cached \(put.timestamp.map(TimestampText.string) ?? "?"), \(put.payloadBytes) bytes)"
+        let by = PutOrigin(metadata: put.metadata) == .written ? " by the app" : ""
+        return "written\(by) (cached \(put.timestamp.map(TimestampText.string) ?? "?"), \(put.payloadBytes) bytes)"
     }
 
     private static func order(_ date: Date, _ offset: Int) -> (Int, Double, Int) {

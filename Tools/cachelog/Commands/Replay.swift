@@ -9,7 +9,7 @@ struct Replay: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             Every put, delete and expire in the order they were appended. JSON lines carry seq, at \
             (when recorded), type, key, and per type: timestamp, bytes/storedBytes, and the policy \
             it was saved under, maxAge in seconds and contract (put; null when the put recorded \
-            none), reason (delete), timestamp and maxAge in seconds (expire); --payload adds the payload (when it \
+            none), origin (put: "written" by the app, or "fetched" by a load), reason (delete), timestamp and maxAge in seconds (expire); --payload adds the payload (when it \
             is JSON, its bytes exactly as stored, numbers and escapes as written, without the \
             whitespace between tokens; else base64). A record that fails its checks is printed as \
             type "corrupt" and the replay goes on. A stored date or max age that is not a finite \

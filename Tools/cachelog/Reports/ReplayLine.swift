@@ -15,7 +15,7 @@ struct ReplayLine: Encodable {
     let item: LogItem
 
     private enum CodingKeys: String, CodingKey {
-        case seq, at, type, key, timestamp, bytes, maxAge, contract, reason, history, sizeLimit, overrides, by, storedBytes, payload, error
+        case seq, at, type, key, timestamp, bytes, maxAge, contract, origin, reason, history, sizeLimit, overrides, by, storedBytes, payload, error
     }
 
     /// An override of a retention policy, as a line shows it.
@@ -56,6 +56,7 @@ struct ReplayLine: Encodable {
             try container.encode(event.payloadBytes, forKey: .bytes)
             try container.encode(NullWhenNil(wrappedValue: event.maxAge), forKey: .maxAge)
             try container.encode(NullWhenNil(wrappedValue: event.metadata[CacheLogFeedStore.contractName]), forKey: .contract)
+            try container.encode(PutOrigin(metadata: event.metadata).rawValue, forKey: .origin)
         case .delete:
             try container.encode(event.reason?.name ?? "unknown", forKey: .reason)
         case .expire:

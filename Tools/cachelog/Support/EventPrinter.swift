@@ -57,6 +57,8 @@ struct EventPrinter {
             if let maxAge = event.maxAge { out.appendJSONNumber(maxAge) } else { out.append("null") }
             out.append(",\"contract\":")
             if let contract = event.metadata[CacheLogFeedStore.contractName] { out.appendJSONString(contract) } else { out.append("null") }
+            out.append(",\"origin\":")
+            out.appendJSONString(PutOrigin(metadata: event.metadata).rawValue)
         case .delete:
             out.append(",\"reason\":")
             out.appendJSONString(event.reason?.name ?? "unknown")
@@ -103,7 +105,8 @@ struct EventPrinter {
         case .put:
             let policy = event.maxAge.map { ", max age \(DurationText.string($0))" } ?? ""
             let contract = event.metadata[CacheLogFeedStore.contractName].map { ", \($0)" } ?? ""
-            detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?"), \(event.payloadBytes) bytes (\(event.storedBytes) stored)\(policy)\(contract)"
+            let written = PutOrigin(metadata: event.metadata) == .written ? ", written by the app" : ""
+            detail = "cached \(event.timestamp.map(DateParsing.string) ?? "?"), \(event.payloadBytes) bytes (\(event.storedBytes) stored)\(policy)\(contract)\(written)"
         case .delete where event.reason == .evicted:
             detail = "reason: evicted (the database passed its size limit)"
         case .delete:
