@@ -92,9 +92,32 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
             return "proxy \(proxy) unreachable: \(message)"
         case let .transport(code, message) where code == .httpTooManyRedirects:
             return "too many redirects: \(message)"
+        case let .transport(_, message) where tlsFailure == nil && !message.isEmpty:
+            // The transport's own words name the host and port and what failed ("Failed to
+            // connect to 127.0.0.1 port 9: Couldn't connect to server"), without its timing.
+            return "unreachable: " + Self.untimed(message)
         default:
             return tlsFailure
         }
+    }
+
+    /// `message` without libcurl's " after N ms" (or " after N milliseconds"): how long a failure
+    /// took is no part of what failed, and differs from one try to the next.
+    static func untimed(_ message: String) -> String {
+        var words = message.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        var index = 0
+        while index + 2 < words.count {
+            let unit = String(words[index + 2].prefix { $0.isLetter })
+            if words[index] == "after", Int(words[index + 1]) != nil, unit == "ms" || unit == "milliseconds" {
+                // Keep what followed the unit (its colon: "… port 9 after 0 ms: Couldn't …").
+                let rest = String(words[index + 2].dropFirst(unit.count))
+                words.removeSubrange(index...(index + 2))
+                if !rest.isEmpty, index > 0 { words[index - 1] += rest }
+            } else {
+                index += 1
+            }
+        }
+        return words.joined(separator: " ")
     }
 
     /// What failed, when it is TLS: `certificate not trusted: …` (the peer's certificate chain or

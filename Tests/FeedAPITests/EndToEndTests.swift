@@ -47,6 +47,18 @@ struct RemoteLoaderEndToEndTests {
         await #expect(throws: RemoteLoaderError.connectivity) { try await filmsLoader(port.url()).load() }
     }
 
+    /// The sentence names what the transport could not reach and why (the host and the port),
+    /// not only "unreachable"; the time the failure took, which differs from try to try, is left out.
+    @Test
+    func load_whenNothingListens_saysWhichHostAndPortItCouldNotConnectTo() async throws {
+        let port = try DeadPort()
+        let url = port.url()
+        let error = await #expect(throws: RemoteLoaderError.self) { try await filmsLoader(url).load() }
+        let expected = "remote unreachable: Failed to connect to 127.0.0.1 port \(url.port ?? 0): Couldn't connect to server"
+        #expect(error?.description == expected)
+        #expect(error?.localizedDescription.contains("port \(url.port ?? 0)") == true, "\(String(describing: error?.localizedDescription))")
+    }
+
     @Test
     func load_deliversConnectivityErrorOnANonHTTPURL() async throws {
         let url = URL(fileURLWithPath: "/tmp/films.json")
