@@ -212,6 +212,35 @@ struct RecentPayloadsTests {
         #expect(try log.retrieve("films")?.payload == feed.payload)
     }
 
+    /// A delta whose base is damaged cannot be read back, and the damage named is the base's: a
+    /// replay with payloads says the delta is built on the damaged seq, as a load does.
+    @Test func aReplayWithPayloads_ofADeltaOnADamagedBase_namesTheBaseAsTheDamagedRecord() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try makeLog(dir)
+        var generator = SeededGenerator(seed: 39)
+        var feed = FilmFeed(count: 100, using: &generator)
+        let base = try await DeltaTests.save(log, feed.payload, at: 1)
+        feed.change(2, using: &generator)
+        let delta = try await DeltaTests.save(log, feed.payload, at: 2)
+        try #require(try DeltaTests.rawPut(delta, in: log).base == base)
+        try RawLMDB.flipByte(of: base, in: log, offsetFromEnd: 300)
+        log.recentPayloads.forget(Array("films".utf8))
+
+        let items = try log.events(EventQuery(from: .seq(delta), to: .seq(delta), includePayload: true))
+        guard case .corrupt(let seq, let detail)? = items.first else {
+            Issue.record("the delta read back: \(items)")
+            return
+        }
+        #expect(seq == delta)
+        #expect(detail.hasPrefix("built on seq \(base), which is corrupt: "), "\(detail)")
+        #expect {
+            _ = try log.retrieve("films")
+        } throws: { error in
+            guard case CacheLogError.corruptRecord(let damaged, _) = error else { return false }
+            return damaged == base
+        }
+    }
+
     /// A save of the payload the key already holds is stored as a reference to that version:
     /// what is remembered of the key stays, and the next save makes its delta without reading.
     @Test func aSaveOfTheLivePayload_storedAsAReference_keepsTheRememberedVersion() async throws {

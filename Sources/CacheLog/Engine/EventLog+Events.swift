@@ -174,7 +174,11 @@ extension EventLog {
             let payload = query.includePayload ? { try self.tables.payload(txn, header, in: record, seq: seq) } : nil
             return .event(try EventCodec.recordedEvent(header, in: record, seq: seq, payload: payload))
         } catch let error as CacheLogError {
-            if case .corruptRecord(_, let detail) = error { return .corrupt(seq: seq, detail: detail) }
+            // A put whose payload is built on a damaged record (a delta's base, a reference's
+            // target) cannot be read, and the damage is the other record's: it is named.
+            if case .corruptRecord(let damaged, let detail) = error {
+                return .corrupt(seq: seq, detail: damaged == seq ? detail : "built on seq \(damaged), which is corrupt: \(detail)")
+            }
             return .corrupt(seq: seq, detail: error.description)
         } catch {
             return .corrupt(seq: seq, detail: "\(error)")

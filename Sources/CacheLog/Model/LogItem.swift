@@ -3,7 +3,8 @@
 public enum LogItem: Sendable, Equatable {
     /// A record that passed its checks, decoded.
     case event(RecordedEvent)
-    /// The record at `seq` failed its checks; `detail` says which.
+    /// The record at `seq` failed its checks, or (read with its payload) is built on a record
+    /// that did: `detail` says which (`built on seq 20, which is corrupt: …` for the latter).
     case corrupt(seq: UInt64, detail: String)
 
     /// The record's sequence number, whether it decoded or not.
