@@ -55,6 +55,9 @@ public final class CacheClient: Sendable {
         /// throw it (`.fail`, the default), or move the file aside, kept for a bug report, and
         /// start a new database that records why (`.moveAside`, ``DamageRecovery``).
         public var onDamage: DamageRecovery
+        /// Write to a database whose directory or files other users own or may write: a cache a
+        /// group shares on purpose (``EventLog/Options/sharedWithOtherUsers``). Off by default.
+        public var sharedWithOtherUsers: Bool
 
         /// The logger a client takes when given none: it logs nothing, whatever swift-log was
         /// bootstrapped with.
@@ -67,7 +70,8 @@ public final class CacheClient: Sendable {
             clock: @escaping @Sendable () -> Date = { Date() }, http: (any HTTPClient)? = nil,
             logger: Logger = Options.defaultLogger,
             metrics: (any MetricsFactory)? = nil, durability: EventLog.Durability = .synced, readOnly: Bool = false,
-            retention: RetentionPolicy? = nil, memoryLimit: Int = 32 << 20, onDamage: DamageRecovery = .fail
+            retention: RetentionPolicy? = nil, memoryLimit: Int = 32 << 20, onDamage: DamageRecovery = .fail,
+            sharedWithOtherUsers: Bool = false
         ) {
             self.clock = clock
             self.http = http
@@ -78,6 +82,7 @@ public final class CacheClient: Sendable {
             self.retention = retention
             self.memoryLimit = memoryLimit
             self.onDamage = onDamage
+            self.sharedWithOtherUsers = sharedWithOtherUsers
         }
     }
 
@@ -116,7 +121,8 @@ public final class CacheClient: Sendable {
             path: directory,
             options: EventLog.Options(
                 readOnly: options.readOnly, durability: options.durability, clock: options.clock, logger: options.logger,
-                initialRetention: options.retention.map { ($0, "CacheClient (\(Self.processName))") }, onDamage: options.onDamage))
+                initialRetention: options.retention.map { ($0, "CacheClient (\(Self.processName))") }, onDamage: options.onDamage,
+                sharedWithOtherUsers: options.sharedWithOtherUsers))
     }
 
     /// The program's name, for the retention record a client writes.

@@ -99,6 +99,7 @@ The last line is `readme-test: N passed, M failed` (blocks); the exit status is 
 import argparse
 import datetime
 import difflib
+import hashlib
 import os
 import re
 import shutil
@@ -547,11 +548,19 @@ class SnippetBuild:
             f'        .executableTarget(name: "{self.target(block)}", dependencies: [\n{dependencies}        ]),\n'
             for block in self.blocks)
         os.makedirs(os.path.join(SNIPPETS, "Sources"), exist_ok=True)
+        # SwiftPM plans a path dependency's sources once, and misses a file added to it since (the
+        # build then fails on a name the new file declares): the manifest names the package's
+        # source files by a digest, so that a change to the list makes it plan again.
+        listing = "\n".join(sorted(
+            os.path.relpath(os.path.join(folder, name), ROOT)
+            for top in ("Sources", "CLMDB") for folder, _, names in os.walk(os.path.join(ROOT, top)) for name in names))
+        digest = hashlib.sha256(listing.encode()).hexdigest()[:16]
         # Written only when it changed, as the sources below: a second run (the calendar stage of
         # Tools/test, under a faked clock) then builds nothing.
         write_if_changed(os.path.join(SNIPPETS, "Package.swift"),
                          "// swift-tools-version: 6.0\n"
                          "// Written by Tests/Readme/readme-test.py: each README snippet as an app of its own.\n"
+                         f"// The package's source files: {digest}\n"
                          "import PackageDescription\n\n"
                          'let package = Package(\n    name: "readme-snippets",\n    platforms: [.macOS(.v14)],\n'
                          f'    dependencies: [.package(path: "{ROOT}")],\n    targets: [\n{targets}    ],\n'

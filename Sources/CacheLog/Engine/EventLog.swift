@@ -69,6 +69,11 @@ public final class EventLog: Sendable {
         /// What the open does when the data file is damaged: throw it (``DamageRecovery/fail``,
         /// the default), or move it aside and start a new database (``DamageRecovery/moveAside``).
         public var onDamage: DamageRecovery
+        /// Accept a database whose directory or files belong to, or may be written by, other users
+        /// (off by default): a cache a group shares on purpose. Off, an open that may write refuses
+        /// them (``CacheLogError/untrustedPath(path:detail:)``); links another user planted are
+        /// refused either way.
+        public var sharedWithOtherUsers: Bool
 
         /// Options with every default spelled out; each parameter sets the property of its name.
         /// `createIfMissing` is off when `readOnly` is on, `checkpointInterval` is at least 1, and
@@ -77,7 +82,8 @@ public final class EventLog: Sendable {
             readOnly: Bool = false, createIfMissing: Bool = true, durability: Durability = .synced, initialMapSize: Int = 64 << 20,
             checkpointInterval: Int = 4096, compressionLevel: Int = 1, clock: @escaping @Sendable () -> Date = { Date() },
             logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() }), automaticRetention: Bool = true,
-            initialRetention: (policy: RetentionPolicy, by: String)? = nil, onDamage: DamageRecovery = .fail
+            initialRetention: (policy: RetentionPolicy, by: String)? = nil, onDamage: DamageRecovery = .fail,
+            sharedWithOtherUsers: Bool = false
         ) {
             self.readOnly = readOnly
             self.createIfMissing = createIfMissing && !readOnly
@@ -90,6 +96,7 @@ public final class EventLog: Sendable {
             self.automaticRetention = automaticRetention
             self.initialRetention = initialRetention
             self.onDamage = onDamage
+            self.sharedWithOtherUsers = sharedWithOtherUsers
         }
     }
 
@@ -133,6 +140,7 @@ public final class EventLog: Sendable {
     /// the database, ``Options/readOnly``): the tests' way there, since no file mode keeps root
     /// from writing.
     init(path: String, options: Options, withoutLock: Bool) throws {
+        try DatabasePath.check(path, writing: !options.readOnly, shared: options.sharedWithOtherUsers)
         let fileManager = FileManager.default
         if let isDirectory = isDirectory(atPath: path) {
             guard isDirectory else { throw CacheLogError.notADirectory(path: path) }

@@ -68,6 +68,9 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case storageFull(operation: String, code: StorageErrorCode)
     /// liblmdb returned an error for an operation.
     case lmdb(operation: String, code: StorageErrorCode)
+    /// The database path is one another user could have arranged: a link they planted, a link to
+    /// nothing, or (for writing) files they own or may write. Nothing was opened or created.
+    case untrustedPath(path: String, detail: String)
     /// A page of the data file is not what LMDB wrote, found before LMDB followed it (it has
     /// no checksums, and would have crashed the process): nothing was read past it.
     case damaged(path: String, page: Int, detail: String)
@@ -148,6 +151,8 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "no room to write the database (\(code) during \(operation)); nothing was written: free some space and try again"
         case .lmdb(let operation, let code) where code.isDamagedStructure:
             return "\(operation) failed: \(code) (\(code.rawValue)): the database's own pages are damaged, and no command can read past them: restore the database directory from a backup, or remove it (a cache loses only its history)"
+        case .untrustedPath(let path, let detail):
+            return "refusing the database at \(path): \(detail)"
         case .damaged(let path, let page, let detail):
             return "\(path)/data.mdb is damaged: page \(page) \(detail); nothing was read past it: restore the database directory from a backup, or move data.mdb aside and start again (a cache loses only its history; an app opening with onDamage: .moveAside has that done)"
         case .lmdb(let operation, let code):

@@ -45,6 +45,11 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Log what the engine does (map growth, retries) to stderr.")
     var verbose = false
 
+    @Flag(name: .customLong("shared-db"), help: ArgumentHelp(
+        "Write to a database whose directory or files other users own or may write.",
+        discussion: "Off, a command that writes refuses such a database in one line (they could read what it saves, or change what it reads): a cache a group shares on purpose needs this flag. A link another user planted in a shared directory (/tmp) on the way to --db, or a data.mdb or lock.mdb that links to nothing, is refused either way."))
+    var sharedDB = false
+
     func databasePath() -> String {
         if let db, !db.isEmpty { return Self.expandingHome(db) ?? db }
         if let path = Environment.value("CACHELOG_DB"), !path.isEmpty { return Self.expandingHome(path) ?? path }
@@ -121,14 +126,15 @@ struct GlobalOptions: ParsableArguments {
     /// the database only when it first saves something.
     func client(http: (any HTTPClient)? = nil, readOnly: Bool = false) throws -> CacheClient {
         let client = try CacheClient(
-            directory: databasePath(), options: CacheClient.Options(clock: try clock(), http: http, logger: logger(), readOnly: readOnly))
+            directory: databasePath(),
+            options: CacheClient.Options(clock: try clock(), http: http, logger: logger(), readOnly: readOnly, sharedWithOtherUsers: sharedDB))
         if !readOnly, let log = try client.existingLog() { warnIfNowIsBeforeTheLog(log) }
         return client
     }
 
     /// Opens the database for reading: never creates it.
     func openForReading() throws -> EventLog {
-        try EventLog(path: databasePath(), options: .init(readOnly: true, clock: try clock(), logger: logger()))
+        try EventLog(path: databasePath(), options: .init(readOnly: true, clock: try clock(), logger: logger(), sharedWithOtherUsers: sharedDB))
     }
 
     /// Opens the database for writing; creates it only for commands that cache (`create`).
@@ -137,7 +143,7 @@ struct GlobalOptions: ParsableArguments {
     /// unseen.
     func openForWriting(create: Bool = false, retaining: Bool = true) throws -> EventLog {
         let log = try EventLog(path: databasePath(), options: .init(
-            createIfMissing: create, clock: try clock(), logger: logger(), automaticRetention: retaining))
+            createIfMissing: create, clock: try clock(), logger: logger(), automaticRetention: retaining, sharedWithOtherUsers: sharedDB))
         warnIfNowIsBeforeTheLog(log)
         return log
     }

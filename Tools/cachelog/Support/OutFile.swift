@@ -1,4 +1,5 @@
 import ArgumentParser
+import CacheLog
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -13,18 +13,18 @@ import Darwin
 /// the last component, which it does not follow: the caller opens it relative to
 /// ``Resolved/directory`` with `O_NOFOLLOW`, and walks again when it finds a link there (another
 /// user made one meanwhile).
-struct PathWalk {
+package struct PathWalk {
     /// Where a path leads: the directory of its last component, that component's name, and what
     /// is there now (nil: nothing yet).
-    struct Resolved {
+    package struct Resolved {
         /// A descriptor of the directory (`O_PATH` on Linux); the caller closes it.
-        let directory: Int32
-        let name: String
-        let info: stat?
+        package let directory: Int32
+        package let name: String
+        package let info: stat?
     }
 
     /// Why a path cannot be walked.
-    enum Refusal: Error {
+    package enum Refusal: Error {
         /// `link` (as the path spells it) is another user's link in a shared directory.
         case planted(link: String)
         /// An error number: ENOENT for a missing directory, ELOOP for too many links, ENOTDIR, …
@@ -42,7 +42,7 @@ struct PathWalk {
 
     /// Walks `path` to its last component, following every link but a planted one (at most 40,
     /// as the kernel does).
-    static func resolve(_ path: String) -> Result<Resolved, Refusal> {
+    package static func resolve(_ path: String) -> Result<Resolved, Refusal> {
         guard !path.isEmpty else { return .failure(.failed(ENOENT)) }
         var pending = Self.components(path)
         var directory = open(path.hasPrefix("/") ? "/" : ".", directoryFlags)
