@@ -51,12 +51,12 @@ public final class CacheClient: Sendable {
         /// inflating or decoding again (32 MiB by default; 0 keeps nothing). The log stays the
         /// truth: a save by another process, a removal or an expiry is seen by the next load.
         public var memoryLimit: Int
-        /// What opening a database whose data file is damaged does (``CacheLogError/isDamage``):
+        /// What opening a database whose data file is damaged does (`CacheLogError.isDamage`):
         /// throw it (`.fail`, the default), or move the file aside, kept for a bug report, and
-        /// start a new database that records why (`.moveAside`, ``DamageRecovery``).
+        /// start a new database that records why (`.moveAside`, `DamageRecovery`).
         public var onDamage: DamageRecovery
         /// Write to a database whose directory or files other users own or may write: a cache a
-        /// group shares on purpose (``EventLog/Options/sharedWithOtherUsers``). Off by default.
+        /// group shares on purpose (`EventLog.Options.sharedWithOtherUsers`). Off by default.
         public var sharedWithOtherUsers: Bool
 
         /// The logger a client takes when given none: it logs nothing, whatever swift-log was

@@ -251,9 +251,8 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
             }
         }
         let position = try since ?? log.lastSeq()
-        if case .superseded(let live) = try await log.append(events, unlessSupersededSince: position, liveAt: key, leavingNewer: objectKeys) {
-            throw NewerCacheError(timestamp: live.timestamp)
-        }
+        let outcome = try await log.append(events, unlessSupersededSince: position, liveAt: key, leavingNewer: objectKeys)
+        if let refused = NewerCacheError(outcome, loadBegan: position) { throw refused }
         return skipped
     }
 }
@@ -286,7 +285,7 @@ private final class SearchCache<Item: Codable & Sendable>: FeedLoader, FeedCachi
             try await save(items)
             return .saved
         } catch let error as NewerCacheError {
-            return .superseded(by: error.timestamp)
+            return .superseded(by: error)
         } catch {
             logger.warning("Could not cache the search's results", metadata: ["error": "\(error)"])
             return .failed(error)

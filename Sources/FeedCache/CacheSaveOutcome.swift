@@ -16,12 +16,15 @@ public enum CacheSaveOutcome: Sendable {
     case saved
     /// Saving the feed failed with `error`; the cache holds whatever it held before.
     case failed(any Error)
-    /// The feed was not saved because the cache already holds a newer one, stamped `timestamp`,
-    /// saved by another task or process while this feed was loading; a newer cache is never
-    /// replaced by an older one (``NewerCacheError``). Which is newer is up to the store (an event
-    /// log: which load began first, by the log's order); the stamps of clocks that disagree may
-    /// put `timestamp` before this feed's own.
-    case superseded(by: Date)
+    /// The feed was not saved because the cache already holds a newer one, saved by another task
+    /// or process while this feed was loading, or was removed meanwhile: a newer cache is never
+    /// replaced by an older one, and a removal is not undone (``NewerCacheError`` says which).
+    /// Which is newer is up to the store (an event log: which load began first, by the log's
+    /// order); the stamps of clocks that disagree may put its timestamp before this feed's own.
+    case superseded(by: NewerCacheError)
+
+    /// Why the feed was not saved, when a newer cache (or a removal) stays.
+    public var newerCache: NewerCacheError? { if case .superseded(let newer) = self { newer } else { nil } }
 
     /// Whether the feed is in the cache now.
     public var isSaved: Bool { if case .saved = self { true } else { false } }

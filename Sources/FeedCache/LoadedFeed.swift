@@ -56,7 +56,7 @@ public struct LoadedFeed<Item: Sendable>: Sendable {
             return LoadedFeed(items: items, source: .remote, cacheSave: .saved, revalidated: revalidated)
         } catch let error as NewerCacheError {
             logger?.notice("Did not cache the loaded feed: a newer one was saved meanwhile", metadata: ["newer": "\(error.timestamp)"])
-            return LoadedFeed(items: items, source: .remote, cacheSave: .superseded(by: error.timestamp), revalidated: revalidated)
+            return LoadedFeed(items: items, source: .remote, cacheSave: .superseded(by: error), revalidated: revalidated)
         } catch {
             logger?.warning("Could not cache the loaded feed", metadata: ["error": "\(error)"])
             return LoadedFeed(items: items, source: .remote, cacheSave: .failed(error), revalidated: revalidated)

@@ -95,8 +95,8 @@ public struct CacheLogFeedStore: FeedStore {
             try await log.append(events)
             return
         }
-        if case .superseded(let live) = try await log.append(events, unlessSupersededSince: since, liveAt: key) {
-            throw NewerCacheError(timestamp: live.timestamp)
+        if let refused = NewerCacheError(try await log.append(events, unlessSupersededSince: since, liveAt: key), loadBegan: since) {
+            throw refused
         }
     }
 

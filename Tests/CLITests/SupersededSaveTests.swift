@@ -66,8 +66,10 @@ struct SupersededSaveTests {
         #expect(json["cached"] as? Bool == false, "\(refused.stdout)")
         #expect(json.string("source") == "remote")
         #expect((json["items"] as? [Any])?.count == 2)
-        #expect(refused.stderrLines.last?.hasPrefix("cachelog: the items were loaded from the remote but not cached: a newer cache") == true,
+        #expect(refused.stderrLines.last?.hasPrefix("cachelog: the items were loaded from the remote but not cached: a newer cache (seq ") == true,
                 "\(refused.stderr)")
+        // Which save was kept, and why it counts as newer: by the log's order, not the clocks.
+        #expect(refused.stderrLines.last?.contains(") was kept: its request began at seq ") == true, "\(refused.stderr)")
 
         let state = try await sandbox.cachelog("state", "--format", "json")
         #expect(state.status == ExitCode.ok, "\(state)")

@@ -66,6 +66,11 @@ struct ClientWritesTests {
         #expect(loaded.items.count == 2, "the caller still gets the remote's items")
         #expect(!loaded.cacheSave.isSaved, "\(loaded.cacheSave)")
         #expect(try client.existingLog()?.isLive("films") == false)
+        // It says the removal stays, not that a newer cache was kept: nothing is live.
+        let refusal = try #require(loaded.cacheSave.newerCache)
+        #expect(refusal.removal && refusal.seq == 3 && refusal.loadBegan == 2, "\(refusal)")
+        #expect(refusal.description.hasPrefix("the cache was removed (seq 3, at ") && refusal.description.hasSuffix(
+            ") after this load began (at seq 2), and its answer does not bring it back"), "\(refusal)")
         // A load that begins after the removal saves as usual.
         world.serve(["/films.json": .json(Bodies.films)])
         #expect(try await films.load().cacheSave.isSaved)
@@ -170,7 +175,7 @@ struct ClientWritesTests {
 
         #expect(await world.server.waitForRequests(count: 2), "the later load joined the earlier one")
         answer.open()
-        #expect(try await before.value.cacheSave == .superseded(by: world.clock.date))
+        #expect(try await before.value.cacheSave.newerCache?.timestamp == world.clock.date)
         #expect(try await after.value.cacheSave.isSaved)
     }
 

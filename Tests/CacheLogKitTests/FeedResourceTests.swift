@@ -156,7 +156,7 @@ struct FeedResourceTests {
         let refused = try await older
 
         #expect(newer.cacheSave == .saved)
-        #expect(refused.cacheSave == .superseded(by: newer.timestamp))
+        #expect(refused.cacheSave.newerCache?.timestamp == newer.timestamp)
         #expect(try client.log().entry("films")?.timestamp == newer.timestamp)
         let dimensions = [("contract", "films")]
         #expect(try metrics.expectCounter("cachelog_saves_total", dimensions).totalValue == 1)
@@ -245,7 +245,7 @@ struct FeedResourceTests {
         let refused = try await older
 
         #expect(newer.isCached)
-        #expect(refused.cacheSave == .superseded(by: newer.timestamp))
+        #expect(refused.cacheSave.newerCache?.timestamp == newer.timestamp)
         #expect(!refused.isCached)
         #expect(try log.entry("films")?.timestamp == newer.timestamp)
     }
@@ -314,7 +314,7 @@ struct FeedResourceTests {
         let refused = try await first
 
         #expect(second.cacheSave == .saved && second.timestamp == began + offset)
-        #expect(refused.cacheSave == .superseded(by: began + offset))
+        #expect(refused.cacheSave.newerCache?.timestamp == began + offset)
         #expect(!refused.isCached && refused.items.count == 2)
         let live = try #require(try client.log().retrieve("films"))
         #expect(live.timestamp == began + offset)

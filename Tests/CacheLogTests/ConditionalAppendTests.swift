@@ -51,8 +51,8 @@ struct ConditionalAppendTests {
 
         let refused = try await log.append(save("films", "[2]"), unlessSupersededSince: began, liveAt: "films")
 
-        guard case .superseded(let removal) = refused else { Issue.record("appended: \(refused)"); return }
-        #expect(removal.key == "films" && removal.seq == 3)
+        guard case .removed(let seq, _) = refused else { Issue.record("not refused for the removal: \(refused)"); return }
+        #expect(seq == 3)
         #expect(try log.lastSeq() == 3 && !log.isLive("films"))
         #expect(try await log.append(save("films", "[3]"), unlessSupersededSince: 3, liveAt: "films") == .appended(4...5))
         #expect(try log.retrieve("films")?.payload == payload("[3]"))

@@ -91,7 +91,8 @@ struct CacheLogFeedStoreTests {
         let behind = fixedCurrentDate - 2 * 86_400
         try await LocalFeedLoader<TestItem>(store: second, currentDate: { behind }).save(uniqueItems())
 
-        await #expect(throws: NewerCacheError(timestamp: behind)) {
+        // The refusal names the save it kept (seq 2, its request began at seq 0) and this load's start.
+        await #expect(throws: NewerCacheError(timestamp: behind, seq: 2, loadBegan: 0, keptLoadBegan: 0)) {
             try await LocalFeedLoader<TestItem>(store: first, currentDate: { fixedCurrentDate }).save(uniqueItems())
         }
         #expect(try log.entry("films")?.timestamp == behind && log.entry("films")?.since == 0)

@@ -112,6 +112,7 @@ struct CacheLogWriter: AsyncParsableCommand {
                 switch try await log.append(events, unlessSupersededSince: since, liveAt: key) {
                 case .appended(let range, _): line = "\(range.lowerBound) \(range.upperBound)"
                 case .superseded(let live): line = "superseded \(live.seq) \(since)"
+                case .removed(let seq, _): line = "removed \(seq) \(since)"
                 }
             }
             // Unbuffered, so every acknowledged append reaches the parent before a kill can lose it.

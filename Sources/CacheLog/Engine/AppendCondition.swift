@@ -40,5 +40,8 @@ struct StoredPut: Sendable {
 /// concerns while the rest of the group commits. Only a conditional append can meet it, and
 /// ``EventLog/append(_:unlessSupersededSince:liveAt:leavingNewer:)`` turns it into ``AppendOutcome/superseded(by:)``.
 struct SupersededBatch: Error {
+    /// The newer live entry, or the removal's delete (its seq, its recorded time as timestamp).
     var live: LogState.Entry
+    /// Whether `live` is a removal.
+    var removal = false
 }

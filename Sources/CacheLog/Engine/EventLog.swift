@@ -441,8 +441,8 @@ public final class EventLog: Sendable {
     /// rest of the batch is appended; ``AppendOutcome/appended(_:leftOut:)`` names the keys left out.
     ///
     /// - Returns: ``AppendOutcome/appended(_:leftOut:)`` with the seqs the batch got, or
-    ///   ``AppendOutcome/superseded(by:)`` with the newer live entry, or an entry naming the
-    ///   removal (its seq, and the time it was recorded as its timestamp).
+    ///   ``AppendOutcome/superseded(by:)`` with the newer live entry, or
+    ///   ``AppendOutcome/removed(seq:at:)`` naming the removal.
     /// - Throws: what ``append(_:)-([Event])`` throws, ``CacheLogError/emptyKey`` or
     ///   ``CacheLogError/keyTooLong(length:maximum:)`` for `key`, and
     ///   ``CacheLogError/emptyBatch`` when `others` are given and no event is about `key`.
@@ -470,6 +470,7 @@ public final class EventLog: Sendable {
             let appended = try await prepareAndAppend(recorded, conditions: conditions)
             return .appended(appended.range, leftOut: appended.leftOut.map { String(decoding: $0, as: UTF8.self) })
         } catch let superseded as SupersededBatch {
+            if superseded.removal { return .removed(seq: superseded.live.seq, at: superseded.live.timestamp) }
             return .superseded(by: superseded.live)
         }
     }

@@ -125,12 +125,12 @@ struct LogTables {
                     if liveEntryIfReadable(txn, key: condition.key) == nil { leftOut.append(condition.key) }
                     continue
                 }
-                guard let live = try supersedingEntry(txn, for: condition) else { continue }
+                guard let superseding = try supersedingEntry(txn, for: condition) else { continue }
                 guard condition.wholeBatch else {
                     leftOut.append(condition.key)
                     continue
                 }
-                ranges.append(.failure(SupersededBatch(live: live)))
+                ranges.append(.failure(superseding))
                 continue batches
             }
             let events = leftOut.isEmpty ? batch : batch.filter { event in !leftOut.contains { $0.elementsEqual(event.key) } }
@@ -206,13 +206,15 @@ struct LogTables {
     /// transaction's own appends, so a batch earlier in the same group counts. An entry whose put
     /// cannot be read counts as none, as it does for a plain append: a damaged row that names
     /// another record must not make a save wait for ever.
-    private func supersedingEntry(_ txn: Transaction, for condition: AppendCondition) throws -> LogState.Entry? {
-        if let removal = try explicitRemoval(txn, key: condition.key, after: condition.since) { return removal }
+    private func supersedingEntry(_ txn: Transaction, for condition: AppendCondition) throws -> SupersededBatch? {
+        if let removal = try explicitRemoval(txn, key: condition.key, after: condition.since) {
+            return SupersededBatch(live: removal, removal: true)
+        }
         guard let row = liveEntryIfReadable(txn, key: condition.key),
               let live = try checkedAgainstItsPut(row, key: condition.key, txn),
               live.supersedes(aFetchBeganAt: condition.since)
         else { return nil }
-        return live
+        return SupersededBatch(live: live)
     }
 
     /// An explicit delete of `key` committed after `position`, as an entry naming the delete (its

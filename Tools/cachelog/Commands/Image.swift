@@ -106,7 +106,7 @@ struct Image: AsyncParsableCommand, DatabaseCommand, FormattedCommand, NetworkCo
             }
             switch loaded.cacheSave {
             case .failed(let error): throw CLIFailure("the image was loaded from the remote but not cached: \(error)")
-            case .superseded(let newer): throw CLIFailure("the image was loaded from the remote but not cached: \(NewerCacheError(timestamp: newer))")
+            case .superseded(let newer): throw CLIFailure("the image was loaded from the remote but not cached: \(newer)")
             case .saved, .notAttempted: break
             }
         }

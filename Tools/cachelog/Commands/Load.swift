@@ -72,7 +72,8 @@ struct Load: AsyncParsableCommand, DatabaseCommand, FormattedCommand, NetworkCom
             --format json has "cached": false, and the exit code is 1. So it is when a newer cache \
             was saved during this load: a save never replaces a newer cache, and which is newer is \
             the log's order, not a clock: a load whose request began no later than that of the \
-            cache saved meanwhile (by another process, whatever its --now) leaves that cache alone.
+            cache saved meanwhile (by another process, whatever its --now) leaves that cache alone, \
+            and the line names the save it kept and why; a removal made during the load stays too.
 
             --format json prints {"source", "key", "cached", "revalidated", "timestamp", "age", \
             "items"}: where the items came from (remote or cache), whether they are in the cache \

@@ -41,7 +41,7 @@ struct LoadReport: Encodable {
         saveError = switch (loaded.source, loaded.cacheSave) {
         case (.cache, _), (.remote, .saved): nil
         case (.remote, .failed(let error)): error
-        case (.remote, .superseded(let newer)): NewerCacheError(timestamp: newer)
+        case (.remote, .superseded(let newer)): newer
         // Every remote feed passes the cache decorator; one that did not was not saved either.
         case (.remote, .notAttempted): CLIFailure("the items were not handed to the cache")
         }
