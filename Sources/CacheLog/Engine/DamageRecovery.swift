@@ -66,7 +66,8 @@ struct DamagedDataFile {
     /// `data.mdb.damaged-20261207T141828Z`, or with `-2`, `-3`, … when that name is taken.
     private static func asideName(in path: String, at now: Date) -> String {
         var time = tm()
-        var seconds = time_t(now.timeIntervalSince1970.rounded(.down))
+        // The app's clock names the file; one that says no real time names it by 1970.
+        var seconds = time_t(exactly: now.timeIntervalSince1970.rounded(.down)) ?? 0
         gmtime_r(&seconds, &time)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let date = "\(Int(time.tm_year) + 1900)\(two(time.tm_mon + 1))\(two(time.tm_mday))"

@@ -218,7 +218,7 @@ final class Environment: @unchecked Sendable {
     /// was rewritten before it could be read (two commits since `txn` began).
     @available(*, noasync)
     func checkPages(_ txn: Transaction) throws -> Bool {
-        try PageTreeCheck.check(env: raw, commit: Int(mdb_txn_id(txn.raw)), path: path)
+        try PageTreeCheck.check(env: raw, commit: Int(exactly: mdb_txn_id(txn.raw)) ?? -1, path: path)
     }
 
     /// How many copies a reader without the lock file makes before it says the database was

@@ -96,13 +96,14 @@ struct MetaPages {
 
     /// Refuses meta pages LMDB's open would follow into a crash, before it opens `path`: what
     /// it reads before any check of ours can run. A file too short to hold them is LMDB's to
-    /// judge (a database being created), and so is one that is no database.
+    /// judge (a database being created).
+    ///
+    /// - Throws: ``CacheLogError/damaged(path:page:detail:)`` when one meta page is damaged,
+    ///   ``CacheLogError/notADatabase(path:detail:)`` when neither is one LMDB could read.
     static func refuseDamage(_ path: String) throws {
         let descriptor = open(path + "/data.mdb", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
-        // A page size LMDB's open divides by, or maps the file by, is refused before it opens;
-        // a file too short for the meta pages is left to LMDB (a database being created).
         // Creation writes both pages under LMDB's lock, which this read does not take: what it
         // refuses, it reads again a moment later first.
         for attempt in 0..<3 {

@@ -53,7 +53,7 @@ struct PageTreeCheck {
             try lmdbCheck(code, "mdb_txn_begin")
             guard let txn else { throw CacheLogError.lmdb("mdb_txn_begin", EINVAL) }
             defer { mdb_txn_abort(txn) }
-            if try check(env: env, commit: Int(mdb_txn_id(txn)), path: path) { return }
+            if try check(env: env, commit: Int(exactly: mdb_txn_id(txn)) ?? -1, path: path) { return }
         }
         throw CacheLogError.overlappedWrites(path: path)
     }
