@@ -123,28 +123,6 @@ final class Sandbox: Sendable {
     }
 }
 
-/// Waits for `process` to exit, at most `timeout`; then terminates it, and kills it if it still
-/// lingers. Returns whether it exited by itself.
-func waitForExit(_ process: Process, timeout: Duration) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    while process.isRunning && clock.now < deadline {
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    guard process.isRunning else { return true }
-    process.terminate()
-    let grace = clock.now.advanced(by: .seconds(2))
-    while process.isRunning && clock.now < grace {
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    let last = clock.now.advanced(by: .seconds(2))
-    while process.isRunning && clock.now < last {
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return false
-}
-
 /// A long-running `cachelog` (such as `replay --follow`) whose stdout is read as it comes.
 final class Child: @unchecked Sendable {
     private let process: ChildProcess
@@ -211,7 +189,10 @@ private enum PTY {
 
 /// Runs `cachelog arguments` with stdout (and with `stderrToo`, stderr) on a pseudo-terminal, the
 /// way a person at a terminal sees it, and returns what it printed there (the terminal turns "\n"
-/// into "\r\n"). Expects exit status `status`.
+/// into "\r\n"). Expects exit status `status`. Started with posix_spawn (``ChildProcess``), not
+/// Foundation's `Process`, whose `run()` on Linux reads past a directory entry of /proc/self/fd
+/// and, now and then, past the end of a page: a SIGSEGV of the whole test run
+/// (swift-corelibs-foundation #5472).
 func runOnTerminal(
     _ sandbox: Sandbox, _ arguments: [String], environment extra: [String: String] = [:], stderrToo: Bool = false,
     status expected: Int32 = 0
@@ -221,18 +202,12 @@ func runOnTerminal(
     defer { close(master) }
     try #require(PTY.unlock(master), "grantpt/unlockpt failed")
     let name = try #require(PTY.name(master), "ptsname failed")
-    let slave = open(name, O_RDWR | O_NOCTTY)
-    try #require(slave >= 0, "cannot open \(name)")
-    let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
-    let process = Process()
-    process.executableURL = sandbox.executable
-    process.arguments = arguments
-    process.environment = sandbox.environment(extra)
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = terminal
-    process.standardError = stderrToo ? terminal : FileHandle.nullDevice
-    try process.run()
-    try terminal.close()
+    // Held open until the child has its own: a primary side with no replica open reads as ended.
+    let replica = open(name, O_RDWR | O_NOCTTY)
+    try #require(replica >= 0, "cannot open \(name)")
+    let child = try ChildProcess(
+        sandbox.executable, arguments, environment: sandbox.environment(extra), terminal: name, terminalGetsStderr: stderrToo)
+    close(replica)
 
     // Read while the child runs (a terminal's buffer is small), then drain what is left.
     var output = Data()
@@ -246,12 +221,12 @@ func runOnTerminal(
             // EIO: the child closed its end and everything was read.
             if count <= 0 { break }
             output.append(contentsOf: buffer[0..<count])
-        } else if !process.isRunning {
+        } else if !child.isRunning {
             break
         }
     }
-    let finished = await waitForExit(process, timeout: .seconds(5))
-    #expect(finished && process.terminationStatus == expected, "cachelog \(arguments.joined(separator: " ")) on a terminal: exit \(process.terminationStatus)")
+    let ended = await child.finish(timeout: .seconds(5))
+    #expect(ended.exited && ended.status == expected, "cachelog \(arguments.joined(separator: " ")) on a terminal: exit \(ended.status)")
     return String(decoding: output, as: UTF8.self)
 }
 

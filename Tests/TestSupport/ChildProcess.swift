@@ -39,8 +39,13 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`; stdin is empty. `environment` defaults to this
     /// process's. The child starts with every signal at its default action and unblocked, and
-    /// with no descriptor of ours but its stdin, stdout and stderr.
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
+    /// with no descriptor of ours but its stdin, stdout and stderr. `terminal`: the path of a
+    /// pseudo-terminal's replica for its stdout (and, with `terminalGetsStderr`, its stderr),
+    /// which the caller reads from the primary side.
+    public init(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, terminal: String? = nil,
+        terminalGetsStderr: Bool = false
+    ) throws {
         let id = UUID().uuidString
         output = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(id).out")
         errors = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(id).err")
@@ -56,8 +61,16 @@ public final class ChildProcess: @unchecked Sendable {
         // An empty file of the run's own, not /dev/null: no test hands a child a system node
         // (Tests/README.md).
         posix_spawn_file_actions_addopen(&actions, 0, input.path, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_TRUNC, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY | O_TRUNC, 0)
+        if let terminal {
+            posix_spawn_file_actions_addopen(&actions, 1, terminal, O_RDWR | O_NOCTTY, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_TRUNC, 0)
+        }
+        if let terminal, terminalGetsStderr {
+            posix_spawn_file_actions_addopen(&actions, 2, terminal, O_RDWR | O_NOCTTY, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY | O_TRUNC, 0)
+        }
         _ = Self.closeFrom?(&actions, 3)
 
         var attributes = posix_spawnattr_t()
