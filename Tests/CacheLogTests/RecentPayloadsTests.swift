@@ -194,16 +194,24 @@ struct RecentPayloadsTests {
     /// The base of the live delta damaged after both were saved: the next save is not made a
     /// delta on a chain that cannot be rebuilt (the remembered bytes of the live delta do not
     /// vouch for its base); it is stored whole and reads back.
-    @Test func aDamagedBaseUnderTheLiveDelta_makesTheNextSaveWhole_andItReadsBack() async throws {
-        let dir = try TemporaryDirectory()
+    /// A whole put of a 100-film feed, then a delta against it, then a byte of the whole one's
+    /// payload flipped: the live delta stands on a damaged base.
+    private func deltaOnADamagedBase(_ dir: TemporaryDirectory, seed: UInt64)
+        async throws -> (log: EventLog, base: UInt64, delta: UInt64, feed: FilmFeed, generator: SeededGenerator) {
         let log = try makeLog(dir)
-        var generator = SeededGenerator(seed: 37)
+        var generator = SeededGenerator(seed: seed)
         var feed = FilmFeed(count: 100, using: &generator)
         let base = try await DeltaTests.save(log, feed.payload, at: 1)
         feed.change(2, using: &generator)
         let delta = try await DeltaTests.save(log, feed.payload, at: 2)
-        #expect(try DeltaTests.rawPut(delta, in: log).base == base)
+        try #require(try DeltaTests.rawPut(delta, in: log).base == base)
         try RawLMDB.flipByte(of: base, in: log, offsetFromEnd: 300)
+        return (log, base, delta, feed, generator)
+    }
+
+    @Test func aDamagedBaseUnderTheLiveDelta_makesTheNextSaveWhole_andItReadsBack() async throws {
+        let dir = try TemporaryDirectory()
+        var (log, _, _, feed, generator) = try await deltaOnADamagedBase(dir, seed: 37)
 
         feed.change(2, using: &generator)
         let put = try await DeltaTests.save(log, feed.payload, at: 3)
@@ -216,14 +224,7 @@ struct RecentPayloadsTests {
     /// replay with payloads says the delta is built on the damaged seq, as a load does.
     @Test func aReplayWithPayloads_ofADeltaOnADamagedBase_namesTheBaseAsTheDamagedRecord() async throws {
         let dir = try TemporaryDirectory()
-        let log = try makeLog(dir)
-        var generator = SeededGenerator(seed: 39)
-        var feed = FilmFeed(count: 100, using: &generator)
-        let base = try await DeltaTests.save(log, feed.payload, at: 1)
-        feed.change(2, using: &generator)
-        let delta = try await DeltaTests.save(log, feed.payload, at: 2)
-        try #require(try DeltaTests.rawPut(delta, in: log).base == base)
-        try RawLMDB.flipByte(of: base, in: log, offsetFromEnd: 300)
+        let (log, base, delta, _, _) = try await deltaOnADamagedBase(dir, seed: 39)
         log.recentPayloads.forget(Array("films".utf8))
 
         let items = try log.events(EventQuery(from: .seq(delta), to: .seq(delta), includePayload: true))
