@@ -101,9 +101,7 @@ final class Environment: @unchecked Sendable {
         case _ where DataFileLength.tooShortForMetaPages(path):
             throw CacheLogError.truncated(path: path, size: DataFileLength.dataFileSize(path) ?? 0, expected: nil)
         case MDB_INVALID, MDB_VERSION_MISMATCH:
-            if let page = MetaPages.damagedMeta(path) {
-                throw CacheLogError.damaged(path: path, page: page, detail: "is not a meta page LMDB can read, while the other is")
-            }
+            // One damaged meta page was refused before the open (MetaPages.refuseDamage).
             throw CacheLogError.notADatabase(path: path, detail: String(cString: mdb_strerror(code)))
         case ENOENT where readOnly:
             throw CacheLogError.noDatabase(path: path)
