@@ -24,7 +24,10 @@ extension CacheClient {
         guard let log = try opener.existing() else { return [] }
         // A database this user cannot write was opened to read (its caches still serve); a
         // validation that would write says so once, rather than failing each key.
-        if log.isReadOnly && !dryRun && !opener.readOnlyByChoice { throw CacheLogError.notWritable(path: log.path) }
+        if log.isReadOnly && !dryRun && !opener.readOnlyByChoice {
+            try opener.refuseWritesByDenial(log)
+            throw CacheLogError.readOnly
+        }
         // A client that asked to read only, sharing the log of one that writes (`EventLog.shared`).
         if opener.readOnlyByChoice && !dryRun && !log.isReadOnly { throw CacheLogError.readOnly }
         let keys = try key.map { [$0] } ?? log.state().entries.map(\.key)

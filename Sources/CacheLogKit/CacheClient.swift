@@ -102,7 +102,9 @@ public final class CacheClient: Sendable {
     /// open once per process: `EventLog.shared(path:options:)`), with the options it was opened
     /// with: its durability, and its clock for the times the log records (each client stamps its
     /// own saves). Make a writing client before a read-only one: a log opened read-only cannot
-    /// take a later client's writes, and that client's init throws `.alreadyOpen`.
+    /// take a later client's writes, and that client's init throws `.alreadyOpen`. A database
+    /// this user or its file system cannot write is opened to read: its caches serve, and each
+    /// save throws `.notWritable(path:reason:)`, which says whether the file system is read-only.
     ///
     /// - Throws: `CacheLogError`: `.invalidRetention` for `options.retention` that no database
     ///   can keep, `.notADirectory` for a file, `.notADatabase` for a directory

@@ -11,6 +11,8 @@ import Locking
 /// a load that fails (no network, no cache) or a validation leaves the disk as it was.
 final class LogOpener: Sendable {
     private let opened: Locked<EventLog?>
+    /// Why the log was opened read-only when the client asked to write: what its saves throw.
+    private let denied: Locked<CacheLogError?> = Locked(nil)
     /// The database directory, when the client opened it itself.
     let path: String?
     private let options: EventLog.Options
@@ -30,29 +32,43 @@ final class LogOpener: Sendable {
     init(path: String, options: EventLog.Options) throws {
         self.path = path
         self.options = options
-        opened = Locked(try Self.openExisting(path, options))
+        opened = Locked(nil)
+        try opened.withLock { log in log = try openExisting() }
     }
 
-    /// The database at `path` if there is one; read-only when this user or its file system
-    /// cannot write it, so that the cache still serves (saves then fail as read-only). A log
+    /// The database at ``path`` if there is one; read-only when this user or its file system
+    /// cannot write it, so that the cache still serves (its saves then throw why). A log
     /// another client (or the app) of this process has open on it is shared (`EventLog.shared`).
-    private static func openExisting(_ path: String, _ options: EventLog.Options) throws -> EventLog? {
+    private func openExisting() throws -> EventLog? {
+        guard let path else { return nil }
         var reading = options
         reading.createIfMissing = false
         do {
             return try EventLog.shared(path: path, options: reading)
         } catch CacheLogError.noDatabase {
             return nil
-        } catch CacheLogError.notWritable where !options.readOnly {
+        } catch let error as CacheLogError where !options.readOnly {
+            guard case .notWritable = error else { throw error }
             reading.readOnly = true
-            return try EventLog.shared(path: path, options: reading)
+            let log = try EventLog.shared(path: path, options: reading)
+            denied.withLock { $0 = error }
+            return log
         }
+    }
+
+    /// A write through a log this client opened read-only because it could not write throws
+    /// why (``CacheLogError/notWritable(path:reason:)``), not that the log is read-only.
+    func refuseWritesByDenial(_ log: EventLog) throws {
+        guard log.isReadOnly, let denial = denied.withLock({ $0 }) else { return }
+        throw denial
     }
 
     /// The log to delete or expire in, or `nil` when there is no database yet; creates nothing.
     func existingForWriting() throws -> EventLog? {
         try refuseWritesByChoice()
-        return try existing()
+        guard let log = try existing() else { return nil }
+        try refuseWritesByDenial(log)
+        return log
     }
 
     /// A client that asked to read only writes nothing, even through a log it shares with a
@@ -65,8 +81,7 @@ final class LogOpener: Sendable {
     func existing() throws -> EventLog? {
         try opened.withLock { log in
             if let log { return log }
-            guard let path else { return nil }
-            log = try Self.openExisting(path, options)
+            log = try openExisting()
             return log
         }
     }
@@ -76,7 +91,7 @@ final class LogOpener: Sendable {
     /// save that could never land leaves the disk as it was.
     func writable(for keys: [String]) throws -> EventLog {
         try refuseWritesByChoice()
-        return try opened.withLock { log in
+        let log: EventLog = try opened.withLock { log in
             if let log { return log }
             guard let path else { throw CacheLogError.noDatabase(path: "") }
             if let long = keys.first(where: { $0.utf8.count > EventLog.keySizeLimit }) {
@@ -86,5 +101,7 @@ final class LogOpener: Sendable {
             log = created
             return created
         }
+        try refuseWritesByDenial(log)
+        return log
     }
 }

@@ -60,7 +60,7 @@ struct ValidateDryRunTests {
 
         // A real validation has to write: one line says it cannot, and nothing is written.
         let validate = try await sandbox.runAsReader("--now", later, "validate")
-        #expect(validate.status == ExitCode.failure && validate.stderrLines == ["cachelog: \(sandbox.db) is not writable"], "\(validate)")
+        #expect(validate.status == ExitCode.failure && validate.stderrLines == ["cachelog: \(sandbox.db) is not writable: this user may not write it (permission denied)"], "\(validate)")
         #expect(try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before, "a reader changed the database's files")
 
         // Without read access to the data, it says that, not "not writable".

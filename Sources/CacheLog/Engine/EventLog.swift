@@ -161,16 +161,12 @@ public final class EventLog: Sendable {
             } else {
                 try Self.refuseDataFileThatIsNoFile(in: path)
             }
-            if !options.readOnly && !fileManager.isWritableFile(atPath: path) {
-                throw CacheLogError.notWritable(path: path)
+            if !options.readOnly, let denial = WriteAccess.denial(of: path) {
+                throw CacheLogError.notWritable(path: path, reason: denial)
             }
         } else {
             if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
-            do {
-                try PrivateDirectory.create(path)
-            } catch {
-                throw CacheLogError.notWritable(path: path)
-            }
+            try PrivateDirectory.create(path)
         }
         let canonical = OpenPaths.canonical(path)
         try OpenPaths.claim(canonical)

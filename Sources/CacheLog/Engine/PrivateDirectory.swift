@@ -16,6 +16,9 @@ import Darwin
 enum PrivateDirectory {
     /// Creates `path` and the directories missing above it, each 0700 (less what the umask
     /// removes). Another process creating one of them at the same moment is no failure.
+    ///
+    /// - Throws: ``CacheLogError/notWritable(path:reason:)`` for `path`, with the reason of the
+    ///   directory that could not be made.
     static func create(_ path: String) throws {
         var missing: [String] = []
         var current = path
@@ -24,9 +27,9 @@ enum PrivateDirectory {
             current = parent(of: current)
         }
         for directory in missing.reversed() where mkdir(directory, 0o700) != 0 {
-            guard errno == EEXIST, isDirectory(atPath: directory) == true else {
-                // "NSFilePath" is NSFilePathErrorKey, which FoundationEssentials does not name.
-                throw CocoaError(.fileWriteNoPermission, userInfo: ["NSFilePath": directory])
+            let code = errno
+            guard code == EEXIST, isDirectory(atPath: directory) == true else {
+                throw CacheLogError.notWritable(path: path, reason: WriteAccess.denial(errno: code))
             }
         }
     }

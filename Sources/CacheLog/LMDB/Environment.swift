@@ -108,7 +108,7 @@ final class Environment: @unchecked Sendable {
         case EACCES where readOnly:
             throw CacheLogError.notReadable(path: path)
         case EACCES, EROFS:
-            throw CacheLogError.notWritable(path: path)
+            throw CacheLogError.notWritable(path: path, reason: WriteAccess.denial(errno: code))
         default:
             throw CacheLogError.lmdb("mdb_env_open", code)
         }

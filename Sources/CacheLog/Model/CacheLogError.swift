@@ -11,8 +11,8 @@ import Foundation
 public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database path exists but is a file, not a directory.
     case notADirectory(path: String)
-    /// The directory cannot be written (permissions, read-only file system).
-    case notWritable(path: String)
+    /// The database cannot be written, and why (a read-only file system, file modes).
+    case notWritable(path: String, reason: WriteDenial)
     /// A read-only open may not read the data file (another user's database, mode 0600).
     case notReadable(path: String)
     /// A read-only open that may not write the lock file reads a copy of the database, as
@@ -100,8 +100,8 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .notADirectory(let path):
             return "\(path) is a file, not a database directory"
-        case .notWritable(let path):
-            return "\(path) is not writable"
+        case .notWritable(let path, let reason):
+            return "\(path) is not writable: \(reason)"
         case .notReadable(let path):
             return "\(path)/data.mdb is not readable by this user; reading needs read access to it"
         case .overlappedWrites(let path):
