@@ -271,7 +271,7 @@ struct DeltaTests {
         var feed = FilmFeed(count: 100, using: &generator)
         let base = try await Self.save(log, feed.payload, at: 1)
         feed.change(2, using: &generator)
-        let prepared = try log.prepare([.delete(key: "films", reason: .replaced),
+        let prepared = try log.preparation.prepare([.delete(key: "films", reason: .replaced),
                                         .put(key: "films", payload: feed.payload, timestamp: Date(timeIntervalSince1970: 3))]).events
         #expect(prepared[1].delta?.base == base)
 
@@ -295,7 +295,7 @@ struct DeltaTests {
         var feed = FilmFeed(count: 100, using: &generator)
         let base = try await Self.save(log, feed.payload, at: 1)
         feed.change(2, using: &generator)
-        let prepared = try log.prepare([.delete(key: "films", reason: .replaced),
+        let prepared = try log.preparation.prepare([.delete(key: "films", reason: .replaced),
                                         .put(key: "films", payload: feed.payload, timestamp: Date(timeIntervalSince1970: 3))]).events
         try await Self.save(log, FilmFeed(count: 100, using: &generator).payload, at: 2)
 
@@ -315,7 +315,7 @@ struct DeltaTests {
         var feed = FilmFeed(count: 100, using: &generator)
         let base = try await Self.save(log, feed.payload, at: 1)
         feed.change(2, using: &generator)
-        let prepared = try log.prepare([.delete(key: "films", reason: .replaced),
+        let prepared = try log.preparation.prepare([.delete(key: "films", reason: .replaced),
                                         .put(key: "films", payload: feed.payload, timestamp: Date(timeIntervalSince1970: 3))]).events
         #expect(prepared[1].delta?.base == base)
         try RawLMDB.flipByte(of: base, in: log, offsetFromEnd: 300)

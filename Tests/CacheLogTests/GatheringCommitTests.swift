@@ -11,7 +11,7 @@ import Testing
 @Suite("A commit gathers the appends on their way", .hangGuard)
 struct GatheringCommitTests {
     static func save(_ log: EventLog, _ key: String) throws -> [EventCodec.Prepared] {
-        try log.prepare([.put(key: key, payload: Data("{\"key\":\"\(key)\"}".utf8), timestamp: Date(timeIntervalSince1970: 1))]).events
+        try log.preparation.prepare([.put(key: key, payload: Data("{\"key\":\"\(key)\"}".utf8), timestamp: Date(timeIntervalSince1970: 1))]).events
     }
 
     @Test func anAppendOnItsWay_whenACommitStarts_sharesThatCommit() async throws {

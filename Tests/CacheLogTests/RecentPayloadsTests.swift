@@ -67,7 +67,7 @@ struct RecentPayloadsTests {
         let stale = try #require(log.recentPayloads.version(of: key))
 
         feed.change(3, using: &generator)
-        let elsewhere = try log.prepare([.delete(key: "films", reason: .replaced),
+        let elsewhere = try log.preparation.prepare([.delete(key: "films", reason: .replaced),
                                          .put(key: "films", payload: feed.payload, timestamp: Date(timeIntervalSince1970: 2))]).events
         let live = try await log.writer.append(elsewhere).range.upperBound
         #expect(log.recentPayloads.version(of: key)?.seq == stale.seq, "nothing told this log")

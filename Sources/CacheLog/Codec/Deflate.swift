@@ -22,7 +22,7 @@ enum Deflate {
     private static let idleCompressors = Locked<[Int32: [OpaquePointer]]>([:])
     private static let idleDecompressors = Locked<[OpaquePointer]>([])
 
-    /// The largest payload a delta is tried for (``EventLog/deltaSizes``): a whole body the writer
+    /// The largest payload a delta is tried for (``DeltaDecision/sizes``): a whole body the writer
     /// makes of it, when its base is gone, always fits its record's u32 lengths.
     static let maximumInput = 64 << 20
 

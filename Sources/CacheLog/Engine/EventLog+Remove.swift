@@ -17,7 +17,7 @@ extension EventLog {
             if !unique.contains(where: { $0.bytes == bytes }) { unique.append((key, bytes)) }
         }
         guard !unique.isEmpty else { return [] }
-        let prepared = try prepare(unique.map { Event.delete(key: $0.key, reason: reason) }).events
+        let prepared = try preparation.prepare(unique.map { Event.delete(key: $0.key, reason: reason) }).events
         let conditions = unique.map { AppendCondition(key: $0.bytes, since: 0, wholeBatch: false, requiresLive: true) }
         do {
             let appended = try await writer.append(prepared, conditions: conditions)

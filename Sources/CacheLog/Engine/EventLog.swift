@@ -24,92 +24,6 @@ import Logging
 /// Open one instance per database directory and share it: LMDB forbids opening an environment
 /// twice in one process. All methods are safe to call from any task.
 public final class EventLog: Sendable {
-    /// How an instance opens and writes its database.
-    public struct Options: Sendable {
-        /// Open for reading only: never creates, never writes; appends throw ``CacheLogError/readOnly``.
-        /// It needs read access to `data.mdb` only. When `lock.mdb` cannot be written (another
-        /// user's database), writers cannot see this reader (LMDB's lock file holds the table of
-        /// readers that tells them which pages are in use), so it reads a private copy of the
-        /// database instead, in memory: the copy takes about as much memory as `data.mdb` has
-        /// pages in use (twice that while a newer copy replaces it), and a read that finds the
-        /// database changed since copies it again (measured: 7 ms for 12 MB, 70 ms for 120 MB).
-        /// Each read sees every commit made before it began, as with the lock file. A copy made
-        /// while another process commits twice or more is made again, a few times; then the read
-        /// throws ``CacheLogError/overlappedWrites(path:)``, and reading again usually succeeds.
-        public var readOnly: Bool
-        /// Create the database (and its directory) when there is none. When false, a missing
-        /// database is ``CacheLogError/noDatabase(path:)``, as it always is for `readOnly`.
-        public var createIfMissing: Bool
-        /// `.synced` (default): every commit is on disk when `append` returns.
-        public var durability: Durability
-        /// The LMDB map size to start with; the map doubles by itself whenever it fills.
-        public var initialMapSize: Int
-        /// Minimum number of events between checkpoints of the state.
-        public var checkpointInterval: Int
-        /// Compression level for payloads, 1 (fastest, the default) to 9 (smallest), as libdeflate
-        /// counts them (the records are zlib streams). Level 1 stores a typical JSON feed about 3.0×
-        /// smaller than its text; 6 stores it about 3.1× smaller and takes about 4× as long to
-        /// compress. The level is per record: records of any level read
-        /// back the same, so a database written at one level is read and appended to at another.
-        public var compressionLevel: Int
-        /// The clock that stamps `recordedAt`.
-        public var clock: @Sendable () -> Date
-        /// Where the engine reports map growth and cleared reader slots. Silent by default: a
-        /// library must not write to an app's stdout unless the app asks for it.
-        public var logger: Logger
-        /// The retention policy to record when this open creates the database (nil: none is
-        /// recorded, and the database follows ``RetentionPolicy/default`` until one is), with who
-        /// set it. A database that exists keeps its own.
-        public var initialRetention: (policy: RetentionPolicy, by: String)?
-        /// Apply the database's ``RetentionPolicy`` as appends go (on by default): every process
-        /// that writes keeps the database within it. Off, the log grows until
-        /// ``EventLog/applyRetention()`` or ``EventLog/compact(before:)`` is called; a benchmark
-        /// or a test that measures growth turns it off.
-        public var automaticRetention: Bool
-        /// What the open does when the data file is damaged: throw it (``DamageRecovery/fail``,
-        /// the default), or move it aside and start a new database (``DamageRecovery/moveAside``).
-        public var onDamage: DamageRecovery
-        /// Accept a database whose directory or files belong to, or may be written by, other users
-        /// (off by default): a cache a group shares on purpose. Off, an open that may write refuses
-        /// them (``CacheLogError/untrustedPath(path:detail:)``); links another user planted are
-        /// refused either way.
-        public var sharedWithOtherUsers: Bool
-
-        /// Options with every default spelled out; each parameter sets the property of its name.
-        /// `createIfMissing` is off when `readOnly` is on, `checkpointInterval` is at least 1, and
-        /// `compressionLevel` is clamped to 1...9.
-        public init(
-            readOnly: Bool = false, createIfMissing: Bool = true, durability: Durability = .synced, initialMapSize: Int = 64 << 20,
-            checkpointInterval: Int = 4096, compressionLevel: Int = 1, clock: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = Logger(label: "cachelog", factory: { _ in SwiftLogNoOpLogHandler() }), automaticRetention: Bool = true,
-            initialRetention: (policy: RetentionPolicy, by: String)? = nil, onDamage: DamageRecovery = .fail,
-            sharedWithOtherUsers: Bool = false
-        ) {
-            self.readOnly = readOnly
-            self.createIfMissing = createIfMissing && !readOnly
-            self.durability = durability
-            self.initialMapSize = initialMapSize
-            self.checkpointInterval = max(1, checkpointInterval)
-            self.compressionLevel = min(9, max(1, compressionLevel))
-            self.clock = clock
-            self.logger = logger
-            self.automaticRetention = automaticRetention
-            self.initialRetention = initialRetention
-            self.onDamage = onDamage
-            self.sharedWithOtherUsers = sharedWithOtherUsers
-        }
-    }
-
-    /// Whether a commit waits for the disk: the trade between losing the last commits in a crash
-    /// and the cost of the flush (LMDB syncs twice per commit: the data, then the meta page).
-    public enum Durability: Sendable {
-        /// Each commit is flushed to disk before `append` returns (concurrent appends share one flush).
-        case synced
-        /// Commits are not flushed; call ``EventLog/sync()``. A crash may lose the last commits,
-        /// never corrupt the database.
-        case unsynced
-    }
-
     /// The database directory.
     public let path: String
     /// The clock that stamps `recordedAt` (``Options/clock``), and what a follow up to a date
@@ -123,6 +37,8 @@ public final class EventLog: Sendable {
     let compressionLevel: Int32
     /// The payload each key last had here, for the next save's delta and the next load.
     let recentPayloads = RecentPayloads()
+    /// Validates and compresses what is appended, before it queues for the writer.
+    let preparation: PutPreparation
 
     /// Opens the database in directory `path`, creating it (and the directory) when it does not
     /// exist, if `options.createIfMissing`. A directory that holds other files is not taken over.
@@ -141,37 +57,11 @@ public final class EventLog: Sendable {
     /// from writing.
     init(path: String, options: Options, withoutLock: Bool) throws {
         try DatabasePath.check(path, writing: !options.readOnly, shared: options.sharedWithOtherUsers)
-        let fileManager = FileManager.default
-        if let isDirectory = isDirectory(atPath: path) {
-            guard isDirectory else { throw CacheLogError.notADirectory(path: path) }
-            let contents = (try? fileManager.contentsOfDirectory(atPath: path)) ?? []
-            if !contents.contains("data.mdb") {
-                // Another process may be inside LMDB's open, creating this database right now:
-                // it makes lock.mdb first and data.mdb a moment later. LMDB's exclusive lock on
-                // lock.mdb then makes this open wait until that one has written the meta pages,
-                // so a directory with nothing but lock.mdb is a database being born, not a stranger.
-                // A stranger is named as one even to an open that would not create: a client
-                // pointed at the wrong directory hears so when it opens, not at its first save.
-                // A damaged data file moved aside is kept beside its new database, which may not
-                // be there yet (another process moved it a moment ago).
-                guard contents.allSatisfy({ $0 == "lock.mdb" || $0.hasPrefix("data.mdb.damaged-") }) else {
-                    throw CacheLogError.notADatabase(path: path, detail: "directory holds other files and no data.mdb")
-                }
-                if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
-            } else {
-                try Self.refuseDataFileThatIsNoFile(in: path)
-            }
-            if !options.readOnly, let denial = WriteAccess.denial(of: path) {
-                throw CacheLogError.notWritable(path: path, reason: denial)
-            }
-        } else {
-            if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
-            try PrivateDirectory.create(path)
-        }
+        try LogOpening.prepareDirectory(path, options)
         let canonical = OpenPaths.canonical(path)
         try OpenPaths.claim(canonical)
         func openEnvironment() throws -> Environment {
-            if !options.readOnly { try Self.refuseEmptyDataFile(in: path) }
+            if !options.readOnly { try LogOpening.refuseEmptyDataFile(in: path) }
             return try Environment(
                 path: canonical, readOnly: options.readOnly, noSync: options.durability == .unsynced,
                 mapSize: options.initialMapSize, logger: options.logger, withoutLock: withoutLock)
@@ -192,10 +82,11 @@ public final class EventLog: Sendable {
         logger = options.logger
         compressionLevel = Int32(options.compressionLevel)
         tables = LogTables(environment.tables, checkpointInterval: options.checkpointInterval)
+        preparation = PutPreparation(environment: environment, tables: tables, recentPayloads: recentPayloads, level: compressionLevel)
         writer = Writer(environment: environment, tables: tables, clock: options.clock,
                         retains: options.automaticRetention && !options.readOnly)
         if !options.readOnly && environment.tables.stampedFormat < Environment.formatVersion {
-            try upgradeFormat()
+            try LogOpening.upgradeFormat(environment, tables, logger: logger)
         }
         if let movedAside {
             options.logger.warning("moved a damaged database aside", metadata: ["to": "\(movedAside.movedTo)", "damage": "\(movedAside.damage)"])
@@ -210,60 +101,6 @@ public final class EventLog: Sendable {
             _ = try environment.write { txn in try tables.append(txn, batches: [(events: [prepared], conditions: [])], now: clock()) }
         }
         registerShared(canonical)
-    }
-
-    /// Gives a database written by an earlier format what this one adds (the key index, the
-    /// `refs` table: one pass over the log, in one write transaction), on its first open for
-    /// writing. Until then, reads scan the log for one key's history; nothing else needs them.
-    private func upgradeFormat() throws {
-        let started = ContinuousClock.now
-        let tables = self.tables
-        let added = try environment.write { txn in try tables.upgradeFormat(txn) }
-        if added.keyIndex > 0 {
-            logger.notice("built the key index", metadata: ["entries": "\(added.keyIndex)", "took": "\(ContinuousClock.now - started)"])
-        }
-        if added.refs > 0 {
-            logger.notice("built the table of shared payloads", metadata: ["entries": "\(added.refs)", "took": "\(ContinuousClock.now - started)"])
-        }
-    }
-
-    /// A data.mdb that is not a regular file (a FIFO, a directory, a device) is no database: LMDB's
-    /// read-only open of a FIFO waited for a writer for ever, and a directory was called a
-    /// truncated file. Links are followed, as LMDB's open follows them.
-    private static func refuseDataFileThatIsNoFile(in path: String) throws {
-        var info = stat()
-        guard stat(path + "/data.mdb", &info) == 0 else { return }
-        let kind: String? = switch info.st_mode & S_IFMT {
-        case S_IFREG: nil
-        case S_IFIFO: "a FIFO"
-        case S_IFDIR: "a directory"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        default: "not a regular file"
-        }
-        if let kind { throw CacheLogError.notADatabase(path: path, detail: "its data.mdb is \(kind), not a file") }
-    }
-
-    /// LMDB takes an empty data.mdb for a new database and writes a fresh one over it, which
-    /// would hide a file truncated to nothing. An empty data.mdb is also what a process creating
-    /// the database has for the instant before it writes the meta pages (under LMDB's lock, in
-    /// the same call), so the file gets a moment to grow before it is called truncated.
-    private static func refuseEmptyDataFile(in path: String) throws {
-        let file = path + "/data.mdb"
-        // stat, not FileManager's attributesOfItem: that one also looks up the owner's user and
-        // group names, which `callgrind` of `cachelog load` counted as 5 % of the process.
-        func size() -> Int? {
-            var info = stat()
-            return stat(file, &info) == 0 ? Int(info.st_size) : nil
-        }
-        let deadline = Date().addingTimeInterval(2)
-        while size() == 0 {
-            guard Date() < deadline else {
-                throw CacheLogError.truncated(path: path, size: 0, expected: nil)
-            }
-            usleep(10_000)
-        }
     }
 
     /// Appends `events` as one atomic batch: all of them get consecutive seqs and are committed in
@@ -281,133 +118,16 @@ public final class EventLog: Sendable {
     /// payloads of the puts it stored.
     private func prepareAndAppend(_ events: [Event], conditions: [AppendCondition] = []) async throws -> AppendedBatch {
         writer.expectAppend()
-        let batch: PreparedBatch
+        let batch: PutPreparation.PreparedBatch
         do {
-            batch = try prepare(events)
+            batch = try preparation.prepare(events)
         } catch {
             writer.cancelExpectedAppend()
             throw error
         }
         let appended = try await writer.append(batch.events, conditions: conditions, expected: true)
-        remember(batch.versions, storedAs: appended.puts)
+        preparation.remember(batch.versions, storedAs: appended.puts)
         return appended
-    }
-
-    /// A batch ready for the writer, and the payloads of its puts to remember once it commits.
-    struct PreparedBatch {
-        var events: [EventCodec.Prepared]
-        var versions: [PendingVersion]
-    }
-
-    /// A put's payload, to remember once the writer has stored it (nil: nothing to remember of
-    /// this put).
-    struct PendingVersion {
-        var key: [UInt8]
-        var payload: Data?
-    }
-
-    /// Validates and compresses a batch on the calling task, before it queues for the writer, and
-    /// makes the deltas its puts may be stored as (a put stored as a delta is not compressed whole).
-    func prepare(_ events: [Event]) throws -> PreparedBatch {
-        guard !environment.readOnly else { throw CacheLogError.readOnly }
-        guard !events.isEmpty else { throw CacheLogError.emptyBatch }
-        var prepared = try events.map { event in
-            var deltaSized = false
-            if case .put(_, let payload, _, _, _) = event { deltaSized = Self.deltaSizes.contains(payload.count) }
-            return try EventCodec.prepare(event, maxKeySize: environment.maxKeySize, level: compressionLevel, compressing: !deltaSized)
-        }
-        addDeltas(to: &prepared)
-        var versions: [PendingVersion] = []
-        // A put that is a delta or equals its live version needs its whole body only if the
-        // writer finds its base gone: the writer compresses it then.
-        for index in prepared.indices where prepared[index].kind == .put {
-            let key = prepared[index].key
-            guard let payload = prepared[index].uncompressed else {
-                // Compressed already: not a size a delta is tried at, nothing to remember.
-                versions.append(PendingVersion(key: key, payload: nil))
-                continue
-            }
-            // A put equal to its live version as prepared is stored as a reference to it, which
-            // leaves the remembered version as it is, or whole (another put of the key in this
-            // batch came first), and then its payload is what its record holds.
-            if prepared[index].delta == nil && prepared[index].identical == nil { try prepared[index].compressBody() }
-            versions.append(PendingVersion(key: key, payload: payload))
-        }
-        return PreparedBatch(events: prepared, versions: versions)
-    }
-
-    /// Remembers the payloads a committed batch saved (``RecentPayloads``): for each key, its
-    /// last put in the batch (the one live after it), with the seq and CRC-32 the writer stored
-    /// it with. A last put stored as a reference leaves what is remembered of the key as it is
-    /// (the version it refers to is still the live payload's record); a key whose last put the
-    /// writer left out, or whose payload was not kept to remember, is forgotten.
-    private func remember(_ versions: [PendingVersion], storedAs puts: [StoredPut]) {
-        var last: [[UInt8]: PendingVersion] = [:]
-        for version in versions { last[version.key] = version }
-        var stored: [[UInt8]: StoredPut] = [:]
-        for put in puts { stored[put.key] = put }
-        for (key, version) in last {
-            guard let put = stored[key], let payload = version.payload else {
-                recentPayloads.forget(key)
-                continue
-            }
-            if let checksum = put.checksum {
-                recentPayloads.remember(RememberedPayload(payload: payload, seq: put.seq, checksum: checksum), of: key)
-            }
-        }
-    }
-
-    /// The payload sizes a put may be stored as a delta at. Smaller payloads compress to a few
-    /// hundred bytes, about what a delta's record costs anyway; up to the largest, a whole body
-    /// made by the writer (when the base is gone) always fits its record's u32 lengths.
-    static let deltaSizes = 1024...Deflate.maximumInput
-
-    /// Gives each put prepared without its whole body (``deltaSizes``) whose key has a live
-    /// version what the writer needs to store less than a whole copy: the note that its payload
-    /// equals that version's, or a delta against that version when the delta is under half of
-    /// what a whole copy would take (judged by how the whole put that starts the version's chain
-    /// compressed) and the version's chain is not at ``EventCodec/maxDeltaDepth`` already. The
-    /// live versions are read in one short read transaction. Nothing here can fail the append:
-    /// what cannot be read leaves the put whole, and the writer uses a delta only while its base
-    /// is the record it was made from.
-    ///
-    /// A delta is not tried past a third of the payload inserted (its inserted bytes compress
-    /// worse than the whole, so it would seldom come under half), and a sample of the payload
-    /// that says more than that ends the try before the scan (Delta): a save of a feed unlike
-    /// the live one pays about 20 µs for the try, not the 60 µs of half a scan.
-    ///
-    /// The live versions are remembered (``RecentPayloads``), and a remembered one that is still
-    /// live is not inflated again.
-    private func addDeltas(to prepared: inout [EventCodec.Prepared]) {
-        let candidates = prepared.indices.filter { prepared[$0].uncompressed != nil }
-        guard !candidates.isEmpty else { return }
-        let (tables, recentPayloads) = (self.tables, self.recentPayloads)
-        let keys = candidates.map { prepared[$0].key }
-        let bases: [LogTables.BaseVersion?] = (try? environment.read { txn in
-            keys.map { key in
-                let known = recentPayloads.version(of: key)
-                let base = tables.baseVersion(txn, key: key, known: known)
-                if let base, known?.seq != base.seq || known?.checksum != base.checksum {
-                    recentPayloads.remember(RememberedPayload(payload: base.payload, seq: base.seq, checksum: base.checksum), of: key)
-                }
-                return base
-            }
-        }) ?? []
-        for (index, base) in zip(candidates, bases) {
-            guard let base, let payload = prepared[index].uncompressed else { continue }
-            if base.payload == payload {
-                prepared[index].identical = EventCodec.IdenticalPayload(seq: base.seq, checksum: base.checksum)
-                continue
-            }
-            let whole = Double(payload.count) * base.compression
-            guard base.depth < EventCodec.maxDeltaDepth,
-                  let body = try? EventCodec.deltaBody(from: base.payload, to: payload, baseSeq: base.seq, depth: base.depth + 1,
-                                                       level: compressionLevel, maxInserted: payload.count / 3),
-                  Double(body.count) * 2 < whole
-            else { continue }
-            prepared[index].delta = EventCodec.PreparedDelta(
-                base: base.seq, baseChecksum: base.checksum, baseLength: base.payload.count, depth: base.depth + 1, body: body)
-        }
     }
 
     /// Appends `events` as one atomic batch, as ``append(_:)-([Event])`` does, unless the live entry

@@ -39,7 +39,7 @@ struct DatabaseFloor {
             freeable += frees
             if !sparing.contains(key) { candidates.append(Eviction.Candidate(key: key, savedAt: header.recordedAt, frees: frees)) }
         }
-        candidates.sort { $0.savedAt < $1.savedAt || ($0.savedAt == $1.savedAt && $0.key.lexicographicallyPrecedes($1.key)) }
+        candidates.sort(by: Eviction.Candidate.goesFirst)
         return DatabaseFloor(bytes: max(0, bytesInUse - freeable), liveBytes: freeable, keys: try keyCount(tables, txn), candidates: candidates)
     }
 

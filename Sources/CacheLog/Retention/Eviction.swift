@@ -16,6 +16,12 @@ struct Eviction {
         var key: [UInt8]
         var savedAt: Double
         var frees: Int
+
+        /// The eviction order: the least recently saved first; of two saved at once, the
+        /// smaller key (an order every process computes the same).
+        static func goesFirst(_ one: Candidate, _ other: Candidate) -> Bool {
+            one.savedAt < other.savedAt || (one.savedAt == other.savedAt && one.key.lexicographicallyPrecedes(other.key))
+        }
     }
 
     /// The bytes of an eviction's delete of a key of `key` bytes: a header, the key, the metadata

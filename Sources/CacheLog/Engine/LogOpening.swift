@@ -1,0 +1,108 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Logging
+
+/// What an open checks of a database directory before LMDB sees it, and the format upgrade of
+/// its first open for writing.
+enum LogOpening {
+    /// Refuses what is not a database directory (a file, a stranger's directory, a data.mdb that
+    /// is no file, one this user cannot write when the open would write) and creates a missing one
+    /// when the options allow.
+    ///
+    /// - Parameters:
+    ///   - path: The database directory.
+    ///   - options: The open's options (``EventLog/Options/readOnly``, ``EventLog/Options/createIfMissing``).
+    /// - Throws: ``CacheLogError/notADirectory(path:)``, ``CacheLogError/notADatabase(path:detail:)``,
+    ///   ``CacheLogError/noDatabase(path:)`` or ``CacheLogError/notWritable(path:reason:)``.
+    static func prepareDirectory(_ path: String, _ options: EventLog.Options) throws {
+        if let isDirectory = isDirectory(atPath: path) {
+            guard isDirectory else { throw CacheLogError.notADirectory(path: path) }
+            let contents = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            if !contents.contains("data.mdb") {
+                // Another process may be inside LMDB's open, creating this database right now:
+                // it makes lock.mdb first and data.mdb a moment later. LMDB's exclusive lock on
+                // lock.mdb then makes this open wait until that one has written the meta pages,
+                // so a directory with nothing but lock.mdb is a database being born, not a stranger.
+                // A stranger is named as one even to an open that would not create: a client
+                // pointed at the wrong directory hears so when it opens, not at its first save.
+                // A damaged data file moved aside is kept beside its new database, which may not
+                // be there yet (another process moved it a moment ago).
+                guard contents.allSatisfy({ $0 == "lock.mdb" || $0.hasPrefix("data.mdb.damaged-") }) else {
+                    throw CacheLogError.notADatabase(path: path, detail: "directory holds other files and no data.mdb")
+                }
+                if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
+            } else {
+                try refuseDataFileThatIsNoFile(in: path)
+            }
+            if !options.readOnly, let denial = WriteAccess.denial(of: path) {
+                throw CacheLogError.notWritable(path: path, reason: denial)
+            }
+        } else {
+            if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
+            try PrivateDirectory.create(path)
+        }
+    }
+
+    /// Gives a database written by an earlier format what this one adds (the key index, the
+    /// `refs` table: one pass over the log, in one write transaction), on its first open for
+    /// writing. Until then, reads scan the log for one key's history; nothing else needs them.
+    static func upgradeFormat(_ environment: Environment, _ tables: LogTables, logger: Logger) throws {
+        let started = ContinuousClock.now
+        let added = try environment.write { txn in try tables.upgradeFormat(txn) }
+        if added.keyIndex > 0 {
+            logger.notice("built the key index", metadata: ["entries": "\(added.keyIndex)", "took": "\(ContinuousClock.now - started)"])
+        }
+        if added.refs > 0 {
+            logger.notice("built the table of shared payloads", metadata: ["entries": "\(added.refs)", "took": "\(ContinuousClock.now - started)"])
+        }
+    }
+
+    /// A data.mdb that is not a regular file (a FIFO, a directory, a device) is no database: LMDB's
+    /// read-only open of a FIFO waited for a writer for ever, and a directory was called a
+    /// truncated file. Links are followed, as LMDB's open follows them.
+    private static func refuseDataFileThatIsNoFile(in path: String) throws {
+        var info = stat()
+        guard stat(path + "/data.mdb", &info) == 0 else { return }
+        let kind: String? = switch info.st_mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFIFO: "a FIFO"
+        case S_IFDIR: "a directory"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+        if let kind { throw CacheLogError.notADatabase(path: path, detail: "its data.mdb is \(kind), not a file") }
+    }
+
+    /// LMDB takes an empty data.mdb for a new database and writes a fresh one over it, which
+    /// would hide a file truncated to nothing. An empty data.mdb is also what a process creating
+    /// the database has for the instant before it writes the meta pages (under LMDB's lock, in
+    /// the same call), so the file gets a moment to grow before it is called truncated.
+    static func refuseEmptyDataFile(in path: String) throws {
+        let file = path + "/data.mdb"
+        // stat, not FileManager's attributesOfItem: that one also looks up the owner's user and
+        // group names, which `callgrind` of `cachelog load` counted as 5 % of the process.
+        func size() -> Int? {
+            var info = stat()
+            return stat(file, &info) == 0 ? Int(info.st_size) : nil
+        }
+        let deadline = Date().addingTimeInterval(2)
+        while size() == 0 {
+            guard Date() < deadline else {
+                throw CacheLogError.truncated(path: path, size: 0, expected: nil)
+            }
+            usleep(10_000)
+        }
+    }
+}
