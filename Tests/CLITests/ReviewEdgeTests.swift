@@ -33,6 +33,26 @@ struct ReviewEdgeTests {
         #expect(validate.status == ExitCode.failure && validate.stderrLines == ["cachelog: \(denied)"], "\(validate)")
     }
 
+    /// Another user's database directory (0700) reads to this one as a directory it may not
+    /// search: it is not "no database yet", which would make `remove` and `validate` say there
+    /// is nothing to do and exit 0, and a load fetch past a cache it could not see.
+    @Test
+    func aDatabaseDirectoryThisUserMayNotRead_isSaidToBeUnreadable_byReadsAndWrites() async throws {
+        let sandbox = try Sandbox()
+        #expect(try await sandbox.cachelog("--now", Day.dec1, "load", sandbox.url("/genres.json"), "--key", "genres", "--contract", "genres").status == ExitCode.ok)
+        let before = try Data(contentsOf: URL(fileURLWithPath: sandbox.db + "/data.mdb"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: sandbox.db)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.db) }
+
+        let unreadable = "cachelog: \(sandbox.db) is not readable by this user; reading needs read access to it"
+        for arguments in [["state"], ["remove", "genres"], ["validate"], ["--now", Day.dec2, "load", sandbox.url("/genres.json"), "--key", "genres", "--contract", "genres", "--strategy", "cache-only"]] {
+            let result = try await sandbox.runAsReader(arguments)
+            #expect(result.status != ExitCode.ok && result.stderrLines == [unreadable], "\(arguments): \(result)")
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: sandbox.db)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.db + "/data.mdb")) == before)
+    }
+
     @Test
     func aFirstSaveWhoseKeyNoDatabaseCanHold_createsNoDatabase() async throws {
         let sandbox = try Sandbox()

@@ -309,6 +309,11 @@ extension Sandbox {
     /// Runs `cachelog --db DB arguments` as a user whom file modes bind: root, whom none do, runs
     /// it without the capabilities that override them (util-linux's setpriv).
     func runAsReader(_ arguments: String...) async throws -> CLIResult {
+        try await runAsReader(arguments)
+    }
+
+    /// Runs `cachelog --db DB arguments` as ``runAsReader(_:)-(String...)`` does.
+    func runAsReader(_ arguments: [String]) async throws -> CLIResult {
         guard getuid() == 0 else { return try await run(["--db", db] + arguments) }
         let result = try await ChildProcess.run(
             URL(fileURLWithPath: "/usr/bin/setpriv"),

@@ -152,6 +152,46 @@ struct DiskFullTests {
         #expect(unmounted.status == 0, "\(unmounted.output)")
     }
 
+    /// A new database on a file system with no room: LMDB sizes `lock.mdb` with ftruncate and
+    /// writes it through a map, a SIGBUS on a full tmpfs; with room for the lock file only, its
+    /// meta pages found room for half a page, which read as a truncated file at every later open.
+    /// Each is a "no room" error from a process that lives, and the open works once there is room.
+    @Test func aNewDatabase_onAFullTmpfs_isANoRoomError_neverASignal_andOpensOnceThereIsRoom() async throws {
+        let dir = try TemporaryDirectory()
+        let mountPoint = dir.path("tmpfs")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        #if os(Linux)
+        let mounted = try? await runTool("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint])
+        #else
+        let mounted: (status: Int32, output: String)? = nil
+        #endif
+        guard let mounted, mounted.status == 0 else {
+            try Test.cancel(Comment(rawValue: "cannot mount a tmpfs here (\(mounted?.output.trimmingCharacters(in: .whitespacesAndNewlines) ?? "no mount tool"))"))
+        }
+        let writer = try builtProduct("cachelog-writer")
+        let filler = mountPoint + "/filler"
+        // No room at all, then room for the lock file and part of the meta pages (12 KiB).
+        for (index, room) in [0, 12 << 10].enumerated() {
+            let capacity = fill(filler)
+            if room > 0 {
+                try FileManager.default.removeItem(atPath: filler)
+                #expect(fill(filler, limit: capacity - room) == capacity - room)
+            }
+            let db = mountPoint + "/db\(index)"
+            let full = try await ChildProcess.run(writer, [db, "1", "--unsynced"])
+            #expect(full.exited && full.status == 1, "died of signal \(full.status) with \(room) bytes free: \(full.stderrText)")
+            #expect(full.stderrText.contains("no room to write the database"), "\(full.stderrText)")
+            #expect(!full.stderrText.contains("truncated"), "\(full.stderrText)")
+
+            try FileManager.default.removeItem(atPath: filler)
+            let roomy = try await ChildProcess.run(writer, [db, "1", "--unsynced"])
+            #expect(roomy.exited && roomy.status == 0, "with room again (\(room) bytes were free): \(roomy.stderrText)")
+            try FileManager.default.removeItem(atPath: db)
+        }
+        let unmounted = try await runTool("umount", [mountPoint])
+        #expect(unmounted.status == 0, "\(unmounted.output)")
+    }
+
     // MARK: helpers
 
     struct Snapshot: Equatable {
@@ -168,14 +208,15 @@ struct DiskFullTests {
     }
 
     /// Writes zeros to `path` until the file system refuses; returns the bytes written.
-    private func fill(_ path: String) -> Int {
+    /// Writes zeros to `path` until the file system is full, or `limit` bytes; the bytes written.
+    private func fill(_ path: String, limit: Int = 256 << 20) -> Int {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { return 0 }
         defer { close(fd) }
         let chunk = [UInt8](repeating: 0, count: 4096)
         var total = 0
-        for _ in 0..<(64 << 10) { // at most 256 MiB: bounded whatever the file system
-            let written = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        while total < limit { // bounded whatever the file system
+            let written = chunk.withUnsafeBytes { write(fd, $0.baseAddress, min($0.count, limit - total)) }
             if written <= 0 { break }
             total += written
         }

@@ -27,7 +27,7 @@ enum LogOpening {
     static func prepareDirectory(_ path: String, _ options: EventLog.Options) throws {
         if let isDirectory = isDirectory(atPath: path) {
             guard isDirectory else { throw CacheLogError.notADirectory(path: path) }
-            let contents = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            let contents = try listing(path)
             if !contents.contains("data.mdb") {
                 // Another process may be inside LMDB's open, creating this database right now:
                 // it makes lock.mdb first and data.mdb a moment later. LMDB's exclusive lock on
@@ -83,6 +83,18 @@ enum LogOpening {
         default: "not a regular file"
         }
         if let kind { throw CacheLogError.notADatabase(path: path, detail: "its data.mdb is \(kind), not a file") }
+    }
+
+    /// The names in directory `path`. One this user may search but not list (mode 0311) lists
+    /// as its data.mdb alone when it has one; one it may not search is refused, not taken for
+    /// an empty directory (which would read as "no database" and create one).
+    ///
+    /// - Throws: ``CacheLogError/notReadable(path:)``.
+    private static func listing(_ path: String) throws -> [String] {
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: path) { return names }
+        if access(path + "/data.mdb", F_OK) == 0 { return ["data.mdb"] }
+        if errno == ENOENT && access(path, W_OK | X_OK) == 0 { return [] }
+        throw CacheLogError.notReadable(path: path)
     }
 
     /// LMDB takes an empty data.mdb for a new database and writes a fresh one over it, which

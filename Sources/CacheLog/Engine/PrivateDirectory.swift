@@ -18,7 +18,8 @@ enum PrivateDirectory {
     /// removes). Another process creating one of them at the same moment is no failure.
     ///
     /// - Throws: ``CacheLogError/notWritable(path:reason:)`` for `path`, with the reason of the
-    ///   directory that could not be made.
+    ///   directory that could not be made, or ``CacheLogError/notADirectory(path:)`` for a file
+    ///   in the way.
     static func create(_ path: String) throws {
         var missing: [String] = []
         var current = path
@@ -26,10 +27,15 @@ enum PrivateDirectory {
             missing.append(current)
             current = parent(of: current)
         }
+        if !current.isEmpty, isDirectory(atPath: current) == false { throw CacheLogError.notADirectory(path: current) }
         for directory in missing.reversed() where mkdir(directory, 0o700) != 0 {
             let code = errno
-            guard code == EEXIST, isDirectory(atPath: directory) == true else {
-                throw CacheLogError.notWritable(path: path, reason: WriteAccess.denial(errno: code))
+            guard code == EEXIST else { throw CacheLogError.notWritable(path: path, reason: WriteAccess.denial(errno: code)) }
+            // Made by another process a moment ago, a file in the way, or a link to nothing.
+            switch isDirectory(atPath: directory) {
+            case true: continue
+            case false: throw CacheLogError.notADirectory(path: directory)
+            case nil: throw CacheLogError.notWritable(path: path, reason: .failed("\(directory) is a link to nothing"))
             }
         }
     }

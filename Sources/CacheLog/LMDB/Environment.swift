@@ -79,7 +79,14 @@ final class Environment: @unchecked Sendable {
         var (opening, code): (OpaquePointer?, Int32) = (nil, MDB_SUCCESS)
         if !unlocked {
             try MetaPages.refuseDamage(path)
+            if !readOnly { try LockFileRoom.reserve(in: path) }
+            let creating = !readOnly && access(path + "/data.mdb", F_OK) != 0
             (opening, code) = try Self.open(path, flags: flags, mapSize: mapSize)
+            // A new database whose meta pages found no room is no database: its part of a page
+            // would read as a truncated file at every later open, once there is room again.
+            if creating && StorageErrorCode(rawValue: code).isNoRoom && DataFileLength.tooShortForMetaPages(path) {
+                unlink(path + "/data.mdb")
+            }
             // MDB_RDONLY still writes lock.mdb (lmdb.h, mdb_env_open): a reader that may read the
             // data but not the lock file reads a copy instead.
             unlocked = code == EACCES && readOnly && access(path + "/data.mdb", R_OK) == 0
@@ -98,6 +105,8 @@ final class Environment: @unchecked Sendable {
         }
         switch code {
         case MDB_SUCCESS: break
+        case _ where StorageErrorCode(rawValue: code).isNoRoom:
+            throw CacheLogError.lmdb("mdb_env_open", code)
         case _ where DataFileLength.tooShortForMetaPages(path):
             throw CacheLogError.truncated(path: path, size: DataFileLength.dataFileSize(path) ?? 0, expected: nil)
         case MDB_INVALID, MDB_VERSION_MISMATCH:
@@ -106,7 +115,7 @@ final class Environment: @unchecked Sendable {
         case ENOENT where readOnly:
             throw CacheLogError.noDatabase(path: path)
         case EACCES where readOnly:
-            throw CacheLogError.notReadable(path: path)
+            throw CacheLogError.notReadable(path: path + "/data.mdb")
         case EACCES, EROFS:
             throw CacheLogError.notWritable(path: path, reason: WriteAccess.denial(errno: code))
         default:

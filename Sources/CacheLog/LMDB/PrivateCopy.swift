@@ -60,7 +60,7 @@ struct PrivateCopy {
         guard descriptor >= 0 else {
             switch errno {
             case ENOENT: throw CacheLogError.noDatabase(path: path)
-            case EACCES: throw CacheLogError.notReadable(path: path)
+            case EACCES: throw CacheLogError.notReadable(path: path + "/data.mdb")
             case let code: throw CacheLogError.lmdb("open(data.mdb)", code)
             }
         }

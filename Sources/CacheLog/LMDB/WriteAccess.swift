@@ -14,7 +14,8 @@ enum WriteAccess {
     static func denial(errno code: Int32) -> WriteDenial {
         switch code {
         case EROFS: return .readOnlyFileSystem
-        case EACCES, EPERM: return .permissionDenied
+        case EACCES: return .permissionDenied
+        // EPERM is not about file modes (a file system that takes no new directories, as /sys).
         default: return .failed(String(cString: strerror(code)))
         }
     }

@@ -13,7 +13,8 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case notADirectory(path: String)
     /// The database cannot be written, and why (a read-only file system, file modes).
     case notWritable(path: String, reason: WriteDenial)
-    /// A read-only open may not read the data file (another user's database, mode 0600).
+    /// This user may not read `path`: the data file (another user's database, mode 0600), or the
+    /// database directory itself (another user's, mode 0700).
     case notReadable(path: String)
     /// A read-only open that may not write the lock file reads a copy of the database, as
     /// writers cannot see it; another process committed twice or more during each copy it made,
@@ -103,7 +104,7 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notWritable(let path, let reason):
             return "\(path) is not writable: \(reason)"
         case .notReadable(let path):
-            return "\(path)/data.mdb is not readable by this user; reading needs read access to it"
+            return "\(path) is not readable by this user; reading needs read access to it"
         case .overlappedWrites(let path):
             return "\(path) was busy: another process kept writing while it was copied to be read without its lock file (not writable here), so nothing was read; try again"
         case .noDatabase(let path):
