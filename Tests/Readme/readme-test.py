@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Runs README.md as a newcomer would, and fails on any difference from what it shows.
+"""Runs README.md and the guides behind it as a newcomer would, and fails on any difference from what they show.
+
+The documents (DOCS): README.md, the guides in Documentation/, ARCHITECTURE.md and
+CONTRIBUTING.md, read in that order as one; below, "the README" is any of them.
 
 Every fenced block with a language (sh, text, swift) has a marker on the line before its fence,
 an HTML comment that a rendered README does not show:
@@ -18,6 +21,9 @@ an HTML comment that a rendered README does not show:
     <!-- readme-test: shown only: REASON -->    not run, for the reason given
 
 A block with a language and no marker fails the test, so a new block cannot go untested.
+
+ARCHITECTURE.md's rule map is checked too (in a whole run): every file a row names must exist
+and declare each part of the row's symbol, a method with the labels the row gives.
 
 Sessions. The blocks of one session run in README order in one bash process, so `export`,
 `cd` and `kill $!` carry over from block to block. An `sh` block's commands must each exit 0
@@ -111,6 +117,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 README = os.path.join(ROOT, "README.md")
+# The documents whose blocks run, in the order their sessions run (a session may span them).
+DOCS = ["README.md", "Documentation/Tool.md", "Documentation/Library.md", "Documentation/Reliability.md",
+        "Documentation/Performance.md", "ARCHITECTURE.md", "CONTRIBUTING.md"]
 SNIPPETS = os.path.join(ROOT, ".build-readme")
 EXAMPLES = "Documentation/examples/feeds"
 SESSION_SECONDS = 900  # a session that installs builds in release mode when nothing is built yet
@@ -213,7 +222,8 @@ MACHINE = [
 class Block:
     """One fenced block of the README and its marker."""
 
-    def __init__(self, line, indent, language, lines, marker):
+    def __init__(self, file, line, indent, language, lines, marker):
+        self.file = file  # the document, relative to the repository's root
         self.line = line  # the fence's line number (1-based)
         self.indent = indent
         self.language = language
@@ -252,10 +262,10 @@ class Block:
             self.error = f"marker not understood: {marker}"
 
     def where(self):
-        return f"README.md:{self.line}"
+        return f"{self.file}:{self.line}"
 
 
-def parse_readme(text):
+def parse_readme(text, file="README.md"):
     lines = text.split("\n")
     blocks = []
     index = 0
@@ -274,7 +284,7 @@ def parse_readme(text):
             while previous >= 0 and not lines[previous].strip():
                 previous -= 1
             marker = MARKER.match(lines[previous]) if previous >= 0 else None
-            blocks.append(Block(index + 1, indent, language, content, marker.group(1) if marker else None))
+            blocks.append(Block(file, index + 1, indent, language, content, marker.group(1) if marker else None))
         index = end + 1
     return blocks
 
@@ -300,7 +310,7 @@ class Command:
         if match:
             self.expected_status = int(match.group(1))
             if self.expected_status == 0:
-                raise ValueError(f"README.md:{self.line}: a command that exits 0 shows no `(exit 0)` line")
+                raise ValueError(f"{self.block.file}:{self.line}: a command that exits 0 shows no `(exit 0)` line")
             del self.expected[last]
 
 
@@ -456,18 +466,18 @@ def check_session_block(block, commands):
             problems.append(f"{block.where()}: `{shown}` did not run (the session ended before it)")
         elif command.expected is None:
             if command.status != 0:
-                problems.append(f"README.md:{command.line}: `{shown}` exited {command.status}\n" + indent_text(command.output))
+                problems.append(f"{command.block.file}:{command.line}: `{shown}` exited {command.status}\n" + indent_text(command.output))
         else:
             expected, actual, trouble = compared(command, trimmed(command.expected), trimmed(actual_lines(command)))
-            problems.extend(f"README.md:{command.line}: `{shown}`: {problem}" for problem in trouble)
+            problems.extend(f"{command.block.file}:{command.line}: `{shown}`: {problem}" for problem in trouble)
             if expected != actual:
-                diff = difflib.unified_diff(expected, actual, "README.md (as written)", "what it printed", lineterm="", n=2)
-                problems.append(f"README.md:{command.line}: `{shown}` printed something else (exit {command.status}):\n"
+                diff = difflib.unified_diff(expected, actual, f"{block.file} (as written)", "what it printed", lineterm="", n=2)
+                problems.append(f"{command.block.file}:{command.line}: `{shown}` printed something else (exit {command.status}):\n"
                                 + "\n".join(diff))
                 if any(pattern.search(command.text) for pattern, _ in MACHINE):
                     problems.append("  (compared through its MACHINE rule; as printed:)\n" + indent_text(command.output))
             if command.status != command.expected_status:
-                problems.append(f"README.md:{command.line}: `{shown}` exited {command.status}, where the README shows "
+                problems.append(f"{command.block.file}:{command.line}: `{shown}` exited {command.status}, where the README shows "
                                 + (f"(exit {command.expected_status})" if command.expected_status else "no (exit N) line (exit 0)"))
     return "\n".join(problems)
 
@@ -573,7 +583,7 @@ class SnippetBuild:
             directory = os.path.join(SNIPPETS, "Sources", self.target(block))
             os.makedirs(directory, exist_ok=True)
             source = "\n".join(block.lines).replace("/tmp/", self.directory(block) + "/")
-            text = f'#sourceLocation(file: "{README}", line: {block.line + 1})\n{source}\n'
+            text = f'#sourceLocation(file: "{os.path.join(ROOT, block.file)}", line: {block.line + 1})\n{source}\n'
             write_if_changed(os.path.join(directory, "main.swift"), text)
         resolved = os.path.join(ROOT, "Package.resolved")
         if os.path.exists(resolved) and not os.path.exists(os.path.join(SNIPPETS, "Package.resolved")):
@@ -605,9 +615,10 @@ class SnippetBuild:
     def errors_for(self, block, output):
         """The compiler's lines about this block (its README lines)."""
         last = block.line + len(block.lines)
+        path = os.path.join(ROOT, block.file)
         mine = [line for line in output.split("\n")
-                if (m := re.match(re.escape(README) + r":(\d+):", line)) and block.line < int(m.group(1)) <= last]
-        return list(dict.fromkeys(line.replace(README, "README.md") for line in mine))  # each once, in order
+                if (m := re.match(re.escape(path) + r":(\d+):", line)) and block.line < int(m.group(1)) <= last]
+        return list(dict.fromkeys(line.replace(path, block.file) for line in mine))  # each once, in order
 
     def run(self, block, prefix):
         binary = os.path.join(SNIPPETS, ".build", "debug", self.target(block))
@@ -634,6 +645,40 @@ def update_readme(text, replacements):
     return "\n".join(lines)
 
 
+def rule_map_problems():
+    """What is wrong with ARCHITECTURE.md's rule map: each row names a file that must exist and a
+    symbol (`Type.member(label:)`) whose every part that file declares, with those labels."""
+    text = open(os.path.join(ROOT, "ARCHITECTURE.md")).read()
+    section = text.split("## The rule map", 1)[1].split("\n## ", 1)[0] if "## The rule map" in text else ""
+    rows = [line for line in section.split("\n") if line.startswith("| ") and "`" in line]
+    if not rows:
+        return ["ARCHITECTURE.md: no rule map (a `## The rule map` table of rule | file | symbol)"]
+    problems = []
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        files, symbols = re.findall(r"`([^`]+)`", cells[1]), re.findall(r"`([^`]+)`", cells[2])
+        if len(cells) != 3 or not files or len(symbols) != 1:
+            problems.append(f"ARCHITECTURE.md: a row is not rule | `file` | `symbol`: {row}")
+            continue
+        path = os.path.join(ROOT, files[0])
+        if not os.path.isfile(path):
+            problems.append(f"ARCHITECTURE.md: {files[0]} does not exist ({cells[0]})")
+            continue
+        source = open(path).read()
+        name, _, labels = symbols[0].partition("(")
+        for part in name.split("."):
+            if not re.search(r"\b(struct|enum|class|protocol|extension|actor|func|var|let|case|typealias)\s+" + re.escape(part) + r"\b", source):
+                problems.append(f"ARCHITECTURE.md: {files[0]} declares no `{part}` ({symbols[0]})")
+        if labels:
+            wanted = [label for label in labels.rstrip(")").split(":") if label]
+            member = name.split(".")[-1]
+            declared = [[parameter.strip().split()[0].rstrip(":") for parameter in found.split(",") if parameter.strip()]
+                        for found in re.findall(r"func\s+" + re.escape(member) + r"(?:<[^>]*>)?\(([^)]*)\)", source)]
+            if wanted not in declared:
+                problems.append(f"ARCHITECTURE.md: {files[0]} declares no `{member}` with the labels {wanted} (found {declared})")
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", help="one session, or `swift` for the snippets")
@@ -645,8 +690,8 @@ def main():
               "(built now only when they are not)", flush=True)
     started = time.monotonic()
 
-    text = open(README).read()
-    blocks = parse_readme(text)
+    texts = {file: open(os.path.join(ROOT, file)).read() for file in DOCS}
+    blocks = [block for file in DOCS for block in parse_readme(texts[file], file)]
     passed, failed = 0, 0
     replacements = []
 
@@ -670,6 +715,14 @@ def main():
             block.error = "an output block is `text`"
         if block.error:
             report(block, block.error, block.language)
+    if arguments.only is None:
+        problems = rule_map_problems()
+        if problems:
+            failed += 1
+            print("FAIL ARCHITECTURE.md rule map\n" + "\n".join(problems) + "\n", flush=True)
+        else:
+            passed += 1
+            print("ok   ARCHITECTURE.md rule map: every file and symbol it names exists", flush=True)
     good = [block for block in blocks if not block.error]
     snippets = [block for block in good if block.kind == "swift"] if arguments.only in (None, "swift") else []
     sessions = {}
@@ -711,7 +764,7 @@ def main():
                           f"`{shown[0].text.strip()}` shows its output, and is not run: {shown[1]}", flush=True)
                 continue
             for command, why in passed_over:
-                print(f"--   README.md:{command.line} sh, session {name}: `{command.text.strip()}` not run under the faked clock: {why}",
+                print(f"--   {command.block.file}:{command.line} sh, session {name}: `{command.text.strip()}` not run under the faked clock: {why}",
                       flush=True)
                 command.passed_over = True
         every = [command for block in session_blocks for command in commands[block.line]]
@@ -746,6 +799,8 @@ def main():
                 code, printed = build.run(block, prefix)
                 position = blocks.index(block)
                 following = blocks[position + 1] if position + 1 < len(blocks) else None
+                if following is not None and following.file != block.file:
+                    following = None
                 if code != 0:
                     lines = printed.rstrip("\n").split("\n")
                     shown = lines[:30] + ([f"… ({len(lines) - 30} lines more)"] if len(lines) > 30 else [])
@@ -759,16 +814,18 @@ def main():
                     ran = [volatile(line, True, True) for line in actual]
                     if shown != ran:
                         problem = "printed something else:\n" + "\n".join(difflib.unified_diff(
-                            shown, ran, "README.md (as written)", "what it printed", lineterm="", n=2))
+                            shown, ran, f"{block.file} (as written)", "what it printed", lineterm="", n=2))
                     if updating:
                         replacements.append((following, as_ran(expected, actual, snippet=True)))
             report(block, problem, f"swift {block.name}" + ("; compile only" if "compile only" in block.options else ""))
         shutil.rmtree(build.scratch, ignore_errors=True)
 
-    if updating and replacements:
-        with open(README, "w") as handle:
-            handle.write(update_readme(text, replacements))
-        print(f"readme-test: wrote {len(replacements)} blocks into README.md as they ran (review with git diff)")
+    for file in DOCS if updating else []:
+        mine = [(block, content) for block, content in replacements if block.file == file]
+        if mine:
+            with open(os.path.join(ROOT, file), "w") as handle:
+                handle.write(update_readme(texts[file], mine))
+            print(f"readme-test: wrote {len(mine)} blocks into {file} as they ran (review with git diff)")
     print(f"readme-test: {time.monotonic() - started:.0f} s")
     print(f"readme-test: {passed} passed, {failed} failed")
     return 0 if failed == 0 else 1

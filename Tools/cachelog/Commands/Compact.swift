@@ -12,7 +12,7 @@ struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {
             earlier points are gone for good. It reports the bytes of history freed: LMDB reuses \
             their pages for later writes, but data.mdb does not shrink. To make the file smaller, stop \
             every process that uses the database and replace data.mdb with LMDB's compacting copy \
-            (README, "Reclaiming disk space"); a copy made while another process writes would lose \
+            (Documentation/Tool.md, "Reclaiming disk space"); a copy made while another process writes would lose \
             that process's later writes, so the tool does not make it for you. A database that \
             does not exist yet is nothing to compact (exit 0; nothing is created).
 
