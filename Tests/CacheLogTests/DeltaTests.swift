@@ -518,9 +518,9 @@ struct DeltaTests {
         let tables = log.tables
         let results: [Int?] = try await log.writer.exclusive {
             try log.environment.write { txn in
-                #expect(try tables.isPayloadSource(txn, 2))
-                #expect(try tables.isPayloadSource(txn, 4))
-                #expect(try !tables.isPayloadSource(txn, 6))
+                #expect(try tables.refs.isPayloadSource(txn, 2))
+                #expect(try tables.refs.isPayloadSource(txn, 4))
+                #expect(try !tables.refs.isPayloadSource(txn, 6))
                 return [try tables.removeRecord(txn, 2), try tables.removeRecord(txn, 6), try tables.removeRecord(txn, 4), try tables.removeRecord(txn, 2)]
             }
         }
@@ -568,7 +568,7 @@ struct DeltaTests {
         do {
             let readOnly = try makeLog(dir, readOnly: true)
             #expect(readOnly.environment.tables.stampedFormat == 2)
-            #expect(readOnly.tables.refs == nil)
+            #expect(readOnly.tables.schema.refs == nil)
             expected = try Self.rawPayloads(readOnly)
             #expect(expected.count == 5)
             let puts = try events(readOnly, EventQuery(kinds: [.put], includePayload: true))

@@ -175,7 +175,7 @@ struct KeyIndexTests {
 
         do {
             let readOnly = try makeLog(dir, readOnly: true)
-            #expect(readOnly.tables.keyIndex == nil)
+            #expect(readOnly.tables.schema.keyIndex == nil)
             for (key, want) in zip(Self.keys, expected) { #expect(try Self.indexed(readOnly, key: key, EventQuery()) == want, "\(key), by scan") }
             // Every key was written above; without the index they are found by a scan.
             #expect(try readOnly.keys() == Self.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
@@ -184,7 +184,7 @@ struct KeyIndexTests {
         try await waitUntilClosed(path)
 
         let log = try makeLog(dir)
-        #expect(log.tables.keyIndex != nil)
+        #expect(log.tables.schema.keyIndex != nil)
         #expect(try RawLMDB.dump(log, \.meta)[MetaKey.format] == withUnsafeBytes(of: EventLog.databaseFormat.bigEndian) { Array($0) })
         for (key, want) in zip(Self.keys, expected) { #expect(try Self.indexed(log, key: key, EventQuery()) == want, "\(key), by index") }
         #expect(try log.verify().isClean)

@@ -64,8 +64,8 @@ struct UnlockedReadTests {
         #expect(during == before && after == before, "a read saw another commit than the one it began with")
 
         // What the environment holds is the copy as it was; the newest commit is copied anew.
-        #expect(try environment.read(.held) { try tables.lastSeq($0) } == 50)
-        #expect(try environment.read { try tables.lastSeq($0) } == 90)
+        #expect(try environment.read(.held) { try tables.counters.lastSeq($0) } == 50)
+        #expect(try environment.read { try tables.counters.lastSeq($0) } == 90)
         #expect(try environment.read { try records($0) }.count == 90)
         return writers
     }
@@ -164,6 +164,6 @@ struct UnlockedReadTests {
         guard let txn else { return }
         defer { mdb_txn_abort(txn) }
         #expect(mdb_txn_id(txn) == commit)
-        #expect(try LogTables(tables, checkpointInterval: 4096).lastSeq(Transaction(raw: txn)) == 3)
+        #expect(try LogTables(tables, checkpointInterval: 4096).counters.lastSeq(Transaction(raw: txn)) == 3)
     }
 }

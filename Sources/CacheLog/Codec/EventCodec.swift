@@ -382,6 +382,11 @@ enum EventCodec {
         }
     }
 
+    /// Whether `record` at `seq` passes its checksum (its header decodes, checksum checked).
+    static func passesChecksum(_ record: UnsafeRawBufferPointer, seq: UInt64) -> Bool {
+        (try? decodeHeader(record, seq: seq, verifyChecksum: true)) != nil
+    }
+
     static func decodeHeader(_ record: UnsafeRawBufferPointer, seq: UInt64, verifyChecksum: Bool = true) throws -> Header {
         func corrupt(_ detail: String) -> CacheLogError { .corruptRecord(seq: seq, detail: detail) }
         var reader = ByteReader(record)

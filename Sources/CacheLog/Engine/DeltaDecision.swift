@@ -30,7 +30,7 @@ enum DeltaDecision {
     ///   - payload: The put's payload.
     ///   - base: The key's live version.
     ///   - level: The zlib level of the delta's inserted bytes.
-    static func deciding(_ payload: Data, against base: LogTables.BaseVersion, level: Int32) -> DeltaDecision {
+    static func deciding(_ payload: Data, against base: PayloadReader.BaseVersion, level: Int32) -> DeltaDecision {
         if base.payload == payload { return .identical(EventCodec.IdenticalPayload(seq: base.seq, checksum: base.checksum)) }
         let whole = Double(payload.count) * base.compression
         guard base.depth < EventCodec.maxDeltaDepth,

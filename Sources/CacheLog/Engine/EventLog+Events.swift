@@ -20,12 +20,12 @@ extension EventLog {
         // The reads after the first read what it held: a reader without the lock file copies
         // the database once for the whole scan, not once per chunk.
         let bounds: (UInt64, UInt64) = try environment.read(.held) { txn in
-            let last = try tables.lastSeq(txn)
-            let high = min(try query.to.map { try tables.resolve(txn, $0, upperBound: true) } ?? last, last)
+            let last = try tables.counters.lastSeq(txn)
+            let high = min(try query.to.map { try tables.positions.resolve(txn, $0, upperBound: true) } ?? last, last)
             return (max(low, 1), high)
         }
         guard bounds.0 <= bounds.1 else { return }
-        if query.key != nil && tables.keyIndex == nil {
+        if query.key != nil && tables.schema.keyIndex == nil {
             logger.info("no key index yet (a database from before format 2, opened read-only): scanning the log; the first open for writing adds the index")
         }
         var cursor: UInt64? = query.reverse ? bounds.1 : bounds.0
@@ -109,14 +109,14 @@ extension EventLog {
     /// The last seq in the log, and the last one a follow that ends at `end` delivers now.
     private func followBounds(to end: LogPosition?, _ recency: Environment.Recency) throws -> (last: UInt64, high: UInt64) {
         try environment.read(recency) { txn in
-            let last = try tables.lastSeq(txn)
-            return (last, min(last, try end.map { try tables.resolve(txn, $0, upperBound: true) } ?? last))
+            let last = try tables.counters.lastSeq(txn)
+            return (last, min(last, try end.map { try tables.positions.resolve(txn, $0, upperBound: true) } ?? last))
         }
     }
 
     /// The seq the query starts from.
     private func firstSeq(of query: EventQuery) throws -> UInt64 {
-        try environment.read { txn in try query.from.map { try tables.resolve(txn, $0, upperBound: false) } ?? 1 }
+        try environment.read { txn in try query.from.map { try tables.positions.resolve(txn, $0, upperBound: false) } ?? 1 }
     }
 
     /// Reads up to `max` selected records starting at `from`, in one read transaction. Returns
@@ -124,11 +124,11 @@ extension EventLog {
     /// environment holds: the read that fixed `bounds` saw them all.
     private func readChunk(_ query: EventQuery, from: UInt64, bounds: ClosedRange<UInt64>, max: Int) throws -> ([LogItem], UInt64?) {
         try environment.read(.held) { txn in
-            if let key = query.key, let keyIndex = tables.keyIndex {
+            if let key = query.key, let keyIndex = tables.schema.keyIndex {
                 return try readKeyChunk(txn, keyIndex, key: Array(key.utf8), query, from: from, bounds: bounds, max: max)
             }
             let start: Cursor.Start = query.reverse ? .atMost(SeqKey.bytes(from)) : .atLeast(SeqKey.bytes(from))
-            return try txn.withCursor(tables.events, from: start, reverse: query.reverse) { rows in
+            return try txn.withCursor(tables.schema.events, from: start, reverse: query.reverse) { rows in
                 var items: [LogItem] = []
                 var visited = 0
                 while let row = try rows.next(), let seq = SeqKey.decode(row.key), bounds.contains(seq) {
@@ -157,7 +157,7 @@ extension EventLog {
                 if items.count == max { return (items, seq) }
                 // Compaction removes a record's entry with it; an entry without its record is
                 // damage that `verify` names.
-                guard let record = try txn.get(tables.events, SeqKey.bytes(seq)) else { continue }
+                guard let record = try txn.get(tables.schema.events, SeqKey.bytes(seq)) else { continue }
                 if let item = select(txn, record, seq: seq, query: query) { items.append(item) }
             }
             return (items, nil)
@@ -171,7 +171,7 @@ extension EventLog {
             let header = try EventCodec.decodeHeader(record, seq: seq)
             if let kinds = query.kinds, !kinds.contains(header.kind) { return nil }
             if let key = query.key, !EventCodec.keyBytes(header, in: record).elementsEqual(key.utf8) { return nil }
-            let payload = query.includePayload ? { try self.tables.payload(txn, header, in: record, seq: seq) } : nil
+            let payload = query.includePayload ? { try self.tables.payloads.payload(txn, header, in: record, seq: seq) } : nil
             return .event(try EventCodec.recordedEvent(header, in: record, seq: seq, payload: payload))
         } catch let error as CacheLogError {
             // A put whose payload is built on a damaged record (a delta's base, a reference's

@@ -14,7 +14,7 @@ extension EventLog {
         let start = Array(prefix.utf8)
         // No key is longer than LMDB's limit, and LMDB refuses to look one up.
         guard start.count <= environment.maxKeySize else { return [] }
-        guard let keyIndex = tables.keyIndex else { return try scannedKeys(withPrefix: start) }
+        guard let keyIndex = tables.schema.keyIndex else { return try scannedKeys(withPrefix: start) }
         var keys: [[UInt8]] = []
         var done = false
         var recency = Environment.Recency.newest
@@ -50,13 +50,13 @@ extension EventLog {
     public func ending(of key: String) throws -> KeyEnding? {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        guard keyBytes.count <= environment.maxKeySize, let keyIndex = tables.keyIndex else { return nil }
+        guard keyBytes.count <= environment.maxKeySize, let keyIndex = tables.schema.keyIndex else { return nil }
         return try environment.read { txn in
-            guard try txn.get(tables.state, keyBytes) == nil,
+            guard try txn.get(tables.schema.state, keyBytes) == nil,
                   let last = try txn.withCursor(keyIndex, from: .value(key: keyBytes, value: SeqKey.bytes(.max), atMost: true), reverse: true, {
                       try $0.next().flatMap { $0.key.elementsEqual(keyBytes) ? SeqKey.decode($0.value) : nil }
                   }),
-                  let record = try txn.get(tables.events, SeqKey.bytes(last)),
+                  let record = try txn.get(tables.schema.events, SeqKey.bytes(last)),
                   let header = try? EventCodec.decodeHeader(record, seq: last)
             else { return nil }
             let recordedAt = Date(stamp: header.recordedAt)
@@ -76,7 +76,7 @@ extension EventLog {
     private func scannedKeys(withPrefix prefix: [UInt8]) throws -> [String] {
         var seen = Set<[UInt8]>()
         try environment.read { txn in
-            try txn.forEachRow(tables.events) { row in
+            try txn.forEachRow(tables.schema.events) { row in
                 guard let seq = SeqKey.decode(row.key), let header = try? EventCodec.decodeHeader(row.value, seq: seq) else { return }
                 let key = EventCodec.keyBytes(header, in: row.value)
                 if key.starts(with: prefix) { seen.insert(Array(key)) }

@@ -13,15 +13,15 @@ extension EventLog {
         let tables = self.tables, environment = self.environment, logger = self.logger
         let report = try await writer.exclusive {
             try environment.write { txn in
-                var restored = try tables.restoreCounters(txn)
-                let base = try tables.baseSeq(txn)
-                let last = try tables.lastSeq(txn)
-                var fold = try tables.baseState(txn, base: base)
+                var restored = try tables.counters.restoreCounters(txn)
+                let base = try tables.counters.baseSeq(txn)
+                let last = try tables.counters.lastSeq(txn)
+                var fold = try tables.state.baseState(txn, base: base)
                 // Checkpoints after the base are derived data too. The fold produces them at the
                 // stored positions (appends place them at batch ends, which the log does not
                 // record), or by the interval when there are none, and writes each only where the
                 // stored one differs: a write transaction holds every page it dirties in memory.
-                var stale = Set(try tables.seqs(txn, in: tables.checkpoints, from: base + 1))
+                var stale = Set(try tables.state.seqs(txn, in: tables.schema.checkpoints, from: base + 1))
 
                 let positions = stale
                 var corrupt: [UInt64] = []
@@ -29,7 +29,7 @@ extension EventLog {
                 var rewritten = 0
                 var lastCheckpoint = base
                 if last > base {
-                    try tables.fold(txn, into: &fold, range: (base + 1)...last,
+                    try tables.state.fold(txn, into: &fold, range: (base + 1)...last,
                                     onCorrupt: { seq, _ in corrupt.append(seq) }) { seq, current in
                         folded += 1
                         let gap = seq - lastCheckpoint
@@ -38,8 +38,8 @@ extension EventLog {
                             : positions.contains(seq)
                         if due {
                             let encoded = try CheckpointCodec.encode(current.orderedRows())
-                            if try txn.get(tables.checkpoints, SeqKey.bytes(seq)).map({ !$0.elementsEqual(encoded) }) ?? true {
-                                try txn.put(tables.checkpoints, SeqKey.bytes(seq), encoded)
+                            if try txn.get(tables.schema.checkpoints, SeqKey.bytes(seq)).map({ !$0.elementsEqual(encoded) }) ?? true {
+                                try txn.put(tables.schema.checkpoints, SeqKey.bytes(seq), encoded)
                                 rewritten += 1
                             }
                             stale.remove(seq)
@@ -48,15 +48,15 @@ extension EventLog {
                     }
                 }
                 // Checkpoints before the base stand for nothing: compaction removed their history.
-                stale.formUnion(try tables.seqs(txn, in: tables.checkpoints, below: base))
-                for seq in stale { try txn.delete(tables.checkpoints, SeqKey.bytes(seq)) }
+                stale.formUnion(try tables.state.seqs(txn, in: tables.schema.checkpoints, below: base))
+                for seq in stale { try txn.delete(tables.schema.checkpoints, SeqKey.bytes(seq)) }
                 let repaired = try Self.rewriteState(txn, tables: tables, to: fold.orderedRows())
                 // The fold's digest answers for a healthy index; only damage pays for the repair's
                 // record-by-record comparison.
-                let indexRepaired = try tables.keyIndexMatches(txn, folded: fold.applied, base: base) ? 0 : try tables.repairKeyIndex(txn)
-                let refsRepaired = try tables.refsMatch(txn, folded: fold.sources, base: base) ? 0 : try tables.repairRefs(txn)
-                if try tables.u64(txn, MetaKey.checkpointSeq) != lastCheckpoint {
-                    try tables.setU64(txn, MetaKey.checkpointSeq, lastCheckpoint)
+                let indexRepaired = try tables.keyIndex.matches(txn, folded: fold.applied, base: base) ? 0 : try tables.keyIndex.repair(txn)
+                let refsRepaired = try tables.refs.matches(txn, folded: fold.sources, base: base) ? 0 : try tables.refs.repair(txn)
+                if try tables.counters.value(txn, MetaKey.checkpointSeq) != lastCheckpoint {
+                    try tables.counters.set(txn, MetaKey.checkpointSeq, lastCheckpoint)
                     restored.append("checkpointSeq")
                 }
                 return RebuildReport(
@@ -78,15 +78,15 @@ extension EventLog {
         for row in rows { wanted[row.key] = StateRowCodec.encode(row.entry) }
         var extra: [[UInt8]] = []
         var kept = Set<[UInt8]>()
-        try txn.forEachRow(tables.state) { row in
+        try txn.forEachRow(tables.schema.state) { row in
             let key = Array(row.key)
             if let value = wanted[key], row.value.elementsEqual(value) { kept.insert(key) } else if wanted[key] == nil { extra.append(key) }
         }
         var repaired = extra
-        for key in extra { try txn.delete(tables.state, key) }
+        for key in extra { try txn.delete(tables.schema.state, key) }
         for (key, _) in rows {
             guard !kept.contains(key), let value = wanted[key] else { continue }
-            try txn.put(tables.state, key, value)
+            try txn.put(tables.schema.state, key, value)
             repaired.append(key)
         }
         return repaired.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }

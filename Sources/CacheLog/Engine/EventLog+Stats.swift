@@ -16,9 +16,9 @@ extension EventLog {
             // chunks after the first read what it held (a reader without the lock file copies
             // the database once).
             try environment.read(recency) { txn in
-                stats.lastSeq = try tables.lastSeq(txn)
-                stats.liveKeys = try txn.entryCount(tables.state)
-                try txn.withCursor(tables.events, from: .atLeast(SeqKey.bytes(next))) { rows in
+                stats.lastSeq = try tables.counters.lastSeq(txn)
+                stats.liveKeys = try txn.entryCount(tables.schema.state)
+                try txn.withCursor(tables.schema.events, from: .atLeast(SeqKey.bytes(next))) { rows in
                     var visited = 0
                     while let current = try rows.next(), let seq = SeqKey.decode(current.key) {
                         if visited == Self.readChunk * 16 { next = seq; return }

@@ -211,12 +211,12 @@ public final class EventLog: Sendable {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         return try environment.read { txn in
-            guard let entry = try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
+            guard let entry = try tables.state.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
             if let value = try storedValue(txn, entry, key: keyBytes, unlessPayloadIs: known) { return value }
             logDamagedRows([key])
             // The row names a cache the log does not hold: it cannot be read back, which
             // validation answers with a delete that also removes the row.
-            guard let folded = try tables.foldedEntry(txn, key: keyBytes) else { throw CacheLogError.corruptStateRow(key: key) }
+            guard let folded = try tables.state.foldedEntry(txn, key: keyBytes) else { throw CacheLogError.corruptStateRow(key: key) }
             guard folded != entry, let value = try storedValue(txn, folded, key: keyBytes, unlessPayloadIs: known) else {
                 throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is not this key's put")
             }
@@ -228,14 +228,14 @@ public final class EventLog: Sendable {
     /// of this key. The record passed its checksum, so it is as it was written: then the
     /// state row that gave `entry` is what is damaged, and the log (the fold) knows better.
     private func storedValue(_ txn: Transaction, _ entry: LogState.Entry, key: [UInt8], unlessPayloadIs known: UInt64?) throws -> StoredValue? {
-        guard let record = try txn.get(tables.events, SeqKey.bytes(entry.seq)) else {
+        guard let record = try txn.get(tables.schema.events, SeqKey.bytes(entry.seq)) else {
             throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is missing")
         }
         let header = try EventCodec.decodeHeader(record, seq: entry.seq)
         guard header.kind == .put, EventCodec.keyBytes(header, in: record).elementsEqual(key) else { return nil }
         let payloadSeq = try EventCodec.payloadSeq(header, in: record, seq: entry.seq)
         let omitted = payloadSeq == known
-        let payload = omitted ? Data() : try tables.payload(txn, header, in: record, seq: entry.seq, known: recentPayloads.version(of: key))
+        let payload = omitted ? Data() : try tables.payloads.payload(txn, header, in: record, seq: entry.seq, known: recentPayloads.version(of: key))
         return StoredValue(
             payload: payload, timestamp: Date(stamp: header.timestamp), seq: entry.seq,
             maxAge: header.recordedMaxAge, metadata: try EventCodec.metadata(header, in: record, seq: entry.seq),
@@ -251,10 +251,10 @@ public final class EventLog: Sendable {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         return try environment.read { txn in
-            guard let row = try tables.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
-            if let checked = try tables.checkedAgainstItsPut(row, key: keyBytes, txn) { return checked }
+            guard let row = try tables.state.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
+            if let checked = try tables.state.checkedAgainstItsPut(row, key: keyBytes, txn) { return checked }
             logDamagedRows([key])
-            return try tables.foldedEntry(txn, key: keyBytes).map { try tables.withRecordedPolicy($0, txn) }
+            return try tables.state.foldedEntry(txn, key: keyBytes).map { try tables.state.withRecordedPolicy($0, txn) }
         }
     }
 
@@ -263,7 +263,7 @@ public final class EventLog: Sendable {
     public func isLive(_ key: String) throws -> Bool {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        return try environment.read { txn in try txn.get(tables.state, keyBytes) != nil }
+        return try environment.read { txn in try txn.get(tables.schema.state, keyBytes) != nil }
     }
 
     /// The state now.
@@ -273,8 +273,8 @@ public final class EventLog: Sendable {
     public func state() throws -> LogState {
         try environment.read { txn in
             LogState(
-                seq: try tables.lastSeq(txn),
-                entries: try tables.currentEntries(txn, onDamaged: logDamagedRows).map { try tables.withRecordedPolicy($0, txn) })
+                seq: try tables.counters.lastSeq(txn),
+                entries: try tables.state.currentEntries(txn, onDamaged: logDamagedRows).map { try tables.state.withRecordedPolicy($0, txn) })
         }
     }
 
@@ -288,14 +288,14 @@ public final class EventLog: Sendable {
     /// before a date. Served from the nearest checkpoint plus the events after it.
     public func state(asOf position: LogPosition) throws -> LogState {
         try environment.read { txn in
-            let last = try tables.lastSeq(txn)
-            let seq = min(try tables.resolve(txn, position, upperBound: true), last)
-            var fold = try tables.foldedState(txn, asOf: seq)
+            let last = try tables.counters.lastSeq(txn)
+            let seq = min(try tables.positions.resolve(txn, position, upperBound: true), last)
+            var fold = try tables.state.foldedState(txn, asOf: seq)
             var state = fold.state(at: seq)
             // A key whose history retention trimmed past `seq` folds to a guess there: left out, and named.
             state.trimmed = try Retention(tables: tables).keysTrimmed(after: seq, txn).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             let trimmed = Set(state.trimmed.map { Array($0.utf8) })
-            state.entries = try state.entries.filter { !trimmed.contains(Array($0.key.utf8)) }.map { try tables.withRecordedPolicy($0, txn) }
+            state.entries = try state.entries.filter { !trimmed.contains(Array($0.key.utf8)) }.map { try tables.state.withRecordedPolicy($0, txn) }
             return state
         }
     }
@@ -307,17 +307,17 @@ public final class EventLog: Sendable {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         return try environment.read { txn in
-            let seq = min(try tables.resolve(txn, position, upperBound: true), try tables.lastSeq(txn))
+            let seq = min(try tables.positions.resolve(txn, position, upperBound: true), try tables.counters.lastSeq(txn))
             let trimmed = try Retention(tables: tables).historyStart(txn, key: keyBytes)
             guard seq >= trimmed else { throw CacheLogError.historyTrimmed(key: key, firstAvailable: trimmed) }
-            let entry = try tables.foldedEntry(txn, key: keyBytes, asOf: seq).map { try tables.withRecordedPolicy($0, txn) }
+            let entry = try tables.keyIndex.foldedEntry(txn, key: keyBytes, asOf: seq).map { try tables.state.withRecordedPolicy($0, txn) }
             return (seq, entry)
         }
     }
 
     /// The last seq appended (0 for an empty log).
     public func lastSeq() throws -> UInt64 {
-        try environment.read { txn in try tables.lastSeq(txn) }
+        try environment.read { txn in try tables.counters.lastSeq(txn) }
     }
 
     /// The seq the history starts after: a compaction removed the history up to it
@@ -327,7 +327,7 @@ public final class EventLog: Sendable {
     /// that are still stored were kept for that state or for the bytes a later put refers to:
     /// they are not the history of what happened before it, which is gone.
     public func compactionBase() throws -> UInt64 {
-        try environment.read { txn in try tables.baseSeq(txn) }
+        try environment.read { txn in try tables.counters.baseSeq(txn) }
     }
 
     /// Flushes unsynced commits to disk (for ``Durability/unsynced``).

@@ -95,10 +95,12 @@ struct PutPreparation: Sendable {
         guard !candidates.isEmpty else { return }
         let (tables, recentPayloads) = (self.tables, self.recentPayloads)
         let keys = candidates.map { prepared[$0].key }
-        let bases: [LogTables.BaseVersion?] = (try? environment.read { txn in
+        let bases: [PayloadReader.BaseVersion?] = (try? environment.read { txn in
             keys.map { key in
                 let known = recentPayloads.version(of: key)
-                let base = tables.baseVersion(txn, key: key, known: known)
+                let base = tables.state.liveEntryIfReadable(txn, key: key).flatMap {
+                    tables.payloads.baseVersion(txn, key: key, payloadAt: $0.payloadSeq, known: known)
+                }
                 if let base, known?.seq != base.seq || known?.checksum != base.checksum {
                     recentPayloads.remember(RememberedPayload(payload: base.payload, seq: base.seq, checksum: base.checksum), of: key)
                 }

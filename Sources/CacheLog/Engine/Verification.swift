@@ -40,21 +40,21 @@ struct Verification {
     @available(*, noasync)
     mutating func checkCounters() throws {
         do {
-            last = try tables.lastSeq(txn)
-            base = try tables.baseSeq(txn)
+            last = try tables.counters.lastSeq(txn)
+            base = try tables.counters.baseSeq(txn)
         } catch let error as CacheLogError {
             // Go on with what the log says, so the rest is still checked.
             problems.append(.init(seq: nil, message: error.description, fixedByRebuild: true))
-            last = min(try tables.lastRecordSeq(txn) ?? 0, LogTables.maxSeq)
-            base = min(try tables.u64(txn, MetaKey.baseSeq), last)
+            last = min(try tables.counters.lastRecordSeq(txn) ?? 0, MetaCounters.maxSeq)
+            base = min(try tables.counters.value(txn, MetaKey.baseSeq), last)
         }
-        if try tables.storedLastRecordedAt(txn)?.isFinite == false {
+        if try tables.counters.storedLastRecordedAt(txn)?.isFinite == false {
             problems.append(.init(seq: nil, message: "the last recorded time in meta is not a number", fixedByRebuild: true))
         }
         let retention = Retention(tables: tables)
         trimmedZone = min(try retention.state(txn).zone, last)
         historyStarts = try retention.historyStarts(txn)
-        if try tables.u64(txn, MetaKey.checkpointSeq) > last {
+        if try tables.counters.value(txn, MetaKey.checkpointSeq) > last {
             problems.append(.init(seq: nil, message: "the checkpoint seq in meta is past the last seq \(last)", fixedByRebuild: true))
         }
     }
@@ -63,11 +63,11 @@ struct Verification {
     @available(*, noasync)
     mutating func checkCheckpoints() throws {
         do {
-            folded = try tables.baseState(txn, base: base)
+            folded = try tables.state.baseState(txn, base: base)
         } catch let error as CacheLogError {
             problems.append(.init(seq: base, message: error.description))
         }
-        try txn.forEachRow(tables.checkpoints) { row in
+        try txn.forEachRow(tables.schema.checkpoints) { row in
             checkpointCount += 1
             guard let seq = SeqKey.decode(row.key) else {
                 problems.append(.init(seq: nil, message: "checkpoint key of \(row.key.count) bytes", fixedByRebuild: true))
@@ -85,7 +85,7 @@ struct Verification {
     mutating func checkRecords() throws {
         var previousSeq: UInt64 = 0
         var previousTime = -Double.infinity
-        try txn.forEachRow(tables.events) { row in
+        try txn.forEachRow(tables.schema.events) { row in
             recordCount += 1
             guard let seq = SeqKey.decode(row.key) else {
                 problems.append(.init(seq: nil, message: "record key of \(row.key.count) bytes is not a seq"))
@@ -150,11 +150,11 @@ struct Verification {
         // at the base, so a chain costs one pass and not a rebuild of every version.
         if header.isDelta {
             let delta = try EventCodec.delta(header, in: record, seq: seq)
-            guard try txn.get(tables.events, SeqKey.bytes(delta.base)) != nil else {
+            guard try txn.get(tables.schema.events, SeqKey.bytes(delta.base)) != nil else {
                 usersOfMissing[delta.base, default: []].append("the delta put at seq \(seq)")
                 return
             }
-            let (baseHeader, _) = try tables.deltaBase(txn, delta, of: header, in: record, seq: seq)
+            let (baseHeader, _) = try tables.payloads.deltaBase(txn, delta, of: header, in: record, seq: seq)
             try EventCodec.checkDelta(header, in: record, seq: seq, baseLength: baseHeader.payloadLength)
             return
         }
@@ -165,17 +165,17 @@ struct Verification {
         }
         // A missing target is one problem, at its seq, however many puts refer to it.
         let source = try EventCodec.payloadSeq(header, in: record, seq: seq)
-        if try txn.get(tables.events, SeqKey.bytes(source)) == nil {
+        if try txn.get(tables.schema.events, SeqKey.bytes(source)) == nil {
             usersOfMissing[source, default: []].append("the put at seq \(seq)")
         } else {
-            _ = try tables.payloadRecord(txn, header, in: record, seq: seq)
+            _ = try tables.payloads.payloadRecord(txn, header, in: record, seq: seq)
         }
     }
 
     /// The stored state equals the fold of the log, row for row; the records it uses are there.
     @available(*, noasync)
     mutating func checkState() throws {
-        var (stored, malformed) = try tables.storedEntries(txn)
+        var (stored, malformed) = try tables.state.storedEntries(txn)
         for key in malformed {
             problems.append(.init(seq: nil, message: CacheLogError.corruptStateRow(key: key).description, fixedByRebuild: true))
         }
@@ -189,7 +189,7 @@ struct Verification {
         // Compaction keeps the records the live state uses; one of those gone is a missing seq too.
         for entry in folded {
             for seq in Set([entry.seq, entry.payloadSeq]) where seq <= base {
-                if try txn.get(tables.events, SeqKey.bytes(seq)) == nil {
+                if try txn.get(tables.schema.events, SeqKey.bytes(seq)) == nil {
                     usersOfMissing[seq, default: []].append("the live entry of key \"\(entry.key)\"")
                 }
             }
@@ -225,10 +225,10 @@ struct Verification {
     /// The key index lists every record under its key, and nothing else.
     @available(*, noasync)
     mutating func checkKeyIndex() throws {
-        if try tables.keyIndexMatches(txn, folded: folded.applied, base: base) { return }
+        if try tables.keyIndex.matches(txn, folded: folded.applied, base: base) { return }
         var missing: [UInt64] = []
         var extra: [(key: [UInt8], seq: UInt64?)] = []
-        try tables.compareKeyIndex(txn, missing: { seq, _ in missing.append(seq) }, extra: { key, value in
+        try tables.keyIndex.compare(txn, missing: { seq, _ in missing.append(seq) }, extra: { key, value in
             extra.append((key, value.withUnsafeBytes { SeqKey.decode($0) }))
         })
         if let first = missing.first {
@@ -243,7 +243,7 @@ struct Verification {
             let what: String
             switch first.seq {
             case nil: what = "the key index holds an entry under \"\(key)\" that is not a seq"
-            case let seq? where try txn.get(tables.events, SeqKey.bytes(seq)) == nil:
+            case let seq? where try txn.get(tables.schema.events, SeqKey.bytes(seq)) == nil:
                 what = "the key index lists this seq under \"\(key)\", but the log holds no such record"
             default: what = "the key index lists this record under \"\(key)\", which is not its key"
             }
@@ -255,10 +255,10 @@ struct Verification {
     /// nothing else.
     @available(*, noasync)
     mutating func checkRefs() throws {
-        if try tables.refsMatch(txn, folded: folded.sources, base: base) { return }
+        if try tables.refs.matches(txn, folded: folded.sources, base: base) { return }
         var missing: [(dependent: UInt64, source: UInt64)] = []
         var extra: [(source: UInt64?, dependent: UInt64?)] = []
-        try tables.compareRefs(txn, missing: { missing.append(($0, $1)) }, extra: { key, value in
+        try tables.refs.compare(txn, missing: { missing.append(($0, $1)) }, extra: { key, value in
             extra.append((key.withUnsafeBytes { SeqKey.decode($0) }, value.withUnsafeBytes { SeqKey.decode($0) }))
         })
         if let first = missing.first {
@@ -274,7 +274,7 @@ struct Verification {
             let what: String
             switch (first.source, first.dependent) {
             case (let source?, let dependent?) where source < dependent:
-                what = try txn.get(tables.events, SeqKey.bytes(dependent)) == nil
+                what = try txn.get(tables.schema.events, SeqKey.bytes(dependent)) == nil
                     ? "the refs table lists this seq as needing the payload of seq \(source), but the log holds no such record"
                     : "the refs table lists this record as needing the payload of seq \(source), which it does not"
             default:

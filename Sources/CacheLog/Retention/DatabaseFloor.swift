@@ -26,12 +26,12 @@ struct DatabaseFloor {
     static func measure(_ tables: LogTables, _ txn: Transaction, bytesInUse: Int, sparing: Set<[UInt8]>) throws -> DatabaseFloor {
         var freeable = 0
         var candidates: [Eviction.Candidate] = []
-        for (key, entry) in try tables.storedRows(txn).rows {
-            guard let record = try txn.get(tables.table.events, SeqKey.bytes(entry.seq)),
+        for (key, entry) in try tables.state.storedRows(txn).rows {
+            guard let record = try txn.get(tables.schema.events, SeqKey.bytes(entry.seq)),
                   let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false)
             else { continue }
             var held = RecordFootprint.bytes(record: record.count, key: key.count) + StateRowCodec.size + key.count
-            if entry.payloadSeq != entry.seq, let source = try txn.get(tables.table.events, SeqKey.bytes(entry.payloadSeq)) {
+            if entry.payloadSeq != entry.seq, let source = try txn.get(tables.schema.events, SeqKey.bytes(entry.payloadSeq)) {
                 held += RecordFootprint.bytes(record: source.count, key: key.count)
             }
             // The eviction's delete stays, as the record the key's history starts from.
@@ -46,7 +46,7 @@ struct DatabaseFloor {
     /// The keys the key index lists (the live ones where there is no index yet).
     @available(*, noasync)
     private static func keyCount(_ tables: LogTables, _ txn: Transaction) throws -> Int {
-        guard let keyIndex = tables.table.keyIndex else { return try txn.entryCount(tables.table.state) }
+        guard let keyIndex = tables.schema.keyIndex else { return try txn.entryCount(tables.schema.state) }
         var count = 0
         var previous: [UInt8]?
         try txn.forEachRow(keyIndex) { row in

@@ -33,7 +33,7 @@ extension EventLog {
             let retention = Retention(tables: tables)
             let (policy, seq) = try retention.policy(txn)
             let by = try seq.flatMap { seq -> String? in
-                guard let record = try txn.get(tables.events, SeqKey.bytes(seq)),
+                guard let record = try txn.get(tables.schema.events, SeqKey.bytes(seq)),
                       let header = try? EventCodec.decodeHeader(record, seq: seq),
                       let metadata = try? EventCodec.metadata(header, in: record, seq: seq)
                 else { return nil }
@@ -93,7 +93,7 @@ extension EventLog {
     /// stored, is the version the history starts from, not a change within it.
     public func historyStart(of key: String) throws -> UInt64 {
         try environment.read { txn in
-            max(try tables.baseSeq(txn), try Retention(tables: tables).historyStart(txn, key: Array(key.utf8)))
+            max(try tables.counters.baseSeq(txn), try Retention(tables: tables).historyStart(txn, key: Array(key.utf8)))
         }
     }
 }

@@ -46,7 +46,7 @@ struct Eviction {
         guard !deletes.isEmpty else { return 0 }
         _ = try tables.append(txn, batches: [(events: deletes, conditions: [])], now: now)
         var evicted = 0
-        for candidate in candidates.prefix(deletes.count) where try txn.get(tables.table.state, candidate.key) == nil { evicted += 1 }
+        for candidate in candidates.prefix(deletes.count) where try txn.get(tables.schema.state, candidate.key) == nil { evicted += 1 }
         return evicted
     }
 

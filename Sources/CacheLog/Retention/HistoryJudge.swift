@@ -52,7 +52,7 @@ struct HistoryJudge {
 
     private mutating func windowStart(_ window: TimeInterval) throws -> UInt64 {
         if let known = windowStarts[window] { return known }
-        let start = try tables.firstSeq(txn, recordedAtOrAfter: Date(stamp: pass.now - window))
+        let start = try tables.positions.firstSeq(txn, recordedAtOrAfter: Date(stamp: pass.now - window))
         windowStarts[window] = start
         return start
     }
@@ -96,15 +96,15 @@ struct HistoryJudge {
         let puts = try storedPuts(of: key, before: first)
         let going = Set(ending).union(puts)
         for put in puts {
-            guard mayGo.contains(put), try !tables.isPayloadSource(txn, put, ignoring: going) else { return false }
+            guard mayGo.contains(put), try !tables.refs.isPayloadSource(txn, put, ignoring: going) else { return false }
         }
         return true
     }
 
     private mutating func history(of key: [UInt8]) throws -> KeyHistory {
         if let known = keys[key] { return known }
-        let live = try tables.entry(txn, key: key)
-        let contract = try live.map { try tables.withRecordedPolicy($0, txn) }?.metadata["contract"]
+        let live = try tables.state.entry(txn, key: key)
+        let contract = try live.map { try tables.state.withRecordedPolicy($0, txn) }?.metadata["contract"]
         var windowStart: UInt64 = 0
         if let window = policy.history(forKey: String(decoding: key, as: UTF8.self), contract: contract) {
             windowStart = try self.windowStart(window)
@@ -112,14 +112,14 @@ struct HistoryJudge {
         // A size limit pressing: everything up to the pressure's bound is history, whatever the window.
         if pass.pressureThrough > 0 { windowStart = max(windowStart, pass.pressureThrough + 1) }
         var history = KeyHistory(windowStart: windowStart, kept: [], boundary: nil, live: Set([live?.seq, live?.payloadSeq].compactMap { $0 }))
-        if windowStart > 1, let keyIndex = tables.keyIndex {
+        if windowStart > 1, let keyIndex = tables.schema.keyIndex {
             try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(windowStart - 1), atMost: true), reverse: true) { seqs in
                 guard let row = try seqs.next(), let boundary = SeqKey.decode(row.value) else { return }
                 // A boundary the log cannot read (missing, or damaged past its framing) says
                 // nothing of what it did to the key: its history stays whole, for verify to name
                 // the damage. Cut there, the fold from the compaction base could make the key live
                 // at a put that went.
-                guard let record = try txn.get(tables.events, SeqKey.bytes(boundary)),
+                guard let record = try txn.get(tables.schema.events, SeqKey.bytes(boundary)),
                       let header = try? EventCodec.decodeHeader(record, seq: boundary, verifyChecksum: false)
                 else { return }
                 history.boundary = boundary
@@ -131,7 +131,7 @@ struct HistoryJudge {
                 var judged: Set<UInt64> = [header.timestamp.bitPattern]
                 var expires: [UInt64] = []
                 while let earlier = try seqs.next(), let seq = SeqKey.decode(earlier.value) {
-                    guard let previous = try txn.get(tables.events, SeqKey.bytes(seq)),
+                    guard let previous = try txn.get(tables.schema.events, SeqKey.bytes(seq)),
                           let previousHeader = try? EventCodec.decodeHeader(previous, seq: seq, verifyChecksum: false)
                     else { continue }
                     switch previousHeader.kind {
@@ -157,8 +157,8 @@ struct HistoryJudge {
     /// Whether the fold of the log starts with `key` live before `seq`: the compaction base's
     /// checkpoint, which stands for the history before it, holds the key.
     private mutating func startsLive(_ key: [UInt8], before seq: UInt64) throws -> Bool {
-        if base == nil { base = try tables.baseSeq(txn) }
-        guard let base, base > 0, seq > base, let raw = try txn.get(tables.checkpoints, SeqKey.bytes(base)) else { return false }
+        if base == nil { base = try tables.counters.baseSeq(txn) }
+        guard let base, base > 0, seq > base, let raw = try txn.get(tables.schema.checkpoints, SeqKey.bytes(base)) else { return false }
         do {
             return try CheckpointCodec.entry(forKey: key, in: raw, seq: base) != nil
         } catch {
@@ -168,11 +168,11 @@ struct HistoryJudge {
 
     /// The puts of `key` still stored before `seq` whose framing reads.
     private func storedPuts(of key: [UInt8], before seq: UInt64) throws -> [UInt64] {
-        guard let keyIndex = tables.keyIndex else { return [] }
+        guard let keyIndex = tables.schema.keyIndex else { return [] }
         var found: [UInt64] = []
         try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(0), atMost: false)) { seqs in
             while let row = try seqs.next(), let put = SeqKey.decode(row.value), put < seq {
-                guard let record = try txn.get(tables.events, SeqKey.bytes(put)),
+                guard let record = try txn.get(tables.schema.events, SeqKey.bytes(put)),
                       let header = try? EventCodec.decodeHeader(record, seq: put, verifyChecksum: false),
                       header.kind == .put
                 else { continue }

@@ -31,8 +31,8 @@ struct Retention {
     /// the database records none (or that record cannot be read, which `verify` names).
     @available(*, noasync)
     func policy(_ txn: Transaction) throws -> (policy: RetentionPolicy, seq: UInt64?) {
-        let seq = try tables.u64(txn, MetaKey.retentionSeq)
-        guard seq > 0, let record = try txn.get(tables.table.events, SeqKey.bytes(seq)),
+        let seq = try tables.counters.value(txn, MetaKey.retentionSeq)
+        guard seq > 0, let record = try txn.get(tables.schema.events, SeqKey.bytes(seq)),
               let header = try? EventCodec.decodeHeader(record, seq: seq), header.kind == .retention,
               let metadata = try? EventCodec.metadata(header, in: record, seq: seq),
               let recorded = RetentionRecord.policy(metadata)
@@ -43,14 +43,14 @@ struct Retention {
     /// Where retention stands (``RetentionState``).
     @available(*, noasync)
     func state(_ txn: Transaction) throws -> RetentionState {
-        try RetentionState.load(txn, meta: tables.table.meta)
+        try RetentionState.load(txn, meta: tables.schema.meta)
     }
 
     /// The bytes of the pages the database uses (``Transaction/bytesInUse(tables:)``): what a
     /// size limit bounds.
     @available(*, noasync)
     func bytesInUse(_ txn: Transaction) throws -> Int {
-        let table = tables.table
+        let table = tables.schema
         return try txn.bytesInUse(tables: [table.events, table.state, table.checkpoints, table.meta]
             + [table.keyIndex, table.refs, table.trims].compactMap { $0 })
     }
@@ -58,7 +58,7 @@ struct Retention {
     /// Where the key's history starts: the seq retention recorded for it (0 when none).
     @available(*, noasync)
     func historyStart(_ txn: Transaction, key: [UInt8]) throws -> UInt64 {
-        guard let trims = tables.table.trims, !key.isEmpty, let raw = try txn.get(trims, key), raw.count == 8 else { return 0 }
+        guard let trims = tables.schema.trims, !key.isEmpty, let raw = try txn.get(trims, key), raw.count == 8 else { return 0 }
         return UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self))
     }
 
@@ -83,7 +83,7 @@ struct Retention {
     /// Where the history of every key retention trimmed starts, by the key's bytes.
     @available(*, noasync)
     func historyStarts(_ txn: Transaction) throws -> [[UInt8]: UInt64] {
-        guard let trims = tables.table.trims else { return [:] }
+        guard let trims = tables.schema.trims else { return [:] }
         var starts: [[UInt8]: UInt64] = [:]
         try txn.forEachRow(trims) { row in
             guard row.value.count == 8 else { return }
@@ -114,8 +114,8 @@ struct Retention {
                 return true
             }
         }
-        guard let last = state.report else { return try tables.lastSeq(txn) > 0 }
-        if try tables.u64(txn, MetaKey.retentionSeq) != state.appliedPolicy { return true }
+        guard let last = state.report else { return try tables.counters.lastSeq(txn) > 0 }
+        if try tables.counters.value(txn, MetaKey.retentionSeq) != state.appliedPolicy { return true }
         if now < last.startedAt { return true }
         return now.timeIntervalSince(last.startedAt) >= RetentionTuning.timeBetweenPasses
             || Double(used) >= usedAfter * (1 + RetentionTuning.growthBetweenPasses) + Double(RetentionTuning.growthAllowance)
@@ -133,7 +133,7 @@ struct Retention {
         var state = try self.state(txn)
         if state.pass == nil {
             // The policy this pass applies: a newer one makes the next pass due.
-            state.appliedPolicy = try tables.u64(txn, MetaKey.retentionSeq)
+            state.appliedPolicy = try tables.counters.value(txn, MetaKey.retentionSeq)
         }
         var pass = state.pass ?? RetentionPass(now: now.stamp)
         var report = state.report ?? RetentionReport(startedAt: Date(stamp: pass.now))
@@ -147,7 +147,7 @@ struct Retention {
         report.freedBytes += slice.freedBytes
         var more = !slice.done
         if slice.done, let target, try bytesInUse(txn) > target {
-            let last = try tables.lastSeq(txn)
+            let last = try tables.counters.lastSeq(txn)
             if pass.pressureThrough < last {
                 // The oldest history inside the windows goes next, a step at a time.
                 pass.pressureThrough = try nextPressure(txn, after: pass.pressureThrough)
@@ -167,7 +167,7 @@ struct Retention {
                                                                  limit: limit, now: now)
                     report.evicted += evicted
                     // What the evictions left without a live entry is history now, all of it.
-                    pass.pressureThrough = try tables.lastSeq(txn)
+                    pass.pressureThrough = try tables.counters.lastSeq(txn)
                     more = evicted > 0
                 }
                 if evicted == 0 {
@@ -183,15 +183,15 @@ struct Retention {
             state.bytesInUseAfterPass = UInt64(try bytesInUse(txn))
         }
         state.report = report
-        try state.save(txn, meta: tables.table.meta)
+        try state.save(txn, meta: tables.schema.meta)
         return more
     }
 
     /// The next bound of a pressing size limit: a tenth of the records left, the oldest first.
     @available(*, noasync)
     private func nextPressure(_ txn: Transaction, after bound: UInt64) throws -> UInt64 {
-        let last = try tables.lastSeq(txn)
-        let first = try txn.withCursor(tables.table.events, from: .first) { try $0.next().flatMap { SeqKey.decode($0.key) } } ?? last
+        let last = try tables.counters.lastSeq(txn)
+        let first = try txn.withCursor(tables.schema.events, from: .first) { try $0.next().flatMap { SeqKey.decode($0.key) } } ?? last
         let from = max(bound, first)
         return min(last, from + max(UInt64(RetentionTuning.sliceRecords), (last - from) / 10))
     }
@@ -206,7 +206,7 @@ struct Retention {
         let end = try judge.walkEnd()
         var visited = 0
         var last = pass.walkedThrough
-        try txn.withCursor(tables.table.events, from: .atLeast(SeqKey.bytes(pass.walkedThrough + 1))) { rows in
+        try txn.withCursor(tables.schema.events, from: .atLeast(SeqKey.bytes(pass.walkedThrough + 1))) { rows in
             while visited < RetentionTuning.sliceRecords, let row = try rows.next(), let seq = SeqKey.decode(row.key), seq < end {
                 visited += 1
                 last = seq
@@ -237,8 +237,8 @@ struct Retention {
             for seq in judge.candidates(of: key).reversed() where !gone.contains(seq) { try remove(seq, of: key) }
         }
         if let highest = removed.map(\.seq).max() { zone = max(zone, highest) }
-        for key in Set(removed.map(\.key)) { try tables.repack(txn, key: key) }
-        if let trims = tables.table.trims {
+        for key in Set(removed.map(\.key)) { try tables.keyIndex.repack(txn, key: key) }
+        if let trims = tables.schema.trims {
             for key in Set(removed.map(\.key)) {
                 guard let startsAt = judge.historyStart(of: key), try historyStart(txn, key: key) < startsAt else { continue }
                 try txn.put(trims, key, SeqKey.bytes(startsAt))

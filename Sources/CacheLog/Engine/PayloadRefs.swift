@@ -11,13 +11,20 @@ import Foundation
 /// checks it, removing a record drops its entries.
 ///
 /// Retention (and anything else that removes records one by one) uses two questions, in its
-/// own write transaction: ``isPayloadSource(_:_:)`` and ``removeRecord(_:_:)``. Removing the
+/// own write transaction: ``isPayloadSource(_:_:ignoring:)`` and ``LogTables/removeRecord(_:_:)``. Removing the
 /// records of a set newest first frees each source once its dependents in the set are gone.
-extension LogTables {
+struct PayloadRefs {
+    /// The table handles.
+    let schema: Tables
+    /// The counters in `meta`.
+    let counters: MetaCounters
+    /// The state, for the records kept at the compaction base.
+    let state: StateReader
+
     /// Lists `dependent` as needing the payload bytes of `source`, in the append's transaction.
     @available(*, noasync)
     func addRef(_ txn: Transaction, source: UInt64, dependent: UInt64) throws {
-        guard let refs = table.refs else { return }
+        guard let refs = schema.refs else { return }
         try txn.put(refs, SeqKey.bytes(source), SeqKey.bytes(dependent))
     }
 
@@ -25,7 +32,7 @@ extension LogTables {
     /// by damage included: ``isPayloadSource(_:_:)`` asks whether they are still stored).
     @available(*, noasync)
     func payloadDependents(_ txn: Transaction, of seq: UInt64) throws -> [UInt64] {
-        guard let refs = table.refs else { return [] }
+        guard let refs = schema.refs else { return [] }
         return try txn.withCursor(refs, from: .value(key: SeqKey.bytes(seq), value: SeqKey.bytes(0), atMost: false)) { rows in
             var dependents: [UInt64] = []
             while let row = try rows.next() {
@@ -42,42 +49,9 @@ extension LogTables {
     @available(*, noasync)
     func isPayloadSource(_ txn: Transaction, _ seq: UInt64, ignoring going: Set<UInt64> = []) throws -> Bool {
         for dependent in try payloadDependents(txn, of: seq) where !going.contains(dependent) {
-            if try txn.get(table.events, SeqKey.bytes(dependent)) != nil { return true }
+            if try txn.get(schema.events, SeqKey.bytes(dependent)) != nil { return true }
         }
         return false
-    }
-
-    /// Removes record `seq` from the log with its entries in the key index and in `refs` (as a
-    /// dependent, and as a source whose dependents are all gone), in the caller's write
-    /// transaction. Refuses, returning nil, while a stored record needs its payload bytes
-    /// (``isPayloadSource(_:_:)``): remove those first, or keep it. Returns the bytes freed: the
-    /// record's, and 8 per entry of the key index or `refs` removed (0 when there was no record).
-    ///
-    /// It neither moves the compaction base nor touches the state: the caller decides which
-    /// records may go (never the live puts, nor the puts of the state at the base).
-    @available(*, noasync)
-    func removeRecord(_ txn: Transaction, _ seq: UInt64) throws -> Int? {
-        guard try !isPayloadSource(txn, seq) else { return nil }
-        var freed = 0
-        // Entries of dependents that are no longer stored (damage removed them, or a record
-        // whose framing was damaged named no source to remove them by).
-        if let refs = table.refs {
-            freed += SeqKey.size * (try payloadDependents(txn, of: seq).count)
-            try txn.delete(refs, SeqKey.bytes(seq))
-        }
-        guard let record = try txn.get(table.events, SeqKey.bytes(seq)) else { return freed }
-        freed += record.count
-        // A record whose framing is damaged names no key or source: compaction's walks remove
-        // what is left of its entries.
-        if let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false) {
-            if try unindex(txn, key: Array(EventCodec.keyBytes(header, in: record)), seq: seq) { freed += SeqKey.size }
-            if let refs = table.refs, header.kind == .put, let source = try? EventCodec.payloadSource(header, in: record, seq: seq),
-               try txn.delete(refs, SeqKey.bytes(source), value: SeqKey.bytes(seq)) {
-                freed += SeqKey.size
-            }
-        }
-        try txn.delete(table.events, SeqKey.bytes(seq))
-        return freed
     }
 
     // MARK: checking and repairing
@@ -88,11 +62,11 @@ extension LogTables {
     /// hears of each, after the walk over the log). Damaged records are `verify`'s to name, not
     /// the table's. Reads only, so a healthy table costs no dirty page.
     @available(*, noasync)
-    func compareRefs(_ txn: Transaction, missing: (_ dependent: UInt64, _ source: UInt64) throws -> Void,
+    func compare(_ txn: Transaction, missing: (_ dependent: UInt64, _ source: UInt64) throws -> Void,
                      extra: (_ key: [UInt8], _ value: [UInt8]) throws -> Void) throws {
-        guard let refs = table.refs else { return }
+        guard let refs = schema.refs else { return }
         try txn.withCursor(refs) { listed in
-            try txn.forEachRow(table.events) { row in
+            try txn.forEachRow(schema.events) { row in
                 guard let seq = SeqKey.decode(row.key),
                       let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind == .put,
                       let source = try? EventCodec.payloadSource(header, in: row.value, seq: seq)
@@ -101,26 +75,26 @@ extension LogTables {
                 guard found.map({ !$0.value.elementsEqual(SeqKey.bytes(seq)) }) ?? true else { return }
                 // A record that fails its checksum may have had its body damaged: the table
                 // rightly lists it under the source it was appended with.
-                guard Self.passesChecksum(row.value, seq: seq) else { return }
+                guard EventCodec.passesChecksum(row.value, seq: seq) else { return }
                 try missing(seq, source)
             }
         }
-        let last = (try? lastSeq(txn)) ?? LogTables.maxSeq
-        let base = (try? baseSeq(txn)) ?? 0
+        let last = (try? counters.lastSeq(txn)) ?? MetaCounters.maxSeq
+        let base = (try? counters.baseSeq(txn)) ?? 0
         var wrong: [([UInt8], [UInt8])] = []
         try txn.forEachRow(refs) { row in
             guard let source = SeqKey.decode(row.key), let dependent = SeqKey.decode(row.value), source < dependent else {
                 wrong.append((Array(row.key), Array(row.value)))
                 return
             }
-            guard let record = try txn.get(table.events, SeqKey.bytes(dependent)) else {
+            guard let record = try txn.get(schema.events, SeqKey.bytes(dependent)) else {
                 // Missing where the log must hold it (after the base): a gap `verify` names.
                 if dependent > last || dependent <= base { wrong.append((Array(row.key), Array(row.value))) }
                 return
             }
             guard let header = try? EventCodec.decodeHeader(record, seq: dependent, verifyChecksum: false) else { return }
             let named = header.kind == .put ? try? EventCodec.payloadSource(header, in: record, seq: dependent) : nil
-            if named != source && Self.passesChecksum(record, seq: dependent) { wrong.append((Array(row.key), Array(row.value))) }
+            if named != source && EventCodec.passesChecksum(record, seq: dependent) { wrong.append((Array(row.key), Array(row.value))) }
         }
         for (key, value) in wrong { try extra(key, value) }
     }
@@ -128,10 +102,10 @@ extension LogTables {
     /// Whether `refs` lists exactly the (source, dependent) pairs the fold found in the records
     /// after `base` (`folded`, ``StateFold/sources``) and those of the puts kept at or before it,
     /// by digest: one walk of the table, no lookup per record. False means "compare record by
-    /// record" (``compareRefs(_:missing:extra:)``), which tells damage from what the fold passed over.
+    /// record" (``compare(_:missing:extra:)``), which tells damage from what the fold passed over.
     @available(*, noasync)
-    func refsMatch(_ txn: Transaction, folded: RecordDigest, base: UInt64) throws -> Bool {
-        guard let refs = table.refs else { return true }
+    func matches(_ txn: Transaction, folded: RecordDigest, base: UInt64) throws -> Bool {
+        guard let refs = schema.refs else { return true }
         var digest = RecordDigest()
         var early = Set<[UInt8]>()
         var malformed = false
@@ -141,8 +115,8 @@ extension LogTables {
         }
         guard !malformed, digest == folded else { return false }
         var kept = Set<[UInt8]>()
-        for seq in try seqs(txn, in: table.events, below: base + 1) {
-            guard let record = try txn.get(table.events, SeqKey.bytes(seq)),
+        for seq in try state.seqs(txn, in: schema.events, below: base + 1) {
+            guard let record = try txn.get(schema.events, SeqKey.bytes(seq)),
                   let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
             else { return false }
             guard header.kind == .put, let source = try? EventCodec.payloadSource(header, in: record, seq: seq) else { continue }
@@ -153,10 +127,10 @@ extension LogTables {
 
     /// Makes `refs` list exactly what the log's records name. Returns the entries added and removed.
     @available(*, noasync)
-    func repairRefs(_ txn: Transaction) throws -> Int {
-        guard let refs = table.refs else { return 0 }
+    func repair(_ txn: Transaction) throws -> Int {
+        guard let refs = schema.refs else { return 0 }
         var changed = 0
-        try compareRefs(txn, missing: { dependent, source in
+        try compare(txn, missing: { dependent, source in
             try txn.put(refs, SeqKey.bytes(source), SeqKey.bytes(dependent))
             changed += 1
         }, extra: { key, value in
@@ -170,10 +144,10 @@ extension LogTables {
     /// whose framing reads and that names a source. Returns nil when the table is not empty
     /// (another process's upgrade got there first).
     @available(*, noasync)
-    private func fillEmptyRefs(_ txn: Transaction) throws -> Int? {
-        guard let refs = table.refs, try txn.entryCount(refs) == 0 else { return nil }
+    func fillEmpty(_ txn: Transaction) throws -> Int? {
+        guard let refs = schema.refs, try txn.entryCount(refs) == 0 else { return nil }
         var added = 0
-        try txn.forEachRow(table.events) { row in
+        try txn.forEachRow(schema.events) { row in
             guard let seq = SeqKey.decode(row.key),
                   let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind == .put,
                   let source = try? EventCodec.payloadSource(header, in: row.value, seq: seq)
@@ -182,22 +156,5 @@ extension LogTables {
             added += 1
         }
         return added
-    }
-
-    // MARK: the format that brought the table
-
-    /// Brings a database written by an earlier format up to this one, in one transaction (a
-    /// crash leaves the old format, and the next open starts over): fills the key index (format
-    /// 2) and `refs` (format 3) that it lacks, and stamps the format (format 4 changes no stored
-    /// value: each says how it stores its dates). Returns the entries added
-    /// to each (0 when another process did it first).
-    @available(*, noasync)
-    func upgradeFormat(_ txn: Transaction) throws -> (keyIndex: Int, refs: Int) {
-        let stamped = try stampedFormat(txn)
-        guard stamped < Environment.formatVersion else { return (0, 0) }
-        let keyIndex = stamped < Environment.keyIndexFormat ? try fillEmptyKeyIndex(txn) ?? repairKeyIndex(txn) : 0
-        let refs = stamped < Environment.refsFormat ? try fillEmptyRefs(txn) ?? repairRefs(txn) : 0
-        try txn.put(table.meta, MetaKey.format, MetaKey.formatValue(Environment.formatVersion))
-        return (keyIndex, refs)
     }
 }

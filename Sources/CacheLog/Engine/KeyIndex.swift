@@ -7,12 +7,19 @@ import Foundation
 /// The key index (``Tables/keyIndex``): each key's seqs, so that one key's history costs what
 /// that key has, not what the log has. Derived from the log like the state: appends keep it,
 /// `rebuildState()` repairs it, `verify()` checks it, compaction trims it.
-extension LogTables {
+struct KeyIndex {
+    /// The table handles.
+    let schema: Tables
+    /// The counters in `meta`.
+    let counters: MetaCounters
+    /// The state, for a key as of a seq without the index.
+    let state: StateReader
+
     /// Indexes the record `seq` under `key`, in the append's transaction. A seq sorts after every
     /// seq the key has, so the value goes at the end of the key's run.
     @available(*, noasync)
     func index(_ txn: Transaction, key: [UInt8], seq: UInt64) throws {
-        guard let keyIndex = table.keyIndex else { return }
+        guard let keyIndex = schema.keyIndex else { return }
         do {
             try txn.put(keyIndex, key, SeqKey.bytes(seq), options: .appendDuplicate)
         } catch let error as CacheLogError where error.isKeyExists {
@@ -26,7 +33,7 @@ extension LogTables {
     @available(*, noasync)
     func unindex(_ txn: Transaction, key: [UInt8], seq: UInt64) throws -> Bool {
         // A record about no key (a retention record) is never listed, and LMDB refuses an empty key.
-        guard let keyIndex = table.keyIndex, !key.isEmpty else { return false }
+        guard let keyIndex = schema.keyIndex, !key.isEmpty else { return false }
         return try txn.delete(keyIndex, key, value: SeqKey.bytes(seq))
     }
 
@@ -36,7 +43,7 @@ extension LogTables {
     /// use for ever, and a size limit would pay for it (Format.md, "Retention").
     @available(*, noasync)
     func repack(_ txn: Transaction, key: [UInt8]) throws {
-        guard let keyIndex = table.keyIndex, !key.isEmpty else { return }
+        guard let keyIndex = schema.keyIndex, !key.isEmpty else { return }
         var values: [[UInt8]] = []
         try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(0), atMost: false)) { entries in
             while values.count <= Self.repackedEntries, let row = try entries.next() { values.append(Array(row.value)) }
@@ -55,11 +62,11 @@ extension LogTables {
     /// over the log). Damaged records are `verify`'s to name, not the index's. Reads only, so a
     /// healthy index costs no dirty page (a write transaction holds every page it dirties in memory).
     @available(*, noasync)
-    func compareKeyIndex(_ txn: Transaction, missing: (UInt64, [UInt8]) throws -> Void,
+    func compare(_ txn: Transaction, missing: (UInt64, [UInt8]) throws -> Void,
                          extra: (_ key: [UInt8], _ value: [UInt8]) throws -> Void) throws {
-        guard let keyIndex = table.keyIndex else { return }
+        guard let keyIndex = schema.keyIndex else { return }
         try txn.withCursor(keyIndex) { index in
-            try txn.forEachRow(table.events) { row in
+            try txn.forEachRow(schema.events) { row in
                 // A record about no key (the policy's) is not listed.
                 guard let seq = SeqKey.decode(row.key),
                       let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind.isAboutAKey
@@ -69,7 +76,7 @@ extension LogTables {
                 guard listed.map({ !$0.value.elementsEqual(SeqKey.bytes(seq)) }) ?? true else { return }
                 // A record that fails its checksum may have had its key bytes damaged: the
                 // index rightly lists it under the key it was appended with.
-                guard Self.passesChecksum(row.value, seq: seq) else { return }
+                guard EventCodec.passesChecksum(row.value, seq: seq) else { return }
                 try missing(seq, Array(key))
             }
         }
@@ -77,20 +84,20 @@ extension LogTables {
         // compaction base, up to the last seq), is left alone: reads pass over it, and `verify`
         // names the record itself (a corrupt record, a gap), not the entry too. An entry for a
         // seq the log cannot hold (0, past the last seq, or compacted away) is wrong.
-        let last = (try? lastSeq(txn)) ?? LogTables.maxSeq
-        let base = (try? baseSeq(txn)) ?? 0
+        let last = (try? counters.lastSeq(txn)) ?? MetaCounters.maxSeq
+        let base = (try? counters.baseSeq(txn)) ?? 0
         var wrong: [([UInt8], [UInt8])] = []
         try txn.forEachRow(keyIndex) { row in
             guard let seq = SeqKey.decode(row.value) else {
                 wrong.append((Array(row.key), Array(row.value)))
                 return
             }
-            guard let record = try txn.get(table.events, SeqKey.bytes(seq)) else {
+            guard let record = try txn.get(schema.events, SeqKey.bytes(seq)) else {
                 if seq == 0 || seq > last || seq <= base { wrong.append((Array(row.key), Array(row.value))) }
                 return
             }
             guard let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false) else { return }
-            if !EventCodec.keyBytes(header, in: record).elementsEqual(row.key) && Self.passesChecksum(record, seq: seq) {
+            if !EventCodec.keyBytes(header, in: record).elementsEqual(row.key) && EventCodec.passesChecksum(record, seq: seq) {
                 wrong.append((Array(row.key), Array(row.value)))
             }
         }
@@ -99,11 +106,11 @@ extension LogTables {
 
     /// Whether the index lists exactly the records a fold applied (`folded`, the records after
     /// `base`) and the records kept at or before `base`, by digest: one sequential walk of the
-    /// index, no lookup per record. False means "compare record by record" (``compareKeyIndex``),
+    /// index, no lookup per record. False means "compare record by record" (``compare``),
     /// which tells damage from what the fold passed over.
     @available(*, noasync)
-    func keyIndexMatches(_ txn: Transaction, folded: RecordDigest, base: UInt64) throws -> Bool {
-        guard let keyIndex = table.keyIndex else { return true }
+    func matches(_ txn: Transaction, folded: RecordDigest, base: UInt64) throws -> Bool {
+        guard let keyIndex = schema.keyIndex else { return true }
         var digest = RecordDigest()
         var early = Set<[UInt8]>()
         var malformed = false
@@ -120,8 +127,8 @@ extension LogTables {
         guard !malformed, digest == folded else { return false }
         // At or before the base only the records compaction kept are left: few, checked one by one.
         var kept = Set<[UInt8]>()
-        for seq in try seqs(txn, in: table.events, below: base + 1) {
-            guard let record = try txn.get(table.events, SeqKey.bytes(seq)),
+        for seq in try state.seqs(txn, in: schema.events, below: base + 1) {
+            guard let record = try txn.get(schema.events, SeqKey.bytes(seq)),
                   let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
             else { return false }
             // Compaction keeps the record of the policy in effect, which, about no key, the index never lists.
@@ -131,16 +138,12 @@ extension LogTables {
         return kept == early
     }
 
-    static func passesChecksum(_ record: UnsafeRawBufferPointer, seq: UInt64) -> Bool {
-        (try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: true)) != nil
-    }
-
     /// Makes the index list exactly what the log holds. Returns the number of entries added and removed.
     @available(*, noasync)
-    func repairKeyIndex(_ txn: Transaction) throws -> Int {
-        guard let keyIndex = table.keyIndex else { return 0 }
+    func repair(_ txn: Transaction) throws -> Int {
+        guard let keyIndex = schema.keyIndex else { return 0 }
         var changed = 0
-        try compareKeyIndex(txn, missing: { seq, key in
+        try compare(txn, missing: { seq, key in
             try txn.put(keyIndex, key, SeqKey.bytes(seq))
             changed += 1
         }, extra: { key, value in
@@ -150,24 +153,6 @@ extension LogTables {
         return changed
     }
 
-    /// Removes the entries of `table`, whose values are seqs (the key index, `refs`), that name a
-    /// record below `cut`, not in `kept`, and gone from the log: those compaction could not remove
-    /// by their record, whose framing was damaged (it named no key or source). Returns how many
-    /// it removed.
-    @available(*, noasync)
-    func dropEntriesOfMissingRecords(_ txn: Transaction, in table: Table?, below cut: UInt64, keeping kept: Set<UInt64>) throws -> Int {
-        guard let table else { return 0 }
-        var stragglers: [([UInt8], [UInt8])] = []
-        try txn.forEachRow(table) { row in
-            guard let seq = SeqKey.decode(row.value), seq < cut, !kept.contains(seq),
-                  try txn.get(self.table.events, SeqKey.bytes(seq)) == nil
-            else { return }
-            stragglers.append((Array(row.key), Array(row.value)))
-        }
-        for (key, value) in stragglers { try txn.delete(table, key, value: value) }
-        return stragglers.count
-    }
-
     // MARK: one key as of a seq
 
     /// The key's live entry right after `seq`: its entry in the compaction base checkpoint, folded
@@ -175,12 +160,12 @@ extension LogTables {
     /// records only; without it, the whole state as of `seq`.
     @available(*, noasync)
     func foldedEntry(_ txn: Transaction, key: [UInt8], asOf seq: UInt64) throws -> LogState.Entry? {
-        guard let keyIndex = table.keyIndex, !key.isEmpty else { return try foldedState(txn, asOf: seq).entry(forKey: key) }
-        let base = try baseSeq(txn)
+        guard let keyIndex = schema.keyIndex, !key.isEmpty else { return try state.foldedState(txn, asOf: seq).entry(forKey: key) }
+        let base = try counters.baseSeq(txn)
         guard seq >= base else { throw CacheLogError.historyCompacted(firstAvailable: base) }
         var folded = StateFold()
         if base > 0 {
-            guard let raw = try txn.get(table.checkpoints, SeqKey.bytes(base)) else {
+            guard let raw = try txn.get(schema.checkpoints, SeqKey.bytes(base)) else {
                 throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
             }
             if let entry = try CheckpointCodec.entry(forKey: key, in: raw, seq: base) {
@@ -190,7 +175,7 @@ extension LogTables {
         try txn.withCursor(keyIndex, from: .value(key: key, value: SeqKey.bytes(base + 1), atMost: false)) { seqs in
             while let row = try seqs.next(), let at = SeqKey.decode(row.value), at <= seq {
                 // As the fold of the whole log does: a record whose framing fails is passed over.
-                guard let record = try txn.get(table.events, SeqKey.bytes(at)),
+                guard let record = try txn.get(schema.events, SeqKey.bytes(at)),
                       let header = try? EventCodec.decodeHeader(record, seq: at, verifyChecksum: false)
                 else { continue }
                 try? folded.apply(header, record: record, seq: at)
@@ -203,10 +188,10 @@ extension LogTables {
     /// the index): no lookup per record and no checksum, as there is nothing to compare with.
     /// Returns nil when the index is not empty (another process's appends got there first).
     @available(*, noasync)
-    func fillEmptyKeyIndex(_ txn: Transaction) throws -> Int? {
-        guard let keyIndex = table.keyIndex, try txn.entryCount(keyIndex) == 0 else { return nil }
+    func fillEmpty(_ txn: Transaction) throws -> Int? {
+        guard let keyIndex = schema.keyIndex, try txn.entryCount(keyIndex) == 0 else { return nil }
         var added = 0
-        try txn.forEachRow(table.events) { row in
+        try txn.forEachRow(schema.events) { row in
             guard let seq = SeqKey.decode(row.key),
                   let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind.isAboutAKey
             else { return }
@@ -214,13 +199,5 @@ extension LogTables {
             added += 1
         }
         return added
-    }
-
-    // MARK: the format that brought the index
-
-    /// The format stamped in `meta`.
-    @available(*, noasync)
-    func stampedFormat(_ txn: Transaction) throws -> UInt32 {
-        try txn.get(table.meta, MetaKey.format).flatMap(MetaKey.format(in:)) ?? 0
     }
 }

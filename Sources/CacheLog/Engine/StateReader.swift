@@ -1,0 +1,176 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads the state: the `state` table's rows, each checked against its put where a reader judges
+/// by it, or the fold of the log (the nearest checkpoint plus the tail) where a row is damaged or
+/// a point in the past is asked for.
+struct StateReader {
+    /// The table handles.
+    let schema: Tables
+    /// The counters in `meta`.
+    let counters: MetaCounters
+
+    /// The state now. The `state` table only caches the fold of the log, so a damaged row is
+    /// answered by the fold (nearest checkpoint plus the tail), as ``entry(_:key:onDamaged:)``
+    /// answers it, and `onDamaged` learns the keys of the damaged rows (`rebuild` rewrites them).
+    /// The rows that decode stand: a damaged record elsewhere in the log, which the fold takes as
+    /// it reads it, must not change the answer for keys whose rows are whole.
+    func currentEntries(_ txn: Transaction, onDamaged: ([String]) -> Void = { _ in }) throws -> [LogState.Entry] {
+        let (rows, malformed) = try storedRows(txn)
+        guard !malformed.isEmpty else { return rows.map(\.entry) }
+        onDamaged(malformed.map { String(decoding: $0, as: UTF8.self) })
+        let folded = try foldedState(txn)
+        let repaired = malformed.compactMap { key in folded.entry(forKey: key).map { (key: key, entry: $0) } }
+        return (rows + repaired).sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.entry)
+    }
+
+    /// Every row of the stored state that decodes, and the keys of those that do not.
+    func storedEntries(_ txn: Transaction) throws -> (entries: [LogState.Entry], malformed: [String]) {
+        let (rows, malformed) = try storedRows(txn)
+        return (rows.map(\.entry), malformed.map { String(decoding: $0, as: UTF8.self) })
+    }
+
+    /// ``storedEntries(_:)`` with each key's bytes as the `state` table holds them.
+    func storedRows(_ txn: Transaction) throws -> (rows: [StateFold.Row], malformed: [[UInt8]]) {
+        var rows: [StateFold.Row] = []
+        var malformed: [[UInt8]] = []
+        try txn.forEachRow(schema.state) { row in
+            let key = String(decoding: row.key, as: UTF8.self)
+            if let entry = StateRowCodec.decode(key: key, row.value) {
+                rows.append((Array(row.key), entry))
+            } else {
+                malformed.append(Array(row.key))
+            }
+        }
+        return (rows, malformed)
+    }
+
+    /// `entry` with the max age, metadata and recording time of its put. The state keeps only what
+    /// folding needs; the policy stays in the put, one read away. A put that cannot be read
+    /// leaves them empty (``EventLog/verify()`` names the damage).
+    func withRecordedPolicy(_ entry: LogState.Entry, _ txn: Transaction) throws -> LogState.Entry {
+        guard let record = try txn.get(schema.events, SeqKey.bytes(entry.seq)),
+              let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false)
+        else { return entry }
+        var entry = entry
+        entry.maxAge = header.recordedMaxAge
+        entry.recordedAt = Date(stamp: header.recordedAt)
+        entry.metadata = (try? EventCodec.metadata(header, in: record, seq: entry.seq)) ?? [:]
+        return entry
+    }
+
+    /// `entry` with its put's policy (as ``withRecordedPolicy(_:_:)``) when the record at its seq
+    /// is that put: a put of `key` with the row's timestamp. `nil` when the row names another
+    /// record (a damaged row: a flipped bit in its seq), which a reader must not judge the key by.
+    func checkedAgainstItsPut(_ entry: LogState.Entry, key: [UInt8], _ txn: Transaction) throws -> LogState.Entry? {
+        guard let record = try txn.get(schema.events, SeqKey.bytes(entry.seq)),
+              let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false),
+              header.kind == .put, EventCodec.keyBytes(header, in: record).elementsEqual(key),
+              header.timestamp.bitPattern == entry.timestamp.stamp.bitPattern
+        else { return nil }
+        return try withRecordedPolicy(entry, txn)
+    }
+
+    /// The key's live entry for the append path, where an entry that cannot be read counts as
+    /// none: the put or delete being appended replaces or removes it, instead of failing the group.
+    func liveEntryIfReadable(_ txn: Transaction, key: [UInt8]) -> LogState.Entry? {
+        (try? entry(txn, key: key)) ?? nil
+    }
+
+    /// The key's live entry: its `state` row, or, when that row is damaged, the fold of the log
+    /// (see ``currentEntries(_:onDamaged:)``).
+    func entry(_ txn: Transaction, key: [UInt8], onDamaged: ([String]) -> Void = { _ in }) throws -> LogState.Entry? {
+        guard let raw = try txn.get(schema.state, key) else { return nil }
+        let name = String(decoding: key, as: UTF8.self)
+        if let entry = StateRowCodec.decode(key: name, raw) { return entry }
+        onDamaged([name])
+        return try foldedEntry(txn, key: key)
+    }
+
+    /// The key's live entry according to the log alone.
+    func foldedEntry(_ txn: Transaction, key: [UInt8]) throws -> LogState.Entry? {
+        try foldedState(txn).entry(forKey: key)
+    }
+
+    /// The state according to the log alone (the nearest checkpoint plus the tail), as of
+    /// the last committed seq: in a write transaction, without the events it has appended so far.
+    func foldedState(_ txn: Transaction) throws -> StateFold {
+        try foldedState(txn, asOf: try counters.lastSeq(txn))
+    }
+
+    /// Folds the records with seq in `range` into `folded`, reading headers only and checking
+    /// their framing, not their checksums: a checksum covers the payload too, which a fold never
+    /// reads, and appends applied every record whatever its later damage. `verify` checks every
+    /// byte. A record whose framing fails is skipped and reported to `onCorrupt`.
+    func fold(_ txn: Transaction, into folded: inout StateFold, range: ClosedRange<UInt64>,
+              onCorrupt: (UInt64, CacheLogError) -> Void, onEvent: (UInt64, inout StateFold) throws -> Void = { _, _ in }) throws {
+        try txn.withCursor(schema.events, from: .atLeast(SeqKey.bytes(range.lowerBound))) { rows in
+            while let row = try rows.next(), let seq = SeqKey.decode(row.key), seq <= range.upperBound {
+                do {
+                    let header = try EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false)
+                    try folded.apply(header, record: row.value, seq: seq)
+                } catch let error as CacheLogError {
+                    onCorrupt(seq, error)
+                }
+                try onEvent(seq, &folded)
+            }
+        }
+    }
+
+    /// The state that stands for compacted history: the checkpoint at `base`, or an empty one
+    /// when nothing was compacted (`base` is 0).
+    func baseState(_ txn: Transaction, base: UInt64) throws -> StateFold {
+        guard base > 0 else { return StateFold() }
+        guard let raw = try txn.get(schema.checkpoints, SeqKey.bytes(base)) else {
+            throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
+        }
+        return try CheckpointCodec.decode(raw, seq: base)
+    }
+
+    /// The seqs keyed in table `dbi` (events or checkpoints) from `from` up to, not including, `below`.
+    func seqs(_ txn: Transaction, in table: Table, from: UInt64 = 0, below: UInt64 = .max) throws -> [UInt64] {
+        try txn.withCursor(table, from: .atLeast(SeqKey.bytes(from))) { rows in
+            var seqs: [UInt64] = []
+            while let row = try rows.next(), let seq = SeqKey.decode(row.key), seq < below {
+                seqs.append(seq)
+            }
+            return seqs
+        }
+    }
+
+    /// The state after `seq`: the nearest checkpoint at or before it, plus the tail.
+    ///
+    /// Checkpoints are derived data: one that does not decode is passed over for an earlier one,
+    /// or, before any compaction, for the log from its start. Only the compaction base checkpoint
+    /// stands for records that are gone, so only its damage is an error.
+    func foldedState(_ txn: Transaction, asOf seq: UInt64) throws -> StateFold {
+        let base = try counters.baseSeq(txn)
+        guard seq >= base else { throw CacheLogError.historyCompacted(firstAvailable: base) }
+        var folded = StateFold()
+        var start: UInt64 = 1
+        let checkpoint: (UInt64, StateFold)? = try txn.withCursor(schema.checkpoints, from: .atMost(SeqKey.bytes(seq)), reverse: true) { rows in
+            while let row = try rows.next(), let at = SeqKey.decode(row.key), at >= base {
+                do {
+                    return (at, try CheckpointCodec.decode(row.value, seq: at))
+                } catch CacheLogError.corruptCheckpoint where at > base {
+                    continue
+                }
+            }
+            if base > 0 {
+                throw CacheLogError.corruptCheckpoint(seq: base, detail: "the compaction base checkpoint is missing")
+            }
+            return nil
+        }
+        if let (at, snapshot) = checkpoint {
+            folded = snapshot
+            start = at + 1
+        }
+        if seq >= start {
+            try fold(txn, into: &folded, range: start...seq, onCorrupt: { _, _ in })
+        }
+        return folded
+    }
+}
