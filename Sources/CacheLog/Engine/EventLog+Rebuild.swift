@@ -53,8 +53,8 @@ extension EventLog {
                 let repaired = try Self.rewriteState(txn, tables: tables, to: fold.orderedRows())
                 // The fold's digest answers for a healthy index; only damage pays for the repair's
                 // record-by-record comparison.
-                let indexRepaired = try tables.keyIndex.matches(txn, folded: fold.applied, base: base) ? 0 : try tables.keyIndex.repair(txn)
-                let refsRepaired = try tables.refs.matches(txn, folded: fold.sources, base: base) ? 0 : try tables.refs.repair(txn)
+                let indexRepaired = try tables.keyIndex.entries.matches(txn, folded: fold.applied, base: base) ? 0 : try tables.keyIndex.entries.repair(txn)
+                let refsRepaired = try tables.refs.entries.matches(txn, folded: fold.sources, base: base) ? 0 : try tables.refs.entries.repair(txn)
                 if try tables.counters.value(txn, MetaKey.checkpointSeq) != lastCheckpoint {
                     try tables.counters.set(txn, MetaKey.checkpointSeq, lastCheckpoint)
                     restored.append("checkpointSeq")

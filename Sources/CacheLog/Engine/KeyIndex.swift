@@ -14,6 +14,17 @@ struct KeyIndex {
     let counters: MetaCounters
     /// The state, for a key as of a seq without the index.
     let state: StateReader
+    /// The rows, as the log's records list them: compared, repaired and filled by ``SeqIndex``.
+    var entries: SeqIndex {
+        SeqIndex(table: schema.keyIndex, listing: Self.listing, schema: schema, counters: counters, state: state)
+    }
+
+    /// A record about a key is listed under the key's bytes; the retention record, about none, is not.
+    static let listing = SeqIndex.Listing(
+        key: { header, record, _ in header.kind.isAboutAKey ? Array(EventCodec.keyBytes(header, in: record)) : nil },
+        hash: { StateFold.keyHash($0) },
+        mayList: { _, _ in true },
+        fillOptions: .appendDuplicate)
 
     /// Indexes the record `seq` under `key`, in the append's transaction. A seq sorts after every
     /// seq the key has, so the value goes at the end of the key's run.
@@ -56,103 +67,6 @@ struct KeyIndex {
     /// A key with at most this many entries fits inside its node: rewritten, it needs no page of its own.
     static let repackedEntries = 64
 
-    /// Compares the index with the log: every whole record must be listed under its key
-    /// (`missing` hears of each that is not), and no entry may name a whole record of another
-    /// key, a seq the log cannot hold, or be no seq at all (`extra` hears of each, after the walk
-    /// over the log). Damaged records are `verify`'s to name, not the index's. Reads only, so a
-    /// healthy index costs no dirty page (a write transaction holds every page it dirties in memory).
-    @available(*, noasync)
-    func compare(_ txn: Transaction, missing: (UInt64, [UInt8]) throws -> Void,
-                         extra: (_ key: [UInt8], _ value: [UInt8]) throws -> Void) throws {
-        guard let keyIndex = schema.keyIndex else { return }
-        try txn.withCursor(keyIndex) { index in
-            try txn.forEachRow(schema.events) { row in
-                // A record about no key (the policy's) is not listed.
-                guard let seq = SeqKey.decode(row.key),
-                      let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind.isAboutAKey
-                else { return }
-                let key = EventCodec.keyBytes(header, in: row.value)
-                let listed = try index.seek(key: Array(key), valueAtLeast: SeqKey.bytes(seq))
-                guard listed.map({ !$0.value.elementsEqual(SeqKey.bytes(seq)) }) ?? true else { return }
-                // A record that fails its checksum may have had its key bytes damaged: the
-                // index rightly lists it under the key it was appended with.
-                guard EventCodec.passesChecksum(row.value, seq: seq) else { return }
-                try missing(seq, Array(key))
-            }
-        }
-        // An entry whose record is unreadable, or missing where the log must have one (after the
-        // compaction base, up to the last seq), is left alone: reads pass over it, and `verify`
-        // names the record itself (a corrupt record, a gap), not the entry too. An entry for a
-        // seq the log cannot hold (0, past the last seq, or compacted away) is wrong.
-        let last = (try? counters.lastSeq(txn)) ?? MetaCounters.maxSeq
-        let base = (try? counters.baseSeq(txn)) ?? 0
-        var wrong: [([UInt8], [UInt8])] = []
-        try txn.forEachRow(keyIndex) { row in
-            guard let seq = SeqKey.decode(row.value) else {
-                wrong.append((Array(row.key), Array(row.value)))
-                return
-            }
-            guard let record = try txn.get(schema.events, SeqKey.bytes(seq)) else {
-                if seq == 0 || seq > last || seq <= base { wrong.append((Array(row.key), Array(row.value))) }
-                return
-            }
-            guard let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false) else { return }
-            if !EventCodec.keyBytes(header, in: record).elementsEqual(row.key) && EventCodec.passesChecksum(record, seq: seq) {
-                wrong.append((Array(row.key), Array(row.value)))
-            }
-        }
-        for (key, value) in wrong { try extra(key, value) }
-    }
-
-    /// Whether the index lists exactly the records a fold applied (`folded`, the records after
-    /// `base`) and the records kept at or before `base`, by digest: one sequential walk of the
-    /// index, no lookup per record. False means "compare record by record" (``compare``),
-    /// which tells damage from what the fold passed over.
-    @available(*, noasync)
-    func matches(_ txn: Transaction, folded: RecordDigest, base: UInt64) throws -> Bool {
-        guard let keyIndex = schema.keyIndex else { return true }
-        var digest = RecordDigest()
-        var early = Set<[UInt8]>()
-        var malformed = false
-        var key: [UInt8] = []
-        var hash: UInt64 = 0
-        try txn.forEachRow(keyIndex) { row in
-            if !row.key.elementsEqual(key) {
-                key = Array(row.key)
-                hash = StateFold.keyHash(row.key)
-            }
-            guard let seq = SeqKey.decode(row.value) else { malformed = true; return }
-            if seq > base { digest.add(keyHash: hash, seq: seq) } else { early.insert(key + SeqKey.bytes(seq)) }
-        }
-        guard !malformed, digest == folded else { return false }
-        // At or before the base only the records compaction kept are left: few, checked one by one.
-        var kept = Set<[UInt8]>()
-        for seq in try state.seqs(txn, in: schema.events, below: base + 1) {
-            guard let record = try txn.get(schema.events, SeqKey.bytes(seq)),
-                  let header = try? EventCodec.decodeHeader(record, seq: seq, verifyChecksum: false)
-            else { return false }
-            // Compaction keeps the record of the policy in effect, which, about no key, the index never lists.
-            if !header.kind.isAboutAKey { continue }
-            kept.insert(Array(EventCodec.keyBytes(header, in: record)) + SeqKey.bytes(seq))
-        }
-        return kept == early
-    }
-
-    /// Makes the index list exactly what the log holds. Returns the number of entries added and removed.
-    @available(*, noasync)
-    func repair(_ txn: Transaction) throws -> Int {
-        guard let keyIndex = schema.keyIndex else { return 0 }
-        var changed = 0
-        try compare(txn, missing: { seq, key in
-            try txn.put(keyIndex, key, SeqKey.bytes(seq))
-            changed += 1
-        }, extra: { key, value in
-            try txn.delete(keyIndex, key, value: value)
-            changed += 1
-        })
-        return changed
-    }
-
     // MARK: one key as of a seq
 
     /// The key's live entry right after `seq`: its entry in the compaction base checkpoint, folded
@@ -184,20 +98,4 @@ struct KeyIndex {
         return folded.entry(forKey: key)
     }
 
-    /// Lists every record whose framing reads in an index that is empty (a database from before
-    /// the index): no lookup per record and no checksum, as there is nothing to compare with.
-    /// Returns nil when the index is not empty (another process's appends got there first).
-    @available(*, noasync)
-    func fillEmpty(_ txn: Transaction) throws -> Int? {
-        guard let keyIndex = schema.keyIndex, try txn.entryCount(keyIndex) == 0 else { return nil }
-        var added = 0
-        try txn.forEachRow(schema.events) { row in
-            guard let seq = SeqKey.decode(row.key),
-                  let header = try? EventCodec.decodeHeader(row.value, seq: seq, verifyChecksum: false), header.kind.isAboutAKey
-            else { return }
-            try txn.put(keyIndex, Array(EventCodec.keyBytes(header, in: row.value)), SeqKey.bytes(seq), options: .appendDuplicate)
-            added += 1
-        }
-        return added
-    }
 }

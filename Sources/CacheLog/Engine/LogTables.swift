@@ -314,10 +314,10 @@ struct LogTables {
     func upgradeFormat(_ txn: Transaction) throws -> (keyIndex: Int, refs: Int) {
         let stamped = try stampedFormat(txn)
         guard stamped < Environment.formatVersion else { return (0, 0) }
-        let keyIndex = stamped < Environment.keyIndexFormat ? try keyIndex.fillEmpty(txn) ?? keyIndex.repair(txn) : 0
-        let refs = stamped < Environment.refsFormat ? try refs.fillEmpty(txn) ?? refs.repair(txn) : 0
+        let indexed = stamped < Environment.keyIndexFormat ? try keyIndex.entries.fillEmpty(txn) ?? keyIndex.entries.repair(txn) : 0
+        let referenced = stamped < Environment.refsFormat ? try refs.entries.fillEmpty(txn) ?? refs.entries.repair(txn) : 0
         try txn.put(schema.meta, MetaKey.format, MetaKey.formatValue(Environment.formatVersion))
-        return (keyIndex, refs)
+        return (indexed, referenced)
     }
 
     /// The format stamped in `meta`.

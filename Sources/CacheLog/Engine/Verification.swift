@@ -225,10 +225,10 @@ struct Verification {
     /// The key index lists every record under its key, and nothing else.
     @available(*, noasync)
     mutating func checkKeyIndex() throws {
-        if try tables.keyIndex.matches(txn, folded: folded.applied, base: base) { return }
+        if try tables.keyIndex.entries.matches(txn, folded: folded.applied, base: base) { return }
         var missing: [UInt64] = []
         var extra: [(key: [UInt8], seq: UInt64?)] = []
-        try tables.keyIndex.compare(txn, missing: { seq, _ in missing.append(seq) }, extra: { key, value in
+        try tables.keyIndex.entries.compare(txn, missing: { seq, _ in missing.append(seq) }, extra: { key, value in
             extra.append((key, value.withUnsafeBytes { SeqKey.decode($0) }))
         })
         if let first = missing.first {
@@ -255,10 +255,12 @@ struct Verification {
     /// nothing else.
     @available(*, noasync)
     mutating func checkRefs() throws {
-        if try tables.refs.matches(txn, folded: folded.sources, base: base) { return }
+        if try tables.refs.entries.matches(txn, folded: folded.sources, base: base) { return }
         var missing: [(dependent: UInt64, source: UInt64)] = []
         var extra: [(source: UInt64?, dependent: UInt64?)] = []
-        try tables.refs.compare(txn, missing: { missing.append(($0, $1)) }, extra: { key, value in
+        try tables.refs.entries.compare(txn, missing: { seq, source in
+            if let source = source.withUnsafeBytes({ SeqKey.decode($0) }) { missing.append((seq, source)) }
+        }, extra: { key, value in
             extra.append((key.withUnsafeBytes { SeqKey.decode($0) }, value.withUnsafeBytes { SeqKey.decode($0) }))
         })
         if let first = missing.first {
