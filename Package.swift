@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers (see README "Architecture"): dependencies point down only.
-//   cachelog (CLI)  ->  CacheLogKit (the entry point)  ->  FeedAPI, FeedCache, FeedCacheLog  ->  CacheLog  ->  CLMDB, CZlib, CDeflate
+// Layers (see ARCHITECTURE.md): dependencies point down only.
+//   cachelog (CLI)  ->  CacheLogKit (the entry point), CacheLogReports  ->  FeedAPI, FeedCache, FeedCacheLog  ->  CacheLog  ->  CLMDB, CZlib, CDeflate
 // CacheLog knows nothing of feeds; FeedCache knows nothing of LMDB; FeedAPI knows nothing of caching.
 let package = Package(
     name: "CacheLog",
@@ -15,6 +15,7 @@ let package = Package(
         // libraries, mapped at every start), so nothing else in the package imports it.
         .library(name: "FeedAPIURLSession", targets: ["FeedAPIURLSession"]),
         .library(name: "FeedCacheLog", targets: ["FeedCacheLog"]),
+        .library(name: "CacheLogReports", targets: ["CacheLogReports"]),
         // The entry point: one object that composes the parts below, with one clock.
         .library(name: "CacheLogKit", targets: ["CacheLogKit"]),
         .executable(name: "cachelog", targets: ["cachelog"]),
@@ -69,6 +70,12 @@ let package = Package(
             name: "FeedCacheLog",
             dependencies: ["CacheLog", "FeedCache"]
         ),
+        // Text for people made from the log: the report page, JSON and key text. It depends on
+        // the domain; nothing in the domain depends on it.
+        .target(
+            name: "CacheLogReports",
+            dependencies: ["CacheLog", "FeedCache", "FeedCacheLog"]
+        ),
         .target(
             name: "CacheLogKit",
             dependencies: [
@@ -80,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "cachelog",
             dependencies: [
-                "CacheLog", "CacheLogKit", "FeedCache", "FeedAPI", "FeedCacheLog", "LoopbackHTTP",
+                "CacheLog", "CacheLogKit", "CacheLogReports", "FeedCache", "FeedAPI", "FeedCacheLog", "LoopbackHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -106,10 +113,11 @@ let package = Package(
         .testTarget(
             name: "CacheLogKitTests",
             dependencies: [
-                "CacheLogKit", "LoopbackHTTP", "Seeding", "TestSupport", "cachelog", "cachelog-writer", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "CacheLogKit", "CacheLogReports", "LoopbackHTTP", "Seeding", "TestSupport", "cachelog", "cachelog-writer",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLog", "CLMDB", "Locking", "Seeding", "TestSupport"]),
+        .testTarget(name: "FeedCacheTests", dependencies: ["FeedCache", "FeedCacheLog", "CacheLogReports", "CacheLog", "CLMDB", "Locking", "Seeding", "TestSupport"]),
         .testTarget(name: "FeedAPITests", dependencies: ["FeedAPI", "LoopbackHTTP", "TestSupport"]),
         // One spec, run against every HTTPClient the package ships.
         .testTarget(name: "HTTPClientTests", dependencies: ["FeedAPI", "FeedAPIURLSession", "LoopbackHTTP", "TestSupport"]),
@@ -118,7 +126,7 @@ let package = Package(
             dependencies: ["CacheLogKit", "FeedAPI", "FeedCache", "FeedCacheLog", "CacheLog", "LoopbackHTTP", "Locking", "TestSupport"]
         ),
         .testTarget(
-            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "FeedAPI", "FeedCache", "FeedCacheLog", "LoopbackHTTP", "Locking", "TestSupport"],
+            name: "CLITests", dependencies: ["cachelog", "cachelog-writer", "CacheLog", "CacheLogReports", "FeedAPI", "FeedCache", "FeedCacheLog", "LoopbackHTTP", "Locking", "TestSupport"],
             // Read by path (see CompatibilityTests), not bundled.
             exclude: ["Fixtures"]),
         .testTarget(

@@ -11,9 +11,9 @@ import Foundation
 /// any `Double` is shown, never trapped on: `nan`, `inf` or `-inf` when it is not finite, whole
 /// days alone when it is too large for seconds to count in an `Int`, and seconds in exponent
 /// notation (`1e+300s`) when even the days are too many to write out.
-public enum DurationText {
+package enum DurationText {
     /// `seconds` as the options write durations.
-    public static func string(_ seconds: TimeInterval) -> String {
+    package static func string(_ seconds: TimeInterval) -> String {
         guard seconds.isFinite else { return NonFinite.text(seconds) }
         let whole = seconds.rounded(.towardZero)
         guard abs(whole) < 1e15 else {

@@ -10,7 +10,7 @@ extension MaxAge {
     public static let maximum = MaxAge.days(36_500)
 
     /// The grammar, as errors say it.
-    public static let forms = "a whole number and a unit: s, m, h, d or w (90s, 15m, 12h, 7d, 1w = 7d)"
+    package static let forms = "a whole number and a unit: s, m, h, d or w (90s, 15m, 12h, 7d, 1w = 7d)"
 
     /// What a written duration gets wrong, as a sentence that says what to write instead.
     public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -13,7 +13,7 @@ extension TimestampText {
     /// of range would otherwise give a confident answer about another moment. A leap second
     /// (second 60 of 23:59 UTC, as RFC 3339 allows) is the moment after 23:59:59: the clock this
     /// package keeps, as POSIX time does, has no leap seconds.
-    public static func date(_ text: String) -> Date? {
+    package static func date(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         var reader = DigitReader(bytes)
         guard let year = reader.number(4), reader.expect("-"), let month = reader.number(2), reader.expect("-"),

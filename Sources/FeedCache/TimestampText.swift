@@ -7,13 +7,13 @@ import Foundation
 /// How the package writes a moment in text: `2026-12-01T10:00:00Z` (RFC 3339, UTC), with
 /// milliseconds only when the moment has them. Errors, validation outcomes and the tool's
 /// output all say dates this way, so that a date read in one can be pasted into another.
-public enum TimestampText {
+package enum TimestampText {
     /// `2026-12-01T10:00:00Z`, with milliseconds only when the date has them.
     ///
     /// A stored date can be anything a damaged or hand-made record holds, and is shown, never
     /// trapped on: `nan`, `inf` or `-inf` when it is not a finite number, and `@` followed by its
     /// seconds since 1970 (as `date -d @…` takes them) when its year is outside 0000…9999.
-    public static func string(_ date: Date) -> String {
+    package static func string(_ date: Date) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)
         append(date, to: &bytes)
@@ -24,7 +24,7 @@ public enum TimestampText {
     ///
     /// Written by hand (days-to-civil, proleptic Gregorian, UTC) and straight into bytes: a replay
     /// prints two dates per line, and formatting them was most of the time of a long replay.
-    public static func append(_ date: Date, to bytes: inout [UInt8]) {
+    package static func append(_ date: Date, to bytes: inout [UInt8]) {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite else {
             bytes.append(contentsOf: NonFinite.text(seconds).utf8)

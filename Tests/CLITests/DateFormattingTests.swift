@@ -1,3 +1,4 @@
+import CacheLogReports
 import FeedCacheLog
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import FeedCache
+import CacheLogReports
 import FeedCacheLog
 import Foundation
 import TestSupport

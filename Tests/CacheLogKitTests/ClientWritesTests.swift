@@ -1,4 +1,5 @@
 import CacheLogKit
+import CacheLogReports
 import Foundation
 import Logging
 import LoopbackHTTP

@@ -1,5 +1,6 @@
 import CacheLog
 import FeedCache
+import CacheLogReports
 import FeedCacheLog
 import Foundation
 import Locking

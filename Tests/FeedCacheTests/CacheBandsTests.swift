@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+@testable import CacheLogReports
 @testable import FeedCacheLog
 
 /// The report's bands, read off audit timelines written by hand: what the page draws for the

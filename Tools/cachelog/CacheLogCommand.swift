@@ -6,6 +6,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CacheLogReports
 import FeedCacheLog
 import Logging
 

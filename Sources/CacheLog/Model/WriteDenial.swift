@@ -7,6 +7,7 @@ public enum WriteDenial: Sendable, Equatable, CustomStringConvertible {
     /// The system refused for another reason, in its own words.
     case failed(String)
 
+    /// The reason as the end of a sentence: "its file system is mounted read-only".
     public var description: String {
         switch self {
         case .readOnlyFileSystem: return "its file system is mounted read-only"

@@ -23,7 +23,7 @@ extension EventLog {
 
     /// The retention policy this database follows, and the seq of the record that set it (nil:
     /// none is recorded, and ``RetentionPolicy/default`` applies).
-    public func retentionPolicy() throws -> (policy: RetentionPolicy, seq: UInt64?) {
+    package func retentionPolicy() throws -> (policy: RetentionPolicy, seq: UInt64?) {
         try environment.read { txn in try Retention(tables: tables).policy(txn) }
     }
 
@@ -72,7 +72,7 @@ extension EventLog {
 
     /// Every key whose history retention trimmed, with the seq it now starts at (see
     /// ``historyStart(of:)``), keyed by the key's UTF-8 bytes.
-    public func trimmedHistories() throws -> [[UInt8]: UInt64] {
+    package func trimmedHistories() throws -> [[UInt8]: UInt64] {
         try environment.read { txn in try Retention(tables: tables).historyStarts(txn) }
     }
 

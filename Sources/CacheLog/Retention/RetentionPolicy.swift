@@ -140,7 +140,7 @@ extension RetentionPolicy {
 
     /// `bytes` as ``size(_:)`` reads it back, in the unit that writes it with the fewest digits
     /// (`64MB` for 64,000,000, `64MiB` for 67,108,864), else bytes (`1234567`).
-    public static func sizeText(_ bytes: Int) -> String {
+    package static func sizeText(_ bytes: Int) -> String {
         let units: [(String, Int)] = [("GiB", 1 << 30), ("GB", 1_000_000_000), ("MiB", 1 << 20), ("MB", 1_000_000), ("KiB", 1 << 10), ("KB", 1_000)]
         let exact = units.filter { bytes >= $0.1 && bytes % $0.1 == 0 }
         guard let best = exact.min(by: { bytes / $0.1 < bytes / $1.1 }) else { return String(bytes) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CacheLog
+import CacheLogReports
 import FeedCacheLog
 
 struct Compact: AsyncParsableCommand, DatabaseCommand, FormattedCommand {

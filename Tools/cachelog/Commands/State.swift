@@ -1,6 +1,7 @@
 import ArgumentParser
 import CacheLog
 import FeedCache
+import CacheLogReports
 import FeedCacheLog
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CacheLog
+import CacheLogReports
 import FeedCacheLog
 
 struct Verify: AsyncParsableCommand, DatabaseCommand, DocumentCommand {

@@ -1,4 +1,5 @@
 import CacheLogKit
+import CacheLogReports
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

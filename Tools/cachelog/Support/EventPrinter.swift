@@ -1,5 +1,6 @@
 import FeedCache
 import CacheLog
+import CacheLogReports
 import FeedCacheLog
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import FeedAPI
+import CacheLogReports
 import FeedCacheLog
 #if canImport(FoundationEssentials)
 import FoundationEssentials

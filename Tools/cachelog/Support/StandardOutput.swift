@@ -1,3 +1,4 @@
+import CacheLogReports
 import FeedCacheLog
 #if canImport(FoundationEssentials)
 import FoundationEssentials

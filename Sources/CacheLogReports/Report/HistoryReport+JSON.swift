@@ -3,6 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CacheLog
+import FeedCache
+import FeedCacheLog
 
 extension HistoryReport {
     /// The data the page embeds and draws from, as JSON on one line. The window is there twice:

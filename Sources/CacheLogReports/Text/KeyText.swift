@@ -1,3 +1,6 @@
+import CacheLog
+import FeedCache
+import FeedCacheLog
 /// A key as text shows it (the audit's tables, the report page): one line, nothing that moves or
 /// reorders the text around it, so that a key cannot pass for another.
 package enum KeyText {

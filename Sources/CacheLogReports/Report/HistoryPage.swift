@@ -4,6 +4,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CacheLog
+import FeedCacheLog
 
 /// The report's page (``HistoryReport/html()``): one HTML file with its CSS, its script and its
 /// data inline, so it opens from `file://` with no network. The summary table is written here, so

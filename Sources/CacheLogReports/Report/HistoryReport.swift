@@ -5,9 +5,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import FeedCacheLog
 
 /// The history of some keys over a window of time, as one self-contained HTML page (``html()``):
-/// per key, bands of fresh, stale and missing time judged as ``CacheAudit`` judges them, a mark
+/// per key, bands of fresh, stale and missing time judged as `CacheAudit` judges them, a mark
 /// for each event, and a summary table.
 ///
 /// ```swift
@@ -143,7 +144,7 @@ public struct HistoryReport: Sendable {
         self.keys = reported
     }
 
-    /// The earliest moment the history of any of `keys` starts at (``LogHistory/start(of:in:)``):
+    /// The earliest moment the history of any of `keys` starts at (`LogHistory.start(of:in:)`):
     /// the natural start of a window over them; `nil` when none has events.
     public static func start(of keys: [String], in log: EventLog) throws -> Date? {
         try keys.compactMap { try LogHistory.start(of: $0, in: log) }.min()

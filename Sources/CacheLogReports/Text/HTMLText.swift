@@ -1,3 +1,6 @@
+import CacheLog
+import FeedCache
+import FeedCacheLog
 /// Text for the report page: escaped for where it goes, so that a key can hold anything (`<`,
 /// quotes, `</script>`, emoji) and still be only text on the page.
 package enum HTMLText {

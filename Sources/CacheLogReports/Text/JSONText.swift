@@ -4,6 +4,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CacheLog
+import FeedCacheLog
 
 /// How JSON's scalars are written, shared by the report page's data and the `cachelog` tool's
 /// JSON (its encoder and replay's byte-level fast path), so that all write the same bytes for the

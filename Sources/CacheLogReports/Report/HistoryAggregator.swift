@@ -4,6 +4,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import FeedCache
+import FeedCacheLog
 
 /// Boils one key's history down to what the report (``HistoryReport``) draws and tabulates. The summary
 /// (event counts, time stale and missing) is exact; what the page draws is bounded by `columns`

@@ -5,6 +5,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import FeedCacheLog
 
 extension HistoryReport {
     /// Why a report's keys or window cannot be chosen as asked.
