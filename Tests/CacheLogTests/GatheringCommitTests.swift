@@ -18,7 +18,7 @@ struct GatheringCommitTests {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
         // A window no machine runs past, so that only the second append's arrival ends the wait.
-        let writer = Writer(environment: log.environment, tables: log.tables, clock: log.clock, retains: false, gatherWindow: .seconds(600))
+        let writer = Writer(environment: log.environment, tables: log.tables, clock: log.clock, appliesRetention: false, gatherWindow: .seconds(600))
         // The writer busy with other work while the first append queues, so that this spec
         // sees the moment the writer takes it: its queue empties.
         let busy = DispatchSemaphore(value: 0)

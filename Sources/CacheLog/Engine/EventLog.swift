@@ -84,7 +84,7 @@ public final class EventLog: Sendable {
         tables = LogTables(environment.tables, checkpointInterval: options.checkpointInterval)
         preparation = PutPreparation(environment: environment, tables: tables, recentPayloads: recentPayloads, level: compressionLevel)
         writer = Writer(environment: environment, tables: tables, clock: options.clock,
-                        retains: options.automaticRetention && !options.readOnly)
+                        appliesRetention: options.automaticRetention && !options.readOnly)
         if !options.readOnly && environment.tables.stampedFormat < Environment.formatVersion {
             try LogOpening.upgradeFormat(environment, tables, logger: logger)
         }

@@ -43,7 +43,7 @@ final class Writer: @unchecked Sendable {
     /// How long a commit about to start waits at most for the appends on their way.
     let gatherWindow: Duration
     /// Whether this writer applies the retention policy as it goes (``EventLog/Options/automaticRetention``).
-    private let retains: Bool
+    private let appliesRetention: Bool
     /// Bounds one transaction, so a flood of appends still commits in steady steps.
     private let maxBatchesPerCommit = 4096
     /// Write transactions committed, to observe group commit (appends per commit).
@@ -53,13 +53,13 @@ final class Writer: @unchecked Sendable {
     /// Appends announced and not yet handed over (``expectAppend()``).
     var incomingAppends: Int { pending.withLock { $0.incoming } }
 
-    init(environment: Environment, tables: LogTables, clock: @escaping @Sendable () -> Date, retains: Bool = true,
+    init(environment: Environment, tables: LogTables, clock: @escaping @Sendable () -> Date, appliesRetention: Bool = true,
          gatherWindow: Duration = .milliseconds(1)) {
         self.environment = environment
         self.tables = tables
         retention = Retention(tables: tables)
         self.clock = clock
-        self.retains = retains
+        self.appliesRetention = appliesRetention
         self.gatherWindow = gatherWindow
     }
 
@@ -101,7 +101,7 @@ final class Writer: @unchecked Sendable {
     /// commit), and only that pass. Returns every pass it ran in one report, with a pass that
     /// ended between the call and its turn on the queue; nil when it ran none.
     func applyRetention(onlyIfDue: Bool = false) async throws -> RetentionReport? {
-        guard !onlyIfDue || retains else { return nil }
+        guard !onlyIfDue || appliesRetention else { return nil }
         // Whether a pass is due is a read, which needs no writer: a process whose saves made none
         // due (most) learns so without queueing here, which would start the queue's thread for
         // nothing. A pass that a commit still queued makes due, the writer starts after that commit.
@@ -229,13 +229,13 @@ final class Writer: @unchecked Sendable {
     private func commit(_ group: [(LogTables.Batch, CheckedContinuation<AppendedBatch, any Error>)]) {
         var group = group
         let now = clock()
-        if retains { group = makeRoom(for: group, now: now) }
+        if appliesRetention { group = makeRoom(for: group, now: now) }
         guard !group.isEmpty else { return }
         let batches = group.map(\.0)
         do {
             let (ranges, due) = try environment.write { txn in
                 let ranges = try tables.append(txn, batches: batches, now: now)
-                let due = try retains && retention.isDue(txn, now: now, policy: try retention.policy(txn).policy)
+                let due = try appliesRetention && retention.isDue(txn, now: now, policy: try retention.policy(txn).policy)
                 return (ranges, due)
             }
             commits.withLock { $0 += 1 }

@@ -16,16 +16,16 @@ public struct KeyHistory: Sendable, Equatable {
     public var compactionBase: UInt64
     /// The seq retention trimmed this key's history to (`EventLog.historyStart(of:)`): the record
     /// there is the one its history now starts from; 0 when retention trimmed none of it.
-    public var trimmedThrough: UInt64
+    public var historyStart: UInt64
     /// In seq order: the put that was live at the compaction base, when the key had one (its
     /// seq is at or before ``compactionBase``), then the key's events after the base.
     public var events: [RecordedEvent]
 
-    /// A history of `key` that starts after `compactionBase` (or at `trimmedThrough`) with `events`.
-    public init(key: String, compactionBase: UInt64 = 0, trimmedThrough: UInt64 = 0, events: [RecordedEvent]) {
+    /// A history of `key` that starts after `compactionBase` (or at `historyStart`) with `events`.
+    public init(key: String, compactionBase: UInt64 = 0, historyStart: UInt64 = 0, events: [RecordedEvent]) {
         self.key = key
         self.compactionBase = compactionBase
-        self.trimmedThrough = trimmedThrough
+        self.historyStart = historyStart
         self.events = events
     }
 
@@ -33,6 +33,6 @@ public struct KeyHistory: Sendable, Equatable {
     /// the record retention trimmed the history to: a version, or what left no cache) rather
     /// than an event after it.
     func isBaseVersion(_ event: RecordedEvent) -> Bool {
-        event.seq <= compactionBase || (trimmedThrough > compactionBase && event.seq == trimmedThrough)
+        event.seq <= compactionBase || (historyStart > compactionBase && event.seq == historyStart)
     }
 }

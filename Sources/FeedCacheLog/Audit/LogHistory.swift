@@ -61,14 +61,14 @@ public struct LogHistory: Sendable, Equatable {
         }
         let keys: [KeyHistory]
         if key != nil {
-            keys = events.first.map { [KeyHistory(key: $0.key, compactionBase: base, trimmedThrough: trims[Array($0.key.utf8)] ?? 0, events: events)] } ?? []
+            keys = events.first.map { [KeyHistory(key: $0.key, compactionBase: base, historyStart: trims[Array($0.key.utf8)] ?? 0, events: events)] } ?? []
         } else {
             // Keyed by the key's bytes, as the log keys it: Swift's String equality would merge
             // keys that differ only in Unicode normalization (NFC and NFD "café").
             let byKey = Dictionary(grouping: events) { Array($0.key.utf8) }
             keys = byKey.keys.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { bytes in
                 byKey[bytes].flatMap { group in
-                    group.first.map { KeyHistory(key: $0.key, compactionBase: base, trimmedThrough: trims[bytes] ?? 0, events: group) }
+                    group.first.map { KeyHistory(key: $0.key, compactionBase: base, historyStart: trims[bytes] ?? 0, events: group) }
                 }
             }
         }

@@ -52,8 +52,8 @@ struct GlobalOptions: ParsableArguments {
 
     func databasePath() -> String {
         if let db, !db.isEmpty { return Self.expandingHome(db) ?? db }
-        if let path = Environment.value("CACHELOG_DB"), !path.isEmpty { return Self.expandingHome(path) ?? path }
-        if let cache = Environment.value("XDG_CACHE_HOME"), !cache.isEmpty { return cache + "/cachelog" }
+        if let path = EnvironmentVariables.value("CACHELOG_DB"), !path.isEmpty { return Self.expandingHome(path) ?? path }
+        if let cache = EnvironmentVariables.value("XDG_CACHE_HOME"), !cache.isEmpty { return cache + "/cachelog" }
         // $HOME, as ~ is read, and as the XDG spec reads the default: the password database's home
         // only when $HOME is unset.
         return (Self.expandingHome("~") ?? "~") + "/.cache/cachelog"
@@ -66,7 +66,7 @@ struct GlobalOptions: ParsableArguments {
         guard path.hasPrefix("~") else { return path }
         let rest = path.dropFirst()
         guard rest.isEmpty || rest.hasPrefix("/") else { return nil }
-        let home = Environment.value("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let home = EnvironmentVariables.value("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + rest
     }
 
@@ -79,7 +79,7 @@ struct GlobalOptions: ParsableArguments {
         if let db, db.isEmpty { throw ValidationError("--db is empty; give a database directory, or leave --db out for the default") }
         // `~user` would need a password-database lookup; a quoted `~user/x` is more likely a
         // mistake than a wish, and must never become a directory named `~user`.
-        let fromEnvironment = Environment.value("CACHELOG_DB")
+        let fromEnvironment = EnvironmentVariables.value("CACHELOG_DB")
         for (value, source) in [(db, "--db"), (db == nil ? fromEnvironment : nil, "CACHELOG_DB")] {
             guard let value, !value.isEmpty, Self.expandingHome(value) == nil else { continue }
             throw ValidationError("\(source): '\(value)' starts with ~user, which is not expanded; write the full path, or ~/ for your own home")
@@ -102,7 +102,7 @@ struct GlobalOptions: ParsableArguments {
     func fixedNow() throws -> Date? {
         // The message names where the bad date came from: a variable set long ago in a shell
         // profile is easy to forget when the command line shows no --now.
-        let (value, source) = now.map { ($0, "--now") } ?? (Environment.value("CACHELOG_NOW"), "CACHELOG_NOW")
+        let (value, source) = now.map { ($0, "--now") } ?? (EnvironmentVariables.value("CACHELOG_NOW"), "CACHELOG_NOW")
         guard let value, !value.isEmpty else { return nil }
         guard let date = DateParsing.date(value) else {
             throw ValidationError("\(source): '\(value)' is not a date; use \(DateParsing.forms)")

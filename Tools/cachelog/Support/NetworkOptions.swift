@@ -114,7 +114,7 @@ struct NetworkOptions {
         case ""?: .none
         case let proxy?: .url(proxy)
         }
-        let library = Environment.value(Self.libcurlVariable).flatMap { $0.isEmpty ? nil : [$0] }
+        let library = EnvironmentVariables.value(Self.libcurlVariable).flatMap { $0.isEmpty ? nil : [$0] }
         return CurlHTTPClient(
             userAgent: "cachelog/\(EventLog.version)", maxBodySize: maxBody, timeout: .seconds(timeout),
             caCertificates: try? cacert?.certificates.get(), proxy: CurlHTTPClient.Proxy(server: server, noProxy: noProxy),

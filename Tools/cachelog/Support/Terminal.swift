@@ -11,7 +11,7 @@ import Darwin
 enum Terminal {
     static let stderrIsTerminal = isatty(2) == 1
     static let stdoutIsTerminal = isatty(1) == 1
-    static let colorAllowed = (Environment.value("NO_COLOR").map(\.isEmpty) ?? true) && Environment.value("TERM") != "dumb"
+    static let colorAllowed = (EnvironmentVariables.value("NO_COLOR").map(\.isEmpty) ?? true) && EnvironmentVariables.value("TERM") != "dumb"
     /// `\r\e[2K` rewrites a progress line in place: escape sequences like colour.
     static let progressAllowed = stderrIsTerminal && colorAllowed
 
