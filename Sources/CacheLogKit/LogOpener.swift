@@ -47,11 +47,10 @@ final class LogOpener: Sendable {
             return try EventLog.shared(path: path, options: reading)
         } catch CacheLogError.noDatabase {
             return nil
-        } catch let error as CacheLogError where !options.readOnly {
-            guard case .notWritable = error else { throw error }
+        } catch CacheLogError.notWritable(let path, let reason) where !options.readOnly {
             reading.readOnly = true
             let log = try EventLog.shared(path: path, options: reading)
-            denied.withLock { $0 = error }
+            denied.withLock { $0 = .notWritable(path: path, reason: reason) }
             return log
         }
     }

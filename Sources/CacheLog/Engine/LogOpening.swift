@@ -23,7 +23,8 @@ enum LogOpening {
     ///   - path: The database directory.
     ///   - options: The open's options (``EventLog/Options/readOnly``, ``EventLog/Options/createIfMissing``).
     /// - Throws: ``CacheLogError/notADirectory(path:)``, ``CacheLogError/notADatabase(path:detail:)``,
-    ///   ``CacheLogError/noDatabase(path:)`` or ``CacheLogError/notWritable(path:reason:)``.
+    ///   ``CacheLogError/noDatabase(path:)``, ``CacheLogError/notReadable(path:)`` or
+    ///   ``CacheLogError/notWritable(path:reason:)``.
     static func prepareDirectory(_ path: String, _ options: EventLog.Options) throws {
         if let isDirectory = isDirectory(atPath: path) {
             guard isDirectory else { throw CacheLogError.notADirectory(path: path) }
