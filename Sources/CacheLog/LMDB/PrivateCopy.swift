@@ -17,33 +17,16 @@ import Darwin
 /// Why: such a reader is not in LMDB's reader table, so writers reuse the pages of the commit
 /// it reads, and LMDB follows whatever a reused page now holds (Debian's liblmdb stops the
 /// process on its assertions, `IS_LEAF(mp)` in `mdb_cursor_next`). No check after a read can
-/// undo that; a copy no writer can reach can. The copy is checked instead:
-///
-/// A writer reuses only pages freed by transactions at least two before its own (mdb.c,
-/// `mdb_find_oldest`, with no reader registered), and the pages of commit S are freed by S+1 at
-/// the earliest, so only transaction S+3 may overwrite them, and it begins after S+2 committed.
-/// So: read the meta pages, copy the pages up to S's last, read the meta pages again. If the
-/// newest commit is then at most S+1, nothing of S was overwritten before the copy ended. The
-/// meta page that S+1 may have written during the copy is the one LMDB would open, and the
-/// pages it names may be half copied: it is overwritten in the copy with S's meta, so the copy
-/// holds S and nothing else. S's own meta page must read the same before, in and after the copy
-/// (a commit still writing it is caught then; one stalled in that write for the whole copy left
-/// pages of S and S-2 only, which no writer may reuse before S+1). More commits during the copy:
-/// it is made again, ``Environment/copyAttempts`` times in all, then
-/// ``CacheLogError/overlappedWrites(path:)``.
+/// undo that; a copy no writer can reach can. The copy is whole when the newest commit is at
+/// most one past the copied one once the copy ends (Format.md, "Reading without the lock file",
+/// has the proof and the cost); otherwise it is made again, ``Environment/copyAttempts`` times
+/// in all, then ``CacheLogError/overlappedWrites(path:)``.
 ///
 /// The copy is an anonymous memory file on Linux (`memfd_create`), elsewhere (or where the
 /// kernel refuses one) a temporary file unlinked as soon as it is made; LMDB opens it by its
 /// descriptor's name (`/proc/self/fd/N`, `/dev/fd/N`). It takes memory (or temporary space) the
 /// size of the pages in use, `DataFileLength`'s "used" size, until the environment moves on to a
 /// newer copy or closes.
-///
-/// The cost is the copying: about 0.6 ms a megabyte measured here (7 ms for a 12 MB database,
-/// 70 ms for 120 MB, against well under a millisecond to open and read with the lock file). A
-/// writer that commits twice within that time, attempt after attempt, keeps such a reader busy.
-/// Measured here (a verify and a replay a round): a 12 MB database answered 5 to 9 rounds in 10
-/// under a commit every 5 to 8 ms; a 120 MB one none under a commit every 25 ms, all under one
-/// every 100 ms.
 struct PrivateCopy {
     /// The copy, open read-write, and the name LMDB opens it by.
     let file: ScratchFile
