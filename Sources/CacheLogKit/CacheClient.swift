@@ -97,7 +97,8 @@ public final class CacheClient: Sendable {
     /// Decoded items, reused while their payload is the key's live one; `nil` with no memory.
     let memory: MemoryTier?
 
-    /// Opens the database in `directory` (created, with the directory, by the first save).
+    /// Opens the database in `directory`, which the first save creates.
+    ///
     /// Another client of this process on the same directory shares its open log (a database is
     /// open once per process: `EventLog.shared(path:options:)`), with the options it was opened
     /// with: its durability, and its clock for the times the log records (each client stamps its
@@ -106,6 +107,9 @@ public final class CacheClient: Sendable {
     /// this user or its file system cannot write is opened to read: its caches serve, and each
     /// save throws `.notWritable(path:reason:)`, which says whether the file system is read-only.
     ///
+    /// - Parameters:
+    ///   - directory: The database directory.
+    ///   - options: The clock, HTTP client, logger, metrics, durability, retention and recovery.
     /// - Throws: `CacheLogError`: `.invalidRetention` for `options.retention` that no database
     ///   can keep, `.notADirectory` for a file, `.notADatabase` for a directory
     ///   that holds other files and no database (or a `data.mdb` that is not one), and what
@@ -132,15 +136,22 @@ public final class CacheClient: Sendable {
         CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? Substring($0)) } ?? "app"
     }
 
-    /// Runs the retention pass this client's saves made due, when there is one: a program that
-    /// saves and then ends at once calls this before it ends (a long-running app need not: the
-    /// log runs such passes in the background). Creates nothing.
+    /// Runs the retention pass this client's saves made due, when there is one.
+    ///
+    /// A program that saves and then ends at once calls this before it ends; a long-running app
+    /// need not, as the log runs such passes in the background. Creates nothing.
+    ///
+    /// - Throws: `CacheLogError` when the pass cannot read or write the log.
     public func applyRetentionIfDue() async throws {
         guard !opener.readOnlyByChoice, let log = try opener.existing() else { return }
         try await log.applyRetentionIfDue()
     }
 
     /// A client on a log the app opened itself; the log's clock is the client's.
+    ///
+    /// - Parameters:
+    ///   - log: The open log.
+    ///   - options: The HTTP client, logger, metrics and memory tier (the log's own options stand).
     public init(log: EventLog, options: Options = Options()) {
         clock = log.clock
         http = options.http ?? Self.defaultHTTPClient
@@ -162,31 +173,50 @@ public final class CacheClient: Sendable {
 
     private static var defaultHTTPClient: any HTTPClient { CurlHTTPClient(userAgent: "cachelog/\(EventLog.version)") }
 
-    /// The log, opened (and created, when there is none yet) for reading its history, replaying
-    /// it or writing events of the app's own.
+    /// The log, opened (and created when there is none yet), to read its history, replay it or
+    /// write events of the app's own.
+    ///
+    /// - Throws: `CacheLogError` when the database cannot be opened or created.
     public func log() throws -> EventLog {
         try opener.existing() ?? opener.writable(for: [])
     }
 
     /// The log when the database exists; `nil` when nothing was saved yet (nothing is created).
+    ///
+    /// - Throws: `CacheLogError` when the database cannot be opened.
     public func existingLog() throws -> EventLog? {
         try opener.existing()
     }
 
     /// The feed at `url`, cached under `key`, loaded under `contract` with its app's defaults.
+    ///
+    /// - Parameters:
+    ///   - key: The cache key.
+    ///   - url: The feed's URL.
+    ///   - contract: How the payload decodes, and the defaults (max age, strategy, retries).
     public func feed<Item>(_ key: String, at url: URL, contract: FeedContract<Item>) -> FeedResource<Item> {
         FeedResource(client: self, key: key, url: url, contract: contract)
     }
 
-    /// The one object at `url` (the people search's object cache: a person), cached under
-    /// `object:URL` (``CacheKey/object(_:)``), cache first unless told otherwise.
+    /// The one object at `url`, cached under `object:URL` (``CacheKey/object(_:)``).
+    ///
+    /// The people search's object cache (a person): cache first unless told otherwise.
+    ///
+    /// - Parameters:
+    ///   - url: The object's URL.
+    ///   - contract: How the payload decodes, and the defaults.
     public func object<Item>(at url: URL, contract: FeedContract<Item>) -> FeedResource<Item> {
         FeedResource(client: self, key: CacheKey.object(url), url: url, contract: contract)
     }
 
-    /// The search for `query` through the URL `template` (`{query}` is filled in
-    /// percent-encoded, `{page}` with the page number), cached under `key`, by default
-    /// `search:CONTRACT:QUERY`.
+    /// The search for `query` through the URL `template`, cached under `key`.
+    ///
+    /// - Parameters:
+    ///   - query: The search text.
+    ///   - template: The URL, whose `{query}` is filled in percent-encoded and `{page}` with the
+    ///     page number.
+    ///   - contract: How a page decodes, and the defaults.
+    ///   - key: The cache key; by default `search:CONTRACT:QUERY`.
     public func search<Item>(_ query: String, at template: String, contract: SearchContract<Item>, key: String? = nil) -> SearchResource<Item> {
         SearchResource(
             client: self, key: key ?? CacheKey.search(contract: contract.name, query: query), query: query,
@@ -194,6 +224,8 @@ public final class CacheClient: Sendable {
     }
 
     /// The image data at `url`, cached under `image:URL`: cache first, 7 days by default.
+    ///
+    /// - Parameter url: The image's URL.
     public func image(at url: URL) -> ImageResource {
         ImageResource(client: self, url: url)
     }

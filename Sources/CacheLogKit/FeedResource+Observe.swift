@@ -5,9 +5,11 @@ import Foundation
 #endif
 
 extension FeedResource {
-    /// The cached value of ``key`` now, then again each time it changes, whoever changes it: a
-    /// save of this client, of another client, of another process (the tool's cron job), a
-    /// removal or an expiry (GRDB's `ValueObservation`). `nil` while nothing is cached. Each
+    /// The cached value of ``key`` now, then again each time it changes, whoever changes it.
+    ///
+    /// A change is a save of this client, of another client or of another process (the tool's
+    /// cron job), a removal or an expiry, as GRDB's `ValueObservation` follows a query. `nil`
+    /// while nothing is cached. Each
     /// value is ``CacheLoad/source`` `.cache`, judged fresh or not when it is delivered; a cache
     /// that only grows old delivers nothing new. Asks nothing of the remote.
     ///
@@ -15,6 +17,8 @@ extension FeedResource {
     /// about that long): one read of its last seq, so an observer of a log where nothing happens
     /// costs next to nothing (`Tools/bench --only observe` measures it). The sequence ends when
     /// the task iterating it is cancelled, and throws when the cache cannot be read.
+    ///
+    /// - Parameter interval: How often the log is looked at.
     public func observe(every interval: Duration = .milliseconds(50)) -> AsyncThrowingStream<CacheLoad<Item>?, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {

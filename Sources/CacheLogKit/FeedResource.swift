@@ -97,16 +97,20 @@ public struct FeedResource<Item: Sendable>: Sendable {
         }
     }
 
-    /// Saves `items` into the cache as if the remote had just delivered them (TanStack Query's
-    /// `setQueryData`, Apollo's `writeQuery`): stamped `timestamp`, by default now on the
-    /// client's clock, under the contract's max age (or ``maxAge``), with no validators, so the
-    /// next remote-first load asks for the whole feed. It replaces whatever is cached when it
-    /// commits: of two writes, the last to commit is live, and a load whose request began before
-    /// the write does not replace it.
+    /// Saves `items` into the cache as if the remote had just delivered them.
+    ///
+    /// It is TanStack Query's `setQueryData` and Apollo's `writeQuery`. The cache is stamped
+    /// `timestamp`, under the contract's max age (or ``maxAge``), with no validators, so the next
+    /// remote-first load asks for the whole feed. It replaces whatever is cached when it commits:
+    /// of two writes, the last to commit is live, and a load whose request began before the write
+    /// does not replace it.
     ///
     /// Loads that begin after the write do not join a load that began before it: they start
     /// their own, judged against what was written.
     ///
+    /// - Parameters:
+    ///   - items: What to cache.
+    ///   - timestamp: The cache's timestamp; by default now, on the client's clock.
     /// - Throws: ``InvalidTimestampError`` for a timestamp that is not a finite date or is later
     ///   than the client's clock (no fetch happens in the future); what the contract's coder
     ///   throws for the items, and what the log throws. The cache is then as it was.
@@ -128,6 +132,7 @@ public struct FeedResource<Item: Sendable>: Sendable {
     /// Removes what is cached under ``key`` (``CacheClient/remove(_:)``).
     ///
     /// - Returns: whether there was a cache to remove.
+    /// - Throws: `CacheLogError` when the log fails.
     @discardableResult
     public func remove() async throws -> Bool {
         try await client.remove(key)
