@@ -51,7 +51,7 @@ extension CacheClient {
         let store = RecordingFeedStore(CacheLogFeedStore(log: log, key: key), dryRun: dryRun)
         try await LocalFeedLoader(
             store: store, currentDate: { now }, policy: CachePolicy(maxAge: maxAge ?? RecordedPolicy.unrecorded.maxAge),
-            coder: checked ?? .bytes, judging: maxAge == nil ? .recorded : .loaders, logger: logger
+            coder: checked ?? .bytes, judging: maxAge == nil ? .recordedPolicy : .ownPolicy, logger: logger
         ).validateCache()
 
         func outcome(_ kind: ValidationOutcome.Kind, _ detail: String) -> ValidationOutcome {

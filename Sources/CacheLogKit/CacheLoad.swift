@@ -25,7 +25,7 @@ public struct CacheLoad<Item: Sendable>: Sendable {
     /// whenever the remote answered, even after a cache-first load found no usable cache.
     public let remoteFailure: (any Error)?
     /// Whether the items are fresh under the policy that judged them: always, except for the
-    /// first, cached answer of ``FeedResource/updates()``, which may be stale.
+    /// first, cached answer of ``FeedResource/cacheThenRemote()``, which may be stale.
     public let isFresh: Bool
     /// For a search: whether the server has another page (``SearchResource/loadMore()``);
     /// `nil` for a feed.

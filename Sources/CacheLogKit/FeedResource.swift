@@ -145,7 +145,7 @@ public struct FeedResource<Item: Sendable>: Sendable {
     ///
     /// The sequence ends after the remote's items; when the remote fails, it ends by throwing
     /// the remote's error (after cached items) or ``NoUsableDataError`` (after none).
-    public func updates() -> AsyncThrowingStream<CacheLoad<Item>, any Error> {
+    public func cacheThenRemote() -> AsyncThrowingStream<CacheLoad<Item>, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 let start = client.clock()
@@ -172,12 +172,12 @@ public struct FeedResource<Item: Sendable>: Sendable {
         }
     }
 
-    /// Why the cache held nothing, for ``updates()``: how its last cache ended, when the log says.
+    /// Why the cache held nothing, for ``cacheThenRemote()``: how its last cache ended, when the log says.
     private func emptyCache() async -> CacheUnavailableError {
         (try? await ClientFeedStore(opener: client.opener, key: key).ending()).flatMap { $0 }.map(CacheUnavailableError.gone) ?? .empty
     }
 
-    /// The cached items whatever their age, for ``updates()``; `nil` when there are none.
+    /// The cached items whatever their age, for ``cacheThenRemote()``; `nil` when there are none.
     private func staleCache(_ local: LocalFeedLoader<Item>, at start: Date) async -> CacheLoad<Item>? {
         guard let cached = try? await local.loadIgnoringAge() else { return nil }
         client.metrics.count(cached.isFresh ? CacheMetrics.Label.hits : CacheMetrics.Label.staleServed, contract: contract.name)
@@ -201,7 +201,7 @@ public struct FeedResource<Item: Sendable>: Sendable {
         return LocalFeedLoader(
             store: ClientFeedStore(opener: client.opener, key: key, began: began, held: held), currentDate: { start }, judgingDate: client.clock,
             policy: CachePolicy(maxAge: maxAge ?? contract.defaults.maxAge), coder: held.map { contract.coder.through($0) } ?? contract.coder,
-            contract: contract.name, judging: maxAge == nil ? .recorded : .loaders, logger: client.logger)
+            contract: contract.name, judging: maxAge == nil ? .recordedPolicy : .ownPolicy, logger: client.logger)
     }
 
     /// The remote, asked conditionally with the cache's validators: validators vouch for the URL

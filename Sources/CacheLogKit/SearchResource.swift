@@ -209,7 +209,7 @@ public struct SearchResource<Item: Codable & Sendable>: Sendable {
         LocalFeedLoader(
             store: ClientFeedStore(opener: client.opener, key: key), currentDate: { start }, judgingDate: client.clock,
             policy: CachePolicy(maxAge: maxAge ?? contract.defaults.maxAge), coder: .json, contract: contract.name,
-            judging: maxAge == nil ? .recorded : .loaders, logger: client.logger)
+            judging: maxAge == nil ? .recordedPolicy : .ownPolicy, logger: client.logger)
     }
 
     /// Saves the merged list `items` (as old as the oldest of `pages`) and the objects that

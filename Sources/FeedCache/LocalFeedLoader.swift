@@ -14,7 +14,7 @@ import Logging
 ///
 /// Every save records the loader's policy with the cache (``RecordedPolicy``: its max age and
 /// the name of its contract), so that a reader who does not know this app can judge the cache
-/// alone; a loader made with ``PolicyChoice/recorded`` is such a reader.
+/// alone; a loader made with ``PolicyChoice/recordedPolicy`` is such a reader.
 public struct LocalFeedLoader<Item: Sendable>: Sendable {
     private let store: any FeedStore
     private let currentDate: @Sendable () -> Date
@@ -46,7 +46,7 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
         policy: CachePolicy = .feeds,
         coder: FeedPayloadCoder<Item>,
         contract: ContractName? = nil,
-        judging: PolicyChoice = .loaders,
+        judging: PolicyChoice = .ownPolicy,
         logger: Logger? = nil
     ) {
         self.store = store
@@ -156,8 +156,8 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// The policy that judges `cache`: see ``PolicyChoice``.
     public func policy(for cache: CachedFeed) -> CachePolicy {
         switch (policyChoice, cache.policy) {
-        case (.recorded, let recorded?): CachePolicy(maxAge: recorded.maxAge)
-        case (.recorded, nil), (.loaders, _): policy
+        case (.recordedPolicy, let recorded?): CachePolicy(maxAge: recorded.maxAge)
+        case (.recordedPolicy, nil), (.ownPolicy, _): policy
         }
     }
 
@@ -222,7 +222,7 @@ extension LocalFeedLoader where Item: Codable {
         judgingDate: (@Sendable () -> Date)? = nil,
         policy: CachePolicy = .feeds,
         contract: ContractName? = nil,
-        judging: PolicyChoice = .loaders,
+        judging: PolicyChoice = .ownPolicy,
         logger: Logger? = nil
     ) {
         self.init(

@@ -18,8 +18,8 @@ public struct RecordedPolicy: Sendable, Hashable {
 public enum PolicyChoice: Sendable, Hashable {
     /// The loader's own policy, whatever the cache was saved under: an app that knows its rules
     /// (and applies a changed max age to caches saved before the change).
-    case loaders
+    case ownPolicy
     /// The policy the cache was saved under (``CachedFeed/policy``), and the loader's own for a
     /// cache saved without one: a tool that judges caches written by others.
-    case recorded
+    case recordedPolicy
 }

@@ -86,7 +86,7 @@ struct FeedResourceTests {
         #expect(world.server.requestCount == 0)
     }
 
-    @Test func updates_yieldsTheStaleCacheAtOnce_thenTheRemotesItems_countingTheStaleServe() async throws {
+    @Test func cacheThenRemote_yieldsTheStaleCacheAtOnce_thenTheRemotesItems_countingTheStaleServe() async throws {
         let metrics = TestMetrics()
         let world = try ClientWorld(routes: ["/films.json": .json(Bodies.films)])
         let films = try world.client(CacheClient.Options(metrics: metrics)).feed("films", at: world.url("/films.json"), contract: .films)
@@ -94,7 +94,7 @@ struct FeedResourceTests {
         world.days(8)
 
         var loads: [CacheLoad<Film>] = []
-        for try await load in films.updates() { loads.append(load) }
+        for try await load in films.cacheThenRemote() { loads.append(load) }
 
         #expect(loads.map(\.isFresh) == [false, true])
         #expect(loads.map(\.source) == [.cache(timestamp: Date(timeIntervalSince1970: 1_796_119_200)), .remote])
@@ -103,13 +103,13 @@ struct FeedResourceTests {
         #expect(try metrics.expectCounter("cachelog_saves_total", [("contract", "films")]).totalValue == 2)
     }
 
-    @Test func updates_withNothingCachedAndTheRemoteDown_endsWithNoUsableData() async throws {
+    @Test func cacheThenRemote_withNothingCachedAndTheRemoteDown_endsWithNoUsableData() async throws {
         let world = try ClientWorld()
         let dead = try DeadPort()
         let films = try world.client().feed("films", at: dead.url("/films.json"), contract: .films)
 
         await #expect(throws: NoUsableDataError.self) {
-            for try await _ in films.updates() {}
+            for try await _ in films.cacheThenRemote() {}
         }
     }
 

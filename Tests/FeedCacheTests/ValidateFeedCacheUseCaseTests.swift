@@ -88,7 +88,7 @@ struct ValidateFeedCacheUseCaseTests {
         let timestamp = fixedCurrentDate.adding(days: -2)
         let cache = CachedFeed(feed: try encoded([]), timestamp: timestamp, policy: RecordedPolicy(maxAge: .days(1)))
         let store = FeedStoreSpy(retrieving: .success(cache))
-        let sut = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }, policy: .search, judging: .recorded)
+        let sut = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }, policy: .search, judging: .recordedPolicy)
 
         try await sut.validateCache()
 
@@ -98,7 +98,7 @@ struct ValidateFeedCacheUseCaseTests {
     @Test func validateCache_judgedByTheRecordedPolicy_usesTheLoadersPolicyForACacheSavedWithoutOne() async throws {
         let timestamp = fixedCurrentDate.adding(days: -8)
         let store = FeedStoreSpy(retrieving: .success(CachedFeed(feed: try encoded([]), timestamp: timestamp)))
-        let sut = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }, policy: .search, judging: .recorded)
+        let sut = LocalFeedLoader<TestItem>(store: store, currentDate: { fixedCurrentDate }, policy: .search, judging: .recordedPolicy)
 
         try await sut.validateCache()
 
