@@ -61,7 +61,7 @@ struct ReadTests {
     @Test func events_acrossMoreThanOneReadChunk_deliverEveryRecordOnce() async throws {
         let dir = try TemporaryDirectory()
         let log = try makeLog(dir)
-        let count = EventLog.readChunk * 2 + 17
+        let count = EventReader.readChunk * 2 + 17
         var batch: [Event] = []
         for i in 0..<count { batch.append(.put(key: "k\(i % 3)", payload: payload("\(i)"), timestamp: Date())) }
         try await log.append(batch)

@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 
 /// A durable, append-only log of cache events in LMDB, with the current state (the projection of
@@ -34,11 +27,11 @@ public final class EventLog: Sendable {
     let tables: LogTables
     let writer: Writer
     let logger: Logger
-    let compressionLevel: Int32
     /// The payload each key last had here, for the next save's delta and the next load.
     let recentPayloads = RecentPayloads()
     /// Validates and compresses what is appended, before it queues for the writer.
     let preparation: PutPreparation
+    private var reader: EventReader { EventReader(environment: environment, tables: tables, logger: logger, clock: clock) }
 
     /// Opens the database in directory `path`, creating it (and the directory) when it does not
     /// exist, if `options.createIfMissing`. A directory that holds other files is not taken over.
@@ -52,111 +45,55 @@ public final class EventLog: Sendable {
         try self.init(path: path, options: options, withoutLock: false)
     }
 
-    /// `withoutLock`: a read-only open reads as one that may not write `lock.mdb` does (a copy of
-    /// the database, ``Options/readOnly``): the tests' way there, since no file mode keeps root
-    /// from writing.
+    /// `withoutLock`: a read-only open reads as one that may not write `lock.mdb` does (a copy,
+    /// ``Options/readOnly``): the tests' way there, since no file mode keeps root from writing.
     init(path: String, options: Options, withoutLock: Bool) throws {
         try DatabasePath.check(path, writing: !options.readOnly, shared: options.sharedWithOtherUsers)
         try LogOpening.prepareDirectory(path, options)
         let canonical = OpenPaths.canonical(path)
-        try OpenPaths.claim(canonical)
-        func openEnvironment() throws -> Environment {
-            if !options.readOnly { try LogOpening.refuseEmptyDataFile(in: path) }
-            return try Environment(
-                path: canonical, readOnly: options.readOnly, noSync: options.durability == .unsynced,
-                mapSize: options.initialMapSize, logger: options.logger, withoutLock: withoutLock)
-        }
         let movedAside: DamagedDataFile?
-        do {
-            if options.onDamage == .moveAside && !options.readOnly {
-                (self.environment, movedAside) = try DamagedDataFile.openMovingDamageAside(canonical, at: options.clock(), openEnvironment)
-            } else {
-                (self.environment, movedAside) = (try openEnvironment(), nil)
-            }
-        } catch {
-            OpenPaths.release(canonical)
-            throw error
-        }
+        (environment, movedAside) = try LogOpening.openEnvironment(path, canonical: canonical, options, withoutLock: withoutLock)
         self.path = path
         clock = options.clock
         logger = options.logger
-        compressionLevel = Int32(options.compressionLevel)
         tables = LogTables(environment.tables, checkpointInterval: options.checkpointInterval)
-        preparation = PutPreparation(environment: environment, tables: tables, recentPayloads: recentPayloads, level: compressionLevel)
+        preparation = PutPreparation(environment: environment, tables: tables, recentPayloads: recentPayloads, level: Int32(options.compressionLevel))
         writer = Writer(environment: environment, tables: tables, clock: options.clock,
                         appliesRetention: options.automaticRetention && !options.readOnly)
-        if !options.readOnly && environment.tables.stampedFormat < Environment.formatVersion {
-            try LogOpening.upgradeFormat(environment, tables, logger: logger)
-        }
-        if let movedAside {
-            options.logger.warning("moved a damaged database aside", metadata: ["to": "\(movedAside.movedTo)", "damage": "\(movedAside.damage)"])
-        }
-        // A database started over records why, with the policy it would have followed anyway.
-        let initialRetention = options.initialRetention ?? movedAside.map { _ in (RetentionPolicy.default, "CacheLog") }
-        if environment.tables.createdNow, let (policy, by) = initialRetention {
-            // The first record of the database, before any save: every process applies it from the start.
-            let by = movedAside?.recordedBy(by) ?? by
-            let prepared = try EventCodec.prepare(.retention(policy, by: by), maxKeySize: maxKeySize)
-            let (tables, clock) = (self.tables, self.clock)
-            _ = try environment.write { txn in try tables.append(txn, batches: [(events: [prepared], conditions: [])], now: clock()) }
-        }
-        registerShared(canonical)
+        try LogOpening.finish(environment, tables, options, movedAside: movedAside)
+        SharedLogs.register(self, at: canonical)
     }
 
     /// Appends `events` as one atomic batch: all of them get consecutive seqs and are committed in
     /// one transaction, or none is. Returns the seqs they got.
     ///
-    /// Validation and compression run on the calling task; the single writer then frames and stores
-    /// the batch, sharing its commit (and its sync) with whatever else arrived meanwhile.
+    /// Validation and compression run on the calling task; the single writer then stores the
+    /// batch, sharing its commit (and its sync) with whatever else arrived meanwhile.
     @discardableResult
     public func append(_ events: [Event]) async throws -> ClosedRange<UInt64> {
-        try await prepareAndAppend(events).range
+        try await preparation.append(events, to: writer).range
     }
 
-    /// Prepares `events` announced to the writer (``Writer/expectAppend()``, so that a commit
-    /// starting meanwhile waits for them), appends them under `conditions`, and remembers the
-    /// payloads of the puts it stored.
-    private func prepareAndAppend(_ events: [Event], conditions: [AppendCondition] = []) async throws -> AppendedBatch {
-        writer.expectAppend()
-        let batch: PutPreparation.PreparedBatch
-        do {
-            batch = try preparation.prepare(events)
-        } catch {
-            writer.cancelExpectedAppend()
-            throw error
-        }
-        let appended = try await writer.append(batch.events, conditions: conditions, expected: true)
-        preparation.remember(batch.versions, storedAs: appended.puts)
-        return appended
-    }
-
-    /// Appends `events` as one atomic batch, as ``append(_:)-([Event])`` does, unless the live entry
-    /// of `key` is newer: a save never replaces a newer cache.
+    /// Appends `events` as ``append(_:)-([Event])`` does, unless the live entry of `key` is
+    /// newer: a save never replaces a newer cache.
     ///
-    /// `position` is the log's last seq (``lastSeq()``, 0 when there is no database yet) when the
-    /// fetch of what the batch saves began, read before its request. Every put of `key` (and of
-    /// `others`) in the batch records it (``Event/sinceName``), and the batch is superseded when
-    /// the key's live put is newer by the log's own order
-    /// (``LogState/Entry/supersedes(aFetchBeganAt:)``): its fetch began at or after `position` (of
-    /// two fetches that began with nothing appended between them, the one that landed first
-    /// stays), or, for a put that recorded no position (an older database, a plain append), it
-    /// landed after `position`. The seqs are what every writer of the log shares; the cache
-    /// timestamps, taken by clocks that may disagree, are kept for ages and are not compared. The
-    /// batch is superseded too when the key was removed (an explicit delete) after `position`:
-    /// what was fetched before a removal does not bring the cache back. No live entry, or one
-    /// whose put cannot be read, lets the batch append. A `position` past the log's last seq
-    /// counts as the last seq at the commit.
-    ///
-    /// The check runs inside the write transaction that would commit the batch, after every batch
-    /// committed before it (another process's, or one earlier in the same group commit), so no
-    /// save can land between the check and the append. A superseded batch writes nothing and
+    /// The batch is superseded when the key's live put is newer by the log's own order
+    /// (``LogState/Entry/supersedes(aFetchBeganAt:)``), or when the key was removed (an explicit
+    /// delete) after `position`: what was fetched before a removal does not bring the cache back.
+    /// No live entry, or one whose put cannot be read, lets the batch append. The check runs in
+    /// the write transaction that would commit the batch, after every batch committed before it,
+    /// so no save lands between the check and the append. A superseded batch writes nothing and
     /// takes no seqs; the batches sharing its commit are appended as usual.
     ///
-    /// `others` are keys saved in the same batch, from the same fetch (a search's objects), each
-    /// judged by the same rule: the events of one whose live entry is newer are left out, and the
-    /// rest of the batch is appended; ``AppendOutcome/appended(_:leftOut:)`` names the keys left out.
-    ///
-    /// - Returns: ``AppendOutcome/appended(_:leftOut:)`` with the seqs the batch got, or
+    /// - Parameters:
+    ///   - events: The batch. Its puts of `key` and of `others` record `position` (``Event/sinceName``).
+    ///   - position: The log's last seq (``lastSeq()``, 0 with no database yet) when the fetch of
+    ///     what the batch saves began, read before its request; past the last seq, it counts as
+    ///     the last seq at the commit.
+    ///   - key: The key the batch saves.
+    ///   - others: Keys saved from the same fetch (a search's objects), each judged alone: the
+    ///     events of one whose live entry is newer are left out, and the rest is appended.
+    /// - Returns: ``AppendOutcome/appended(_:leftOut:)`` with the seqs and the keys left out,
     ///   ``AppendOutcome/superseded(by:)`` with the newer live entry, or
     ///   ``AppendOutcome/removed(seq:at:)`` naming the removal.
     /// - Throws: what ``append(_:)-([Event])`` throws, ``CacheLogError/emptyKey`` or
@@ -165,25 +102,9 @@ public final class EventLog: Sendable {
     public func append(
         _ events: [Event], unlessSupersededSince position: UInt64, liveAt key: String, leavingNewer others: [String] = []
     ) async throws -> AppendOutcome {
-        let keyBytes = Array(key.utf8)
-        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        guard keyBytes.count <= maxKeySize else { throw CacheLogError.keyTooLong(length: keyBytes.count, maximum: maxKeySize) }
-        // With others, the batch must keep events of its own key whatever their conditions leave out.
-        guard others.isEmpty || events.contains(where: { $0.key.utf8.elementsEqual(keyBytes) }) else { throw CacheLogError.emptyBatch }
-        // Keys are bytes: two spellings of one text (NFC and NFD) are two keys, each judged alone.
-        // A set beside the ordered keys: a search saves an object per result, and looking each
-        // up in the list made a save of 2,000 results take seconds.
-        var judged = [keyBytes]
-        var isJudged: Set<[UInt8]> = [keyBytes]
-        for other in others.map({ Array($0.utf8) }) where isJudged.insert(other).inserted { judged.append(other) }
-        let recorded = events.map { event in
-            isJudged.contains(Array(event.key.utf8)) ? event.recording(since: position) : event
-        }
-        let conditions = judged.enumerated().map { index, bytes in
-            AppendCondition(key: bytes, since: position, wholeBatch: index == 0)
-        }
+        let batch = try ConditionalBatch.save(events, since: position, key: key, others: others, maxKeySize: maxKeySize)
         do {
-            let appended = try await prepareAndAppend(recorded, conditions: conditions)
+            let appended = try await preparation.append(batch.events, to: writer, conditions: batch.conditions)
             return .appended(appended.range, leftOut: appended.leftOut.map { String(decoding: $0, as: UTF8.self) })
         } catch let superseded as SupersededBatch {
             if superseded.removal { return .removed(seq: superseded.live.seq, at: superseded.live.timestamp) }
@@ -198,7 +119,8 @@ public final class EventLog: Sendable {
     }
 
     /// The live payload of `key` and its cache timestamp, or nil when the key has no live value.
-    /// Throws ``CacheLogError/corruptRecord(seq:detail:)`` when the stored record fails its checks.
+    ///
+    /// - Throws: ``CacheLogError/corruptRecord(seq:detail:)`` when the record fails its checks.
     public func retrieve(_ key: String) throws -> StoredValue? {
         try retrieve(key, unlessPayloadIs: nil)
     }
@@ -208,61 +130,24 @@ public final class EventLog: Sendable {
     /// the put's header is read, nothing inflated: what lets a reader keep decoded items in
     /// memory and know, in the same read, that they are still the live ones.
     public func retrieve(_ key: String, unlessPayloadIs known: UInt64?) throws -> StoredValue? {
-        let keyBytes = Array(key.utf8)
-        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        return try environment.read { txn in
-            guard let entry = try tables.state.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
-            if let value = try storedValue(txn, entry, key: keyBytes, unlessPayloadIs: known) { return value }
-            logDamagedRows([key])
-            // The row names a cache the log does not hold: it cannot be read back, which
-            // validation answers with a delete that also removes the row.
-            guard let folded = try tables.state.foldedEntry(txn, key: keyBytes) else { throw CacheLogError.corruptStateRow(key: key) }
-            guard folded != entry, let value = try storedValue(txn, folded, key: keyBytes, unlessPayloadIs: known) else {
-                throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is not this key's put")
-            }
-            return value
-        }
+        let keyBytes = try Self.nonEmpty(key)
+        let values = LiveValueReader(tables: tables, recentPayloads: recentPayloads)
+        return try environment.read { txn in try values.value(txn, key: keyBytes, unlessPayloadIs: known, onDamaged: logDamagedRows) }
     }
 
-    /// The payload of the put that `entry` names, or nil when the record at its seq is not a put
-    /// of this key. The record passed its checksum, so it is as it was written: then the
-    /// state row that gave `entry` is what is damaged, and the log (the fold) knows better.
-    private func storedValue(_ txn: Transaction, _ entry: LogState.Entry, key: [UInt8], unlessPayloadIs known: UInt64?) throws -> StoredValue? {
-        guard let record = try txn.get(tables.schema.events, SeqKey.bytes(entry.seq)) else {
-            throw CacheLogError.corruptRecord(seq: entry.seq, detail: "the live record is missing")
-        }
-        let header = try EventCodec.decodeHeader(record, seq: entry.seq)
-        guard header.kind == .put, EventCodec.keyBytes(header, in: record).elementsEqual(key) else { return nil }
-        let payloadSeq = try EventCodec.payloadSeq(header, in: record, seq: entry.seq)
-        let omitted = payloadSeq == known
-        let payload = omitted ? Data() : try tables.payloads.payload(txn, header, in: record, seq: entry.seq, known: recentPayloads.version(of: key))
-        return StoredValue(
-            payload: payload, timestamp: Date(stamp: header.timestamp), seq: entry.seq,
-            maxAge: header.recordedMaxAge, metadata: try EventCodec.metadata(header, in: record, seq: entry.seq),
-            recordedAt: Date(stamp: header.recordedAt), payloadSeq: payloadSeq, isPayloadOmitted: omitted)
-    }
-
-    /// The live entry of `key` (its put's seq, timestamp and size) without reading the payload.
+    /// The live entry of `key` (its put's seq, timestamp, size and policy) without its payload.
     ///
-    /// A state row that names a record other than this key's put (a damaged row) is not believed:
-    /// the answer then comes from the log, as ``retrieve(_:)``'s does, so that a reader never
-    /// judges the key by another record's policy or contract.
+    /// A damaged state row, one that names another record than this key's put, is not believed:
+    /// the answer comes from the log, so that no reader judges the key by another record's policy.
     public func entry(_ key: String) throws -> LogState.Entry? {
-        let keyBytes = Array(key.utf8)
-        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        return try environment.read { txn in
-            guard let row = try tables.state.entry(txn, key: keyBytes, onDamaged: logDamagedRows) else { return nil }
-            if let checked = try tables.state.checkedAgainstItsPut(row, key: keyBytes, txn) { return checked }
-            logDamagedRows([key])
-            return try tables.state.foldedEntry(txn, key: keyBytes).map { try tables.state.withRecordedPolicy($0, txn) }
-        }
+        let keyBytes = try Self.nonEmpty(key)
+        return try environment.read { txn in try tables.state.entry(txn, key: keyBytes, .checked, onDamaged: logDamagedRows) }
     }
 
     /// Whether the state holds a row for `key`: a live cache, or a row that damage left naming
     /// none (``entry(_:)`` then answers from the log). A delete or an expire of the key clears it.
     public func isLive(_ key: String) throws -> Bool {
-        let keyBytes = Array(key.utf8)
-        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
+        let keyBytes = try Self.nonEmpty(key)
         return try environment.read { txn in try txn.get(tables.schema.state, keyBytes) != nil }
     }
 
@@ -272,47 +157,34 @@ public final class EventLog: Sendable {
     /// itself, and the damage is logged; ``verify()`` names it, ``rebuildState()`` repairs it.
     public func state() throws -> LogState {
         try environment.read { txn in
-            LogState(
-                seq: try tables.counters.lastSeq(txn),
-                entries: try tables.state.currentEntries(txn, onDamaged: logDamagedRows).map { try tables.state.withRecordedPolicy($0, txn) })
+            LogState(seq: try tables.counters.lastSeq(txn), entries: try tables.state.entries(txn, withPolicy: true, onDamaged: logDamagedRows))
         }
     }
 
-    func logDamagedRows(_ keys: [String]) {
-        logger.warning(
-            "damaged state rows: answered from the log; 'rebuild' repairs them",
-            metadata: ["keys": "\(keys.map { "\"\($0)\"" }.joined(separator: ", "))"])
+    private func logDamagedRows(_ keys: [String]) {
+        logger.warning("damaged state rows: answered from the log; 'rebuild' repairs them",
+                       metadata: ["keys": "\(keys.map { "\"\($0)\"" }.joined(separator: ", "))"])
+    }
+
+    /// The UTF-8 bytes of `key`; no key is empty.
+    private static func nonEmpty(_ key: String) throws -> [UInt8] {
+        let bytes = Array(key.utf8)
+        guard !bytes.isEmpty else { throw CacheLogError.emptyKey }
+        return bytes
     }
 
     /// The state as it was right after `position`: a seq, or the last event recorded at or
     /// before a date. Served from the nearest checkpoint plus the events after it.
     public func state(asOf position: LogPosition) throws -> LogState {
-        try environment.read { txn in
-            let last = try tables.counters.lastSeq(txn)
-            let seq = min(try tables.positions.resolve(txn, position, upperBound: true), last)
-            var fold = try tables.state.foldedState(txn, asOf: seq)
-            var state = fold.state(at: seq)
-            // A key whose history retention trimmed past `seq` folds to a guess there: left out, and named.
-            state.trimmed = try Retention(tables: tables).keysTrimmed(after: seq, txn).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            let trimmed = Set(state.trimmed.map { Array($0.utf8) })
-            state.entries = try state.entries.filter { !trimmed.contains(Array($0.key.utf8)) }.map { try tables.state.withRecordedPolicy($0, txn) }
-            return state
-        }
+        try environment.read { txn in try PastState(tables: tables).state(txn, asOf: position) }
     }
 
     /// The live entry of `key` right after `position`, as ``state(asOf:)`` would list it, and the
     /// seq that position is. Served from the key index: it costs what the key's history has, not
     /// what the log has (a database from before the index, opened read-only, folds the log).
     public func entry(_ key: String, asOf position: LogPosition) throws -> (seq: UInt64, entry: LogState.Entry?) {
-        let keyBytes = Array(key.utf8)
-        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
-        return try environment.read { txn in
-            let seq = min(try tables.positions.resolve(txn, position, upperBound: true), try tables.counters.lastSeq(txn))
-            let trimmed = try Retention(tables: tables).historyStart(txn, key: keyBytes)
-            guard seq >= trimmed else { throw CacheLogError.historyTrimmed(key: key, firstAvailable: trimmed) }
-            let entry = try tables.keyIndex.foldedEntry(txn, key: keyBytes, asOf: seq).map { try tables.state.withRecordedPolicy($0, txn) }
-            return (seq, entry)
-        }
+        let keyBytes = try Self.nonEmpty(key)
+        return try environment.read { txn in try PastState(tables: tables).entry(txn, key: keyBytes, asOf: position) }
     }
 
     /// The last seq appended (0 for an empty log).
@@ -323,9 +195,8 @@ public final class EventLog: Sendable {
     /// The seq the history starts after: a compaction removed the history up to it
     /// (``CompactionReport/firstAvailable``); 0 when nothing was compacted.
     ///
-    /// The state as of it is the earliest ``state(asOf:)`` answers. The records at or before it
-    /// that are still stored were kept for that state or for the bytes a later put refers to:
-    /// they are not the history of what happened before it, which is gone.
+    /// The state as of it is the earliest ``state(asOf:)`` answers. Records at or before it that
+    /// are still stored were kept for that state or for a later put's bytes, not as history.
     public func compactionBase() throws -> UInt64 {
         try environment.read { txn in try tables.counters.baseSeq(txn) }
     }
@@ -338,11 +209,192 @@ public final class EventLog: Sendable {
     /// The longest key, in UTF-8 bytes, that this database accepts.
     public var maxKeySize: Int { environment.maxKeySize }
 
-    /// Whether this instance only reads (``Options/readOnly``): appends throw
-    /// ``CacheLogError/readOnly``.
+    /// Whether this instance only reads (``Options/readOnly``): appends throw ``CacheLogError/readOnly``.
     public var isReadOnly: Bool { environment.readOnly }
 
-    /// The longest key, in UTF-8 bytes, that any database accepts, known before one is opened:
-    /// what lets a first save that could never land leave the disk as it was.
-    public static var keySizeLimit: Int { Environment.keySizeLimit }
+    // MARK: Reading the history
+
+    /// Calls `body` with every record the query selects, in seq order (or reverse), until the
+    /// query's limit or `body` returns false.
+    ///
+    /// Corrupt records are delivered as ``LogItem/corrupt(seq:detail:)`` whatever the kinds asked
+    /// for, and iteration goes on past them. With a key, the key index picks the key's own
+    /// records, damaged or not, at a cost that grows with the key's history, not the log's (a
+    /// read-only open of a database from before the index scans instead, and then delivers every
+    /// corrupt record).
+    public func forEachEvent(_ query: EventQuery = EventQuery(), _ body: (LogItem) throws -> Bool) throws {
+        try reader.forEach(query, body)
+    }
+
+    /// Every record the query selects, as an array. For large logs prefer ``forEachEvent(_:_:)``.
+    public func events(_ query: EventQuery = EventQuery()) throws -> [LogItem] {
+        var items: [LogItem] = []
+        try forEachEvent(query) { items.append($0); return true }
+        return items
+    }
+
+    /// Delivers the records the query selects, then keeps delivering new ones as they are
+    /// appended, by this process or another, until the task is cancelled, `query.limit` records
+    /// were delivered, or the log has passed `query.to`. `query.reverse` is ignored.
+    ///
+    /// With `query.to` a seq, the stream ends once that seq is in the log (after delivering it,
+    /// if the query selects it). With a date, it ends once the log holds an event recorded after
+    /// it, or once the clock (``Options/clock``) is past it: recorded time never goes backward, so
+    /// what is appended from then on is recorded later (unless another process's clock is behind).
+    public func follow(_ query: EventQuery = EventQuery(), pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<LogItem, any Error> {
+        reader.follow(query, pollInterval: pollInterval)
+    }
+
+    /// Every key the log holds a record of (live or not), in byte order, optionally only those
+    /// starting with `prefix` (compared as UTF-8 bytes, as the log keys them).
+    ///
+    /// The key index is sorted by key, so this visits one row per key and, with a prefix, only
+    /// the keys that have it. A read-only open of a database from before the index scans the log.
+    public func keys(withPrefix prefix: String = "") throws -> [String] {
+        try KeyListing(environment: environment, tables: tables).keys(withPrefix: prefix)
+    }
+
+    /// How the last cache of `key` ended, when it has none live: the `delete` or `expire` that
+    /// removed it (its last record, found through the key index). nil while the key is live, when
+    /// it never was, when its last record cannot be read, and in a database with no key index.
+    ///
+    /// - Throws: ``CacheLogError/emptyKey``, and what a read throws.
+    public func ending(of key: String) throws -> KeyEnding? {
+        try KeyListing(environment: environment, tables: tables).ending(of: key)
+    }
+
+    /// Scans every record header (no payload is inflated) and reports counts and sizes.
+    public func stats() throws -> LogStats {
+        try LogStatsScan(environment: environment, tables: tables).stats()
+    }
+
+    // MARK: Upkeep
+
+    /// Deletes each of `keys` that has a live entry when the deletes commit, with `reason`, in
+    /// one append: all of them land or none does.
+    ///
+    /// A key with nothing live records nothing, and two removals of one key at once record one
+    /// delete (the condition is judged inside the write transaction).
+    ///
+    /// - Returns: the keys it deleted, in the order given, each once.
+    /// - Throws: ``CacheLogError/emptyKey`` or ``CacheLogError/keyTooLong(length:maximum:)`` for a
+    ///   key no database can hold, and what ``append(_:)-([Event])`` throws.
+    @discardableResult
+    public func deleteLive(_ keys: [String], reason: Event.DeletionReason = .explicit) async throws -> [String] {
+        let batch = try ConditionalBatch.removal(of: keys, reason: reason, maxKeySize: maxKeySize)
+        guard !batch.keys.isEmpty else { return [] }
+        do {
+            return batch.keys(notIn: try await preparation.append(batch.events, to: writer, conditions: batch.conditions).leftOut)
+        } catch is SupersededBatch {
+            return [] // Every key was left out: nothing was live.
+        }
+    }
+
+    /// Checks every record (framing, checksum, inflate, kind, seq and time order), every
+    /// checkpoint, the stored state against the fold of the log, and the key index and `refs`
+    /// against the records they list.
+    ///
+    /// It checks one snapshot, in one read transaction, while appends go on; without the lock
+    /// file, a private copy of the newest commit (``Options/readOnly``).
+    ///
+    /// - Throws: ``CacheLogError/damaged(path:page:detail:)`` when a page of the data file is
+    ///   not one LMDB could follow (the check every open makes, made again on this snapshot).
+    public func verify() throws -> VerifyReport {
+        try Verification.report(environment, tables, path: path)
+    }
+
+    /// Drops the stored state and checkpoints and rebuilds them from the log alone, reading
+    /// record headers only (no payload is inflated).
+    ///
+    /// The result is identical to what the appends maintained, which ``verify()`` checks.
+    @discardableResult
+    public func rebuildState() async throws -> RebuildReport {
+        let (tables, environment) = (self.tables, self.environment)
+        let report = try await writer.exclusive { try environment.write { txn in try StateRebuild(tables: tables).rebuild(txn) } }
+        if !report.corruptSeqs.isEmpty {
+            logger.warning("rebuild skipped corrupt records", metadata: ["seqs": "\(report.corruptSeqs)"])
+        }
+        return report
+    }
+
+    /// Removes the history before `position` (a seq, or the first event recorded at or after a
+    /// date), keeping every record the live state references, so `retrieve` keeps working.
+    ///
+    /// State as of any seq from the cut on stays available; earlier points report
+    /// ``CacheLogError/historyCompacted(firstAvailable:)``.
+    @discardableResult
+    public func compact(before position: LogPosition) async throws -> CompactionReport {
+        let (tables, environment, logDamaged) = (self.tables, self.environment, self.logDamagedRows)
+        return try await writer.exclusive {
+            try environment.write { txn in try Compaction(tables: tables).compact(txn, before: position, onDamaged: logDamaged) }
+        }
+    }
+
+    // MARK: Retention
+
+    /// The policy this database follows, its record, the bytes in use and the last pass, in one read.
+    public func retentionStatus() throws -> RetentionStatus {
+        try environment.read { txn in try RetentionStatus(txn, tables: tables) }
+    }
+
+    /// The retention policy this database follows, and the seq of the record that set it (nil:
+    /// none is recorded, and ``RetentionPolicy/default`` applies).
+    package func retentionPolicy() throws -> (policy: RetentionPolicy, seq: UInt64?) {
+        try environment.read { txn in try Retention(tables: tables).policy(txn) }
+    }
+
+    /// Records `policy` as this database's retention policy, set by `by` (shown by `replay`):
+    /// from its commit on, every process that writes applies it. Returns the record's seq.
+    ///
+    /// - Throws: ``CacheLogError/invalidRetention(detail:)`` for a policy that cannot be
+    ///   recorded (``RetentionPolicy/problem``), and what ``append(_:)-([Event])`` throws.
+    @discardableResult
+    public func setRetentionPolicy(_ policy: RetentionPolicy, by: String) async throws -> UInt64 {
+        try await append(.retention(policy, by: by))
+    }
+
+    /// Applies the retention policy now, to the end of a pass: history outside the windows goes,
+    /// then, over the size limit, the oldest history and live entries.
+    ///
+    /// The writer runs the same passes by itself as appends go. A pass under way, which measures
+    /// its windows from an earlier clock, is finished first.
+    ///
+    /// - Returns: every pass this call ran, in one report: the rest of a pass under way, one that
+    ///   ended between the call and its turn on the writer, and the pass at now. Its counts are
+    ///   what changed in the log meanwhile, unless another process ran a pass at the same time.
+    /// - Throws: ``CacheLogError/readOnly`` on a read-only log, and what a write throws.
+    @discardableResult
+    public func applyRetention() async throws -> RetentionReport? {
+        guard !environment.readOnly else { throw CacheLogError.readOnly }
+        return try await writer.applyRetention()
+    }
+
+    /// Runs the retention pass that appends made due, to its end, when there is one and the log
+    /// applies retention (``Options/automaticRetention``).
+    ///
+    /// The writer runs such passes in the background, a slice at a time. A process that saves and
+    /// then ends at once (a command-line tool, a cron job) calls this before it ends, so that the
+    /// pass its saves made due is not left to the next process.
+    ///
+    /// - Returns: what the pass did (as ``applyRetention()`` says), nil when none was due.
+    @discardableResult
+    public func applyRetentionIfDue() async throws -> RetentionReport? {
+        guard !environment.readOnly else { return nil }
+        return try await writer.applyRetention(onlyIfDue: true)
+    }
+
+    /// Every key whose history retention trimmed, with the seq it now starts at (see
+    /// ``historyStart(of:)``), keyed by the key's UTF-8 bytes.
+    package func trimmedHistories() throws -> [[UInt8]: UInt64] {
+        try environment.read { txn in try Retention(tables: tables).historyStarts(txn) }
+    }
+
+    /// Where the history of `key` starts: the seq before which a compaction
+    /// (``compactionBase()``) or retention removed its records. The record at that seq, when it
+    /// is stored, is the version the history starts from, not a change within it.
+    public func historyStart(of key: String) throws -> UInt64 {
+        try environment.read { txn in
+            max(try tables.counters.baseSeq(txn), try Retention(tables: tables).historyStart(txn, key: Array(key.utf8)))
+        }
+    }
 }

@@ -12,8 +12,8 @@ import Darwin
 #endif
 import Logging
 
-/// What an open checks of a database directory before LMDB sees it, and the format upgrade of
-/// its first open for writing.
+/// How a log opens: what it checks of a database directory before LMDB sees it, LMDB's open,
+/// and what its first open for writing adds.
 enum LogOpening {
     /// Refuses what is not a database directory (a file, a stranger's directory, a data.mdb that
     /// is no file, one this user cannot write when the open would write) and creates a missing one
@@ -52,6 +52,46 @@ enum LogOpening {
             if !options.createIfMissing { throw CacheLogError.noDatabase(path: path) }
             try PrivateDirectory.create(path)
         }
+    }
+
+    /// Opens the environment of the database directory `path` (whose real path is `canonical`),
+    /// claimed for this process until the log ends, moving a damaged data file aside when the
+    /// options ask (``EventLog/Options/onDamage``).
+    ///
+    /// - Returns: the environment, and the damaged file moved aside, if one was.
+    /// - Throws: what LMDB's open and the page check throw; the claim is let go then.
+    static func openEnvironment(_ path: String, canonical: String, _ options: EventLog.Options, withoutLock: Bool) throws -> (Environment, DamagedDataFile?) {
+        try OpenPaths.claim(canonical)
+        func open() throws -> Environment {
+            if !options.readOnly { try refuseEmptyDataFile(in: path) }
+            return try Environment(
+                path: canonical, readOnly: options.readOnly, noSync: options.durability == .unsynced,
+                mapSize: options.initialMapSize, logger: options.logger, withoutLock: withoutLock)
+        }
+        do {
+            guard options.onDamage == .moveAside && !options.readOnly else { return (try open(), nil) }
+            return try DamagedDataFile.openMovingDamageAside(canonical, at: options.clock(), open)
+        } catch {
+            OpenPaths.release(canonical)
+            throw error
+        }
+    }
+
+    /// What an open for writing does once the log's parts exist: upgrades an older format, and
+    /// gives a database created now its first record, the retention policy the options set (or,
+    /// for one started over after damage, the default, and why).
+    static func finish(_ environment: Environment, _ tables: LogTables, _ options: EventLog.Options, movedAside: DamagedDataFile?) throws {
+        if !options.readOnly && environment.tables.stampedFormat < Environment.formatVersion {
+            try upgradeFormat(environment, tables, logger: options.logger)
+        }
+        if let movedAside {
+            options.logger.warning("moved a damaged database aside", metadata: ["to": "\(movedAside.movedTo)", "damage": "\(movedAside.damage)"])
+        }
+        let initialRetention = options.initialRetention ?? movedAside.map { _ in (RetentionPolicy.default, "CacheLog") }
+        guard environment.tables.createdNow, let (policy, by) = initialRetention else { return }
+        // Before any save: every process applies it from the start.
+        let prepared = try EventCodec.prepare(.retention(policy, by: movedAside?.recordedBy(by) ?? by), maxKeySize: environment.maxKeySize)
+        _ = try environment.write { txn in try tables.append(txn, batches: [(events: [prepared], conditions: [])], now: options.clock()) }
     }
 
     /// Gives a database written by an earlier format what this one adds (the key index, the

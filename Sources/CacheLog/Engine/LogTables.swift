@@ -44,6 +44,8 @@ struct LogTables {
     /// state. Returns each batch's seq range, or the live entry that superseded it: a batch whose
     /// condition fails (judged after the batches before it) writes nothing and takes no seqs.
     /// Safe to run again after an abort (map growth): it starts from what the transaction reads.
+    /// A live entry that cannot be read counts as none here (`try?`): the put or delete being
+    /// appended replaces or removes it, instead of failing the group.
     func append(_ txn: Transaction, batches: [Batch], now: Date) throws -> [Result<AppendedBatch, SupersededBatch>] {
         var seq = try counters.lastSeq(txn)
         let lastBefore = seq
@@ -62,7 +64,7 @@ struct LogTables {
                 if condition.requiresLive {
                     // Judged here, with every commit before it seen: two removals of one key
                     // record one delete, not a second of nothing.
-                    if state.liveEntryIfReadable(txn, key: condition.key) == nil { leftOut.append(condition.key) }
+                    if (try? state.entry(txn, key: condition.key)) == nil { leftOut.append(condition.key) }
                     continue
                 }
                 guard let superseding = try supersedingEntry(txn, for: condition) else { continue }
@@ -96,7 +98,7 @@ struct LogTables {
                         form = .delta
                         source = delta.base
                     }
-                } else if event.kind == .delete || event.kind == .expire, let entry = state.liveEntryIfReadable(txn, key: event.key) {
+                } else if event.kind == .delete || event.kind == .expire, let entry = (try? state.entry(txn, key: event.key)) {
                     removed[event.key] = entry.payloadSeq
                 }
                 // A put prepared as a delta has no whole body yet: made here, in the rare case that
@@ -129,7 +131,7 @@ struct LogTables {
             ranges.append(.success(AppendedBatch(range: first...seq, leftOut: leftOut, puts: puts)))
             if try checkpointDue(txn, seq: seq, last: checkpointSeq) {
                 // Rows that do not decode are left out: a damaged row must not block every append.
-                try writeCheckpoint(txn, seq: seq, rows: try state.storedRows(txn).rows)
+                try writeCheckpoint(txn, seq: seq, rows: try state.rows(txn).rows)
                 checkpointSeq = seq
             }
         }
@@ -150,8 +152,7 @@ struct LogTables {
         if let removal = try explicitRemoval(txn, key: condition.key, after: condition.since) {
             return SupersededBatch(live: removal, removal: true)
         }
-        guard let row = state.liveEntryIfReadable(txn, key: condition.key),
-              let live = try state.checkedAgainstItsPut(row, key: condition.key, txn),
+        guard let live = try state.entry(txn, key: condition.key, .judgedForASave),
               live.supersedes(aFetchBeganAt: condition.since)
         else { return nil }
         return SupersededBatch(live: live)
@@ -188,7 +189,7 @@ struct LogTables {
     /// once the bodies are equal: most saves bring a changed feed, and a checksum of the record
     /// they replace would be work for nothing.
     private func identicalPayload(_ txn: Transaction, _ event: EventCodec.Prepared, removed: [[UInt8]: UInt64]) throws -> UInt64? {
-        guard let candidate = state.liveEntryIfReadable(txn, key: event.key)?.payloadSeq ?? removed[event.key],
+        guard let candidate = (try? state.entry(txn, key: event.key))?.payloadSeq ?? removed[event.key],
               let record = try txn.get(schema.events, SeqKey.bytes(candidate)),
               let header = try? EventCodec.decodeHeader(record, seq: candidate, verifyChecksum: false),
               header.kind == .put, !header.isReference, header.payloadLength == Int(event.payloadLength),

@@ -25,6 +25,25 @@ struct PutPreparation: Sendable {
         var payload: Data?
     }
 
+    /// Prepares `events` announced to `writer` (``Writer/expectAppend()``, so that a commit
+    /// starting meanwhile waits for them), appends them under `conditions`, and remembers the
+    /// payloads of the puts it stored.
+    ///
+    /// - Throws: what ``prepare(_:)`` and the writer's append throw.
+    func append(_ events: [Event], to writer: Writer, conditions: [AppendCondition] = []) async throws -> AppendedBatch {
+        writer.expectAppend()
+        let batch: PreparedBatch
+        do {
+            batch = try prepare(events)
+        } catch {
+            writer.cancelExpectedAppend()
+            throw error
+        }
+        let appended = try await writer.append(batch.events, conditions: conditions, expected: true)
+        remember(batch.versions, storedAs: appended.puts)
+        return appended
+    }
+
     /// Validates and compresses a batch before it queues for the writer, and makes the deltas its
     /// puts may be stored as (a put stored as a delta is not compressed whole).
     ///
@@ -98,7 +117,7 @@ struct PutPreparation: Sendable {
         let bases: [PayloadReader.BaseVersion?] = (try? environment.read { txn in
             keys.map { key in
                 let known = recentPayloads.version(of: key)
-                let base = tables.state.liveEntryIfReadable(txn, key: key).flatMap {
+                let base = (try? tables.state.entry(txn, key: key)).flatMap {
                     tables.payloads.baseVersion(txn, key: key, payloadAt: $0.payloadSeq, known: known)
                 }
                 if let base, known?.seq != base.seq || known?.checksum != base.checksum {

@@ -13,28 +13,64 @@ struct StateReader {
     /// The counters in `meta`.
     let counters: MetaCounters
 
-    /// The state now. The `state` table only caches the fold of the log, so a damaged row is
-    /// answered by the fold (nearest checkpoint plus the tail), as ``entry(_:key:onDamaged:)``
-    /// answers it, and `onDamaged` learns the keys of the damaged rows (`rebuild` rewrites them).
-    /// The rows that decode stand: a damaged record elsewhere in the log, which the fold takes as
-    /// it reads it, must not change the answer for keys whose rows are whole.
-    func currentEntries(_ txn: Transaction, onDamaged: ([String]) -> Void = { _ in }) throws -> [LogState.Entry] {
-        let (rows, malformed) = try storedRows(txn)
-        guard !malformed.isEmpty else { return rows.map(\.entry) }
-        onDamaged(malformed.map { String(decoding: $0, as: UTF8.self) })
-        let folded = try foldedState(txn)
-        let repaired = malformed.compactMap { key in folded.entry(forKey: key).map { (key: key, entry: $0) } }
-        return (rows + repaired).sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.entry)
+    /// How a read of the live state treats the `state` table's rows.
+    enum EntryRead {
+        /// The row, or the fold of the log where the row does not decode: what appends, removals
+        /// and retention judge by.
+        case row
+        /// The fold of the log alone.
+        case log
+        /// The row checked against the put it names (a put of the key with the row's timestamp),
+        /// with that put's max age, metadata and recording time; the fold, with its put's, where
+        /// the row does not decode or names another record (a flipped bit in its seq): what a
+        /// reader judges the key by.
+        case checked
+        /// As `row`, then checked against its put as `checked` checks it, and nil where it fails
+        /// or cannot be read: what a save's condition judges by, inside the write, so that a
+        /// damaged row never makes a save wait for ever.
+        case judgedForASave
     }
 
-    /// Every row of the stored state that decodes, and the keys of those that do not.
-    func storedEntries(_ txn: Transaction) throws -> (entries: [LogState.Entry], malformed: [String]) {
-        let (rows, malformed) = try storedRows(txn)
-        return (rows.map(\.entry), malformed.map { String(decoding: $0, as: UTF8.self) })
+    /// The key's live entry, read as `read` says; `onDamaged` hears the key when its row is
+    /// damaged (`rebuild` rewrites it).
+    func entry(_ txn: Transaction, key: [UInt8], _ read: EntryRead = .row, onDamaged: ([String]) -> Void = { _ in }) throws -> LogState.Entry? {
+        switch read {
+        case .log: return try foldedState(txn).entry(forKey: key)
+        case .judgedForASave: return try (try? entry(txn, key: key)).flatMap { try checkedAgainstItsPut($0, key: key, txn) }
+        case .row, .checked: break
+        }
+        guard let raw = try txn.get(schema.state, key) else { return nil }
+        let name = String(decoding: key, as: UTF8.self)
+        if let row = StateRowCodec.decode(key: name, raw) {
+            guard read == .checked else { return row }
+            if let checked = try checkedAgainstItsPut(row, key: key, txn) { return checked }
+        }
+        onDamaged([name])
+        let folded = try foldedState(txn).entry(forKey: key)
+        return read == .checked ? try folded.map { try withRecordedPolicy($0, txn) } : folded
     }
 
-    /// ``storedEntries(_:)`` with each key's bytes as the `state` table holds them.
-    func storedRows(_ txn: Transaction) throws -> (rows: [StateFold.Row], malformed: [[UInt8]]) {
+    /// Every live entry, in key order: each row, or the fold of the log where a row does not
+    /// decode (folded once, and only then), with its put's policy when `withPolicy`. The rows
+    /// that decode stand, even one naming a record that is not its put: a reader of the whole
+    /// state sees it as stored, and validation deletes what cannot be read back. A damaged
+    /// record elsewhere in the log, which the fold takes as it reads it, must not change the
+    /// answer for keys whose rows are whole.
+    func entries(_ txn: Transaction, withPolicy: Bool = false, onDamaged: ([String]) -> Void = { _ in }) throws -> [LogState.Entry] {
+        let (rows, malformed) = try self.rows(txn)
+        var entries = rows
+        if !malformed.isEmpty {
+            onDamaged(malformed.map { String(decoding: $0, as: UTF8.self) })
+            let folded = try foldedState(txn)
+            entries += malformed.compactMap { key in folded.entry(forKey: key).map { (key: key, entry: $0) } }
+            entries.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        }
+        return try entries.map { withPolicy ? try withRecordedPolicy($0.entry, txn) : $0.entry }
+    }
+
+    /// Every row of the `state` table that decodes, with its key's bytes as the table holds them,
+    /// and the keys of those that do not: the table as stored, for checking and copying it.
+    func rows(_ txn: Transaction) throws -> (rows: [StateFold.Row], malformed: [[UInt8]]) {
         var rows: [StateFold.Row] = []
         var malformed: [[UInt8]] = []
         try txn.forEachRow(schema.state) { row in
@@ -62,37 +98,15 @@ struct StateReader {
         return entry
     }
 
-    /// `entry` with its put's policy (as ``withRecordedPolicy(_:_:)``) when the record at its seq
-    /// is that put: a put of `key` with the row's timestamp. `nil` when the row names another
-    /// record (a damaged row: a flipped bit in its seq), which a reader must not judge the key by.
-    func checkedAgainstItsPut(_ entry: LogState.Entry, key: [UInt8], _ txn: Transaction) throws -> LogState.Entry? {
+    /// `entry` with its put's policy when the record at its seq is that put: a put of `key` with
+    /// the row's timestamp; nil when the row names another record.
+    private func checkedAgainstItsPut(_ entry: LogState.Entry, key: [UInt8], _ txn: Transaction) throws -> LogState.Entry? {
         guard let record = try txn.get(schema.events, SeqKey.bytes(entry.seq)),
               let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false),
               header.kind == .put, EventCodec.keyBytes(header, in: record).elementsEqual(key),
               header.timestamp.bitPattern == entry.timestamp.stamp.bitPattern
         else { return nil }
         return try withRecordedPolicy(entry, txn)
-    }
-
-    /// The key's live entry for the append path, where an entry that cannot be read counts as
-    /// none: the put or delete being appended replaces or removes it, instead of failing the group.
-    func liveEntryIfReadable(_ txn: Transaction, key: [UInt8]) -> LogState.Entry? {
-        (try? entry(txn, key: key)) ?? nil
-    }
-
-    /// The key's live entry: its `state` row, or, when that row is damaged, the fold of the log
-    /// (see ``currentEntries(_:onDamaged:)``).
-    func entry(_ txn: Transaction, key: [UInt8], onDamaged: ([String]) -> Void = { _ in }) throws -> LogState.Entry? {
-        guard let raw = try txn.get(schema.state, key) else { return nil }
-        let name = String(decoding: key, as: UTF8.self)
-        if let entry = StateRowCodec.decode(key: name, raw) { return entry }
-        onDamaged([name])
-        return try foldedEntry(txn, key: key)
-    }
-
-    /// The key's live entry according to the log alone.
-    func foldedEntry(_ txn: Transaction, key: [UInt8]) throws -> LogState.Entry? {
-        try foldedState(txn).entry(forKey: key)
     }
 
     /// The state according to the log alone (the nearest checkpoint plus the tail), as of

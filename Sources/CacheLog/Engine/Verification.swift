@@ -36,6 +36,33 @@ struct Verification {
         self.tables = tables
     }
 
+    /// Verifies the newest commit of the database at `path`, as ``EventLog/verify()`` says.
+    ///
+    /// - Throws: ``CacheLogError/overlappedWrites(path:)`` when other processes committed twice
+    ///   before the pages of each of a few commits could be checked.
+    static func report(_ environment: Environment, _ tables: LogTables, path: String) throws -> VerifyReport {
+        for _ in 0..<PageTreeCheck.attempts {
+            if let report = try snapshotReport(environment, tables) { return report }
+        }
+        throw CacheLogError.overlappedWrites(path: path)
+    }
+
+    /// Verifies the newest commit; nil when other processes committed twice before its pages
+    /// could be checked.
+    private static func snapshotReport(_ environment: Environment, _ tables: LogTables) throws -> VerifyReport? {
+        try environment.read { txn in
+            guard try environment.checkPages(txn) else { return nil }
+            var verification = Verification(txn: txn, tables: tables)
+            try verification.checkCounters()
+            try verification.checkCheckpoints()
+            try verification.checkRecords()
+            try verification.checkState()
+            try verification.checkKeyIndex()
+            try verification.checkRefs()
+            return verification.report()
+        }
+    }
+
     /// The counters in `meta`: the last seq, the base, the last recorded time, the checkpoint seq.
     @available(*, noasync)
     mutating func checkCounters() throws {
@@ -175,14 +202,15 @@ struct Verification {
     /// The stored state equals the fold of the log, row for row; the records it uses are there.
     @available(*, noasync)
     mutating func checkState() throws {
-        var (stored, malformed) = try tables.state.storedEntries(txn)
+        let (rows, malformed) = try tables.state.rows(txn)
+        var stored = rows.map(\.entry)
         for key in malformed {
-            problems.append(.init(seq: nil, message: CacheLogError.corruptStateRow(key: key).description, fixedByRebuild: true))
+            problems.append(.init(seq: nil, message: CacheLogError.corruptStateRow(key: String(decoding: key, as: UTF8.self)).description, fixedByRebuild: true))
         }
         var folded = folded.ordered()
         // A damaged row is one problem, reported above, not also a missing entry.
         if !malformed.isEmpty {
-            let damaged = Set(malformed.map { Array($0.utf8) })
+            let damaged = Set(malformed)
             folded.removeAll { damaged.contains(Array($0.key.utf8)) }
             stored.removeAll { damaged.contains(Array($0.key.utf8)) }
         }

@@ -26,7 +26,7 @@ struct DatabaseFloor {
     static func measure(_ tables: LogTables, _ txn: Transaction, bytesInUse: Int, sparing: Set<[UInt8]>) throws -> DatabaseFloor {
         var freeable = 0
         var candidates: [Eviction.Candidate] = []
-        for (key, entry) in try tables.state.storedRows(txn).rows {
+        for (key, entry) in try tables.state.rows(txn).rows {
             guard let record = try txn.get(tables.schema.events, SeqKey.bytes(entry.seq)),
                   let header = try? EventCodec.decodeHeader(record, seq: entry.seq, verifyChecksum: false)
             else { continue }

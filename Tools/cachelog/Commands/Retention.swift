@@ -227,12 +227,12 @@ struct RetentionSummary: Encodable {
     let recorded: Recorded?
     let bytesInUse: Int?
     let lastPass: Pass?
-    private let status: EventLog.RetentionStatus?
+    private let status: RetentionStatus?
 
     private enum CodingKeys: String, CodingKey { case policy, recorded, bytesInUse, lastPass }
 
     /// `ran`: what this run's passes did, shown as the last pass.
-    init(status: EventLog.RetentionStatus?, ran: RetentionReport? = nil) {
+    init(status: RetentionStatus?, ran: RetentionReport? = nil) {
         var status = status
         if let ran { status?.lastPass = ran }
         self.status = status

@@ -52,7 +52,7 @@ struct StatsReport: Encodable {
     /// The bytes in use against the size limit, the policy and the last pass (``RetentionSummary``).
     let retention: RetentionSummary
 
-    init(_ stats: LogStats, retention: EventLog.RetentionStatus) {
+    init(_ stats: LogStats, retention: RetentionStatus) {
         self.retention = RetentionSummary(status: retention)
         events = Counts(stats.events, retention: true)
         keys = KeyCounts(stats: stats)

@@ -3,8 +3,17 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Logging
 
-extension EventLog {
+/// Reads the log's records in seq order, for a query: once (``forEach(_:_:)``), or following the
+/// log as it grows (``follow(_:pollInterval:)``), a chunk of records per read transaction.
+struct EventReader: Sendable {
+    let environment: Environment
+    let tables: LogTables
+    let logger: Logger
+    /// What a follow to a date asks whether the date is past.
+    let clock: @Sendable () -> Date
+
     /// Records read per read transaction: read transactions stay short (a long one pins pages
     /// that writers would reuse), and every value is decoded before its transaction ends.
     static let readChunk = 1024
@@ -15,7 +24,7 @@ extension EventLog {
     /// them. With a key, the key index picks the key's own records, damaged or not, at a cost
     /// that grows with the key's history, not the log's (a read-only open of a database from
     /// before the index scans instead, and then delivers every corrupt record).
-    public func forEachEvent(_ query: EventQuery = EventQuery(), _ body: (LogItem) throws -> Bool) throws {
+    func forEach(_ query: EventQuery = EventQuery(), _ body: (LogItem) throws -> Bool) throws {
         let low = try firstSeq(of: query)
         // The reads after the first read what it held: a reader without the lock file copies
         // the database once for the whole scan, not once per chunk.
@@ -40,13 +49,6 @@ extension EventLog {
         }
     }
 
-    /// Every record the query selects, as an array. For large logs prefer ``forEachEvent(_:_:)``.
-    public func events(_ query: EventQuery = EventQuery()) throws -> [LogItem] {
-        var items: [LogItem] = []
-        try forEachEvent(query) { items.append($0); return true }
-        return items
-    }
-
     /// Delivers the records the query selects, then keeps delivering new ones as they are
     /// appended, by this process or another, until the task is cancelled, `query.limit` records
     /// were delivered, or the log has passed `query.to`. `query.reverse` is ignored.
@@ -55,7 +57,7 @@ extension EventLog {
     /// if the query selects it). With a date, it ends once the log holds an event recorded after
     /// it, or once the clock (``Options/clock``) is past it: recorded time never goes backward, so
     /// what is appended from then on is recorded later (unless another process's clock is behind).
-    public func follow(_ query: EventQuery = EventQuery(), pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<LogItem, any Error> {
+    func follow(_ query: EventQuery = EventQuery(), pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<LogItem, any Error> {
         var forward = query
         forward.reverse = false
         forward.to = nil

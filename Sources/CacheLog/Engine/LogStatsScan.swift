@@ -4,9 +4,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension EventLog {
-    /// Scans every record header (no payload is inflated) and reports counts and sizes.
-    public func stats() throws -> LogStats {
+/// Counts the log's records and their sizes by kind and key, reading every record's header and
+/// no payload.
+struct LogStatsScan {
+    let environment: Environment
+    let tables: LogTables
+
+    /// Scans every record header and reports counts and sizes.
+    func stats() throws -> LogStats {
         var stats = LogStats()
         var next: UInt64 = 1
         var done = false
@@ -21,7 +26,7 @@ extension EventLog {
                 try txn.withCursor(tables.schema.events, from: .atLeast(SeqKey.bytes(next))) { rows in
                     var visited = 0
                     while let current = try rows.next(), let seq = SeqKey.decode(current.key) {
-                        if visited == Self.readChunk * 16 { next = seq; return }
+                        if visited == EventReader.readChunk * 16 { next = seq; return }
                         visited += 1
                         if stats.firstSeq == nil { stats.firstSeq = seq }
                         stats.storedBytes += current.value.count

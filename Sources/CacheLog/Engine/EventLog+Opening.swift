@@ -5,8 +5,33 @@ import Foundation
 #endif
 import Logging
 
-/// The options of an open, and how a commit waits for the disk.
+/// How a log is opened: its options, how a commit waits for the disk, the log a process shares
+/// per directory, and what this release opens.
 extension EventLog {
+    /// The log this process has open on the database in `path`, whoever opened it; else the log
+    /// opened now with `options`.
+    ///
+    /// A database is open at most once per process: LMDB's locks are per process, and
+    /// `init(path:options:)` refuses a second open as ``CacheLogError/alreadyOpen(path:)``. Two
+    /// parts of one app that open a cache on one directory share the first one's log, and its
+    /// options (durability, clock, read-only) hold. A log opened read-only on a database it could
+    /// write is not shared with a caller that writes: open the writing one first.
+    ///
+    /// - Throws: what `init(path:options:)` throws.
+    public static func shared(path: String, options: Options = Options()) throws -> EventLog {
+        try SharedLogs.log(path: path, options: options)
+    }
+
+    /// The longest key, in UTF-8 bytes, that any database accepts, known before one is opened:
+    /// what lets a first save that could never land leave the disk as it was.
+    public static var keySizeLimit: Int { Environment.keySizeLimit }
+
+    /// This release of the package, as `cachelog --version` prints it. The one place it is written.
+    public static let version = "0.10.0"
+
+    /// The database format this release writes (Format.md; ``CacheLogError/newerFormat(found:supported:)``).
+    public static var databaseFormat: UInt32 { Environment.formatVersion }
+
     /// How an instance opens and writes its database.
     public struct Options: Sendable {
         /// Open for reading only: never creates, never writes; appends throw ``CacheLogError/readOnly``.

@@ -4,13 +4,18 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension EventLog {
+/// Lists the keys the log holds records of, and tells how a key's last cache ended, through the
+/// key index (a scan of the log in a database from before it).
+struct KeyListing {
+    let environment: Environment
+    let tables: LogTables
+
     /// Every key the log holds a record of (live or not), in byte order, optionally only those
     /// starting with `prefix` (compared as UTF-8 bytes, as the log keys them).
     ///
     /// The key index is sorted by key, so this visits one row per key and, with a prefix, only
     /// the keys that have it. A read-only open of a database from before the index scans the log.
-    public func keys(withPrefix prefix: String = "") throws -> [String] {
+    func keys(withPrefix prefix: String = "") throws -> [String] {
         let start = Array(prefix.utf8)
         // No key is longer than LMDB's limit, and LMDB refuses to look one up.
         guard start.count <= environment.maxKeySize else { return [] }
@@ -29,7 +34,7 @@ extension EventLog {
                     if let last = keys.last, let current = row, current.key.elementsEqual(last) { row = try rows.nextKey() }
                     var visited = 0
                     while let current = row, current.key.starts(with: start) {
-                        if visited == Self.readChunk { return }
+                        if visited == EventReader.readChunk { return }
                         keys.append(Array(current.key))
                         visited += 1
                         row = try rows.nextKey()
@@ -47,7 +52,7 @@ extension EventLog {
     /// it never was, when its last record cannot be read, and in a database with no key index.
     ///
     /// - Throws: ``CacheLogError/emptyKey``, and what a read throws.
-    public func ending(of key: String) throws -> KeyEnding? {
+    func ending(of key: String) throws -> KeyEnding? {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
         guard keyBytes.count <= environment.maxKeySize, let keyIndex = tables.schema.keyIndex else { return nil }
