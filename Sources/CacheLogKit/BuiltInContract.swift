@@ -57,6 +57,10 @@ public enum BuiltInContract: String, CaseIterable, Sendable {
     public var name: ContractName { ContractName(builtIn: rawValue) }
 
     /// Calls `visitor` with the contract's typed value.
+    ///
+    /// - Parameter visitor: the work, for a feed's contract or a search's.
+    /// - Returns: What the visitor gives.
+    /// - Throws: What the visitor throws, unchanged.
     public func visit<Visitor: BuiltInContractVisitor>(_ visitor: Visitor) async throws -> Visitor.Result {
         switch self {
         case .images: try await visitor.feed(FeedContract.images)
@@ -98,14 +102,4 @@ public protocol BuiltInContractVisitor: Sendable {
     func feed<Item: Sendable>(_ contract: FeedContract<Item>) async throws -> Result
     /// The work for a search's contract.
     func search<Item: Codable & Sendable>(_ contract: SearchContract<Item>) async throws -> Result
-}
-
-extension FeedContract where Item: Codable {
-    /// A search contract's first page as a feed: what loading a search's URL without a query
-    /// caches (the page's items, under the search contract's name and defaults).
-    public init(firstPageOf search: SearchContract<Item>) {
-        self.init(name: search.name, defaults: search.defaults, coder: .json) { data, response in
-            try search.page(data, response, SearchPageRequest(number: 1, numbered: false)).items
-        }
-    }
 }

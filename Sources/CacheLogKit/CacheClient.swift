@@ -229,4 +229,18 @@ public final class CacheClient: Sendable {
     public func image(at url: URL) -> ImageResource {
         ImageResource(client: self, url: url)
     }
+
+    /// The search history: one entry per query ever searched (keys `search:CONTRACT:QUERY`), the
+    /// last saved first, read from the log.
+    ///
+    /// Creates nothing: none when there is no database yet.
+    ///
+    /// - Parameters:
+    ///   - contract: only the searches of this contract; all when `nil`.
+    ///   - limit: at most this many; all when `nil`.
+    /// - Throws: `CacheLogError` when the database cannot be opened or read.
+    public func searches(contract: String? = nil, limit: Int? = nil) throws -> [PastSearch] {
+        guard let log = try opener.existing() else { return [] }
+        return try PastSearch.all(in: log, contract: contract, limit: limit, now: clock())
+    }
 }

@@ -71,3 +71,13 @@ extension FeedContract where Item: Codable {
         }
     }
 }
+
+extension FeedContract where Item: Codable {
+    /// A search contract's first page as a feed: what loading a search's URL without a query
+    /// caches (the page's items, under the search contract's name and defaults).
+    public init(firstPageOf search: SearchContract<Item>) {
+        self.init(name: search.name, defaults: search.defaults, coder: .json) { data, response in
+            try search.page(data, response, SearchPageRequest(number: 1, numbered: false)).items
+        }
+    }
+}

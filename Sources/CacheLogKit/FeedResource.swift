@@ -200,7 +200,7 @@ public struct FeedResource<Item: Sendable>: Sendable {
         let held = client.memory.map { TierRead<Item>(tier: $0, key: key) }
         return LocalFeedLoader(
             store: ClientFeedStore(opener: client.opener, key: key, began: began, held: held), currentDate: { start }, judgingDate: client.clock,
-            policy: CachePolicy(maxAge: maxAge ?? contract.defaults.maxAge), coder: held.map { contract.coder.through($0) } ?? contract.coder,
+            policy: CachePolicy(maxAge: maxAge ?? contract.defaults.maxAge), coder: held.map { $0.coder(over: contract.coder) } ?? contract.coder,
             contract: contract.name, judging: maxAge == nil ? .recordedPolicy : .ownPolicy, logger: client.logger)
     }
 

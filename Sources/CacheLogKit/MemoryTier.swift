@@ -119,11 +119,9 @@ final class TierRead<Item: Sendable>: HeldPayload {
         if let read, !read.omitted { tier.hold(items, of: key, payloadSeq: read.payloadSeq, cost: payload.count) }
         return items
     }
-}
 
-extension FeedPayloadCoder {
-    /// This coder, decoding through one load's use of the tier (``TierRead``).
-    func through(_ read: TierRead<Item>) -> FeedPayloadCoder<Item> {
-        FeedPayloadCoder(encode: encode, decode: { payload in try read.items(of: payload, decode) })
+    /// `coder`, decoding through this read (``items(of:_:)``).
+    func coder(over coder: FeedPayloadCoder<Item>) -> FeedPayloadCoder<Item> {
+        FeedPayloadCoder(encode: coder.encode, decode: { payload in try self.items(of: payload, coder.decode) })
     }
 }

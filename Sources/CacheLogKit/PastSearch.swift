@@ -29,6 +29,8 @@ extension PastSearch: Encodable {
 
     /// `{"query", "contract", "key", "timestamp", "items", "fresh", "more"}`, the timestamp `null`
     /// for a damaged record.
+    ///
+    /// - Throws: What `encoder` throws (an `EncodingError` for a value it cannot encode).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(query, forKey: .query)
@@ -41,13 +43,10 @@ extension PastSearch: Encodable {
     }
 }
 
-extension CacheClient {
-    /// The search history: one entry per query ever searched (keys `search:CONTRACT:QUERY`), the
-    /// last saved first, read from the log; only those of `contract` when given, at most `limit`.
-    /// None when there is no database yet.
-    public func searches(contract: String? = nil, limit: Int? = nil) throws -> [PastSearch] {
-        guard let log = try opener.existing() else { return [] }
-        let now = clock()
+extension PastSearch {
+    /// Every search the log has saved, as ``CacheClient/searches(contract:limit:)`` lists them,
+    /// judged fresh or not at `now`.
+    static func all(in log: EventLog, contract: String?, limit: Int?, now: Date) throws -> [PastSearch] {
         // The package's contracts' searches, and an app's (`CacheKey.search`).
         let prefixes = contract.map { ["search:" + $0 + ":", "search:" + CacheKey.appPrefix + $0 + ":"] } ?? ["search:"]
         // The last put of each search key, in log order; keyed by bytes, as the log keys.

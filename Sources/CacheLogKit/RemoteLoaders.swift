@@ -26,6 +26,9 @@ public struct RemoteFeedLoader<Item: Sendable>: FeedLoader {
     }
 
     /// The remote's items, with `FeedSource/remote` as their source.
+    ///
+    /// - Throws: `RemoteLoaderError` (`RemoteLoader.load()`), or `CancellationError` when the
+    ///   task is cancelled before the items are delivered.
     public func loadFeed() async throws -> LoadedFeed<Item> {
         LoadedFeed(items: try await remote.load(), source: .remote)
     }

@@ -62,6 +62,8 @@ extension ValidationOutcome: Encodable {
 
     /// `{"key", "outcome", "detail", "timestamp", "age", "maxAge", "seq"}`, the facts `null` for a
     /// key that held no cache, and `"dryRun": true` in a dry run.
+    ///
+    /// - Throws: What `encoder` throws (an `EncodingError` for a value it cannot encode).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(key, forKey: .key)

@@ -93,12 +93,25 @@ public final class CurlHTTPClient: HTTPClient {
         self.libraryNames = libraryNames
     }
 
+    /// Fetches `url` with no extra headers, as ``get(from:headers:)`` does.
+    ///
+    /// - Throws: As ``get(from:headers:)``.
     public func get(from url: URL) async throws -> (Data, HTTPResponse) {
         try await get(from: url, headers: [:])
     }
 
     /// Fetches `url` with `headers` (a header whose name or value holds a line break is not sent).
-    /// A `304 Not Modified` is delivered as it came, with its empty body.
+    ///
+    /// A `304 Not Modified` is delivered as it came, with its empty body; every status is a
+    /// response.
+    ///
+    /// - Throws: ``HTTPClientError``: ``HTTPClientError/unsupportedURL(_:)`` for a scheme other
+    ///   than `http` and `https`, ``HTTPClientError/unavailable(_:)`` without libcurl,
+    ///   ``HTTPClientError/bodyTooLarge(limit:)``, ``HTTPClientError/transport(code:message:)``
+    ///   (a timeout, a TLS failure, a body that does not decode…),
+    ///   ``HTTPClientError/redirectRefused(from:to:)`` and
+    ///   ``HTTPClientError/proxyFailed(proxy:code:message:)``; `CancellationError` when the task
+    ///   is cancelled.
     public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPResponse) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw HTTPClientError.unsupportedURL(url)

@@ -22,8 +22,11 @@ extension HTTPClient {
     /// The body limit clients apply unless told otherwise: 10 MiB.
     public static var defaultMaxBodySize: Int { 10 * 1024 * 1024 }
 
-    /// A client that cannot send headers makes the plain request: the server answers as one that
-    /// ignores validators would, with the whole resource.
+    /// Fetches `url` without `headers`: a client that cannot send headers makes the plain request.
+    ///
+    /// The server answers as one that ignores validators would, with the whole resource.
+    ///
+    /// - Throws: What ``get(from:)`` throws.
     public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPResponse) {
         try await get(from: url)
     }
@@ -134,4 +137,11 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
             return nil
         }
     }
+}
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do): the sentence, not
+// "The operation could not be completed."
+extension HTTPClientError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
 }

@@ -170,3 +170,10 @@ extension String {
         return String(dropFirst(prefix.count).dropLast(5))
     }
 }
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do): the sentence, not
+// "The operation could not be completed."
+extension PEMCertificatesError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Why a remote load delivered nothing: no usable response (``connectivity``), or a response that
 /// is not valid (``invalidData``), with the reason in words for the person reading the error.
 ///
@@ -79,4 +85,11 @@ public struct RemoteLoaderError: Error, Equatable, Sendable, CustomStringConvert
         case .invalidData: reason.map { "remote sent invalid data: \($0)" } ?? "remote sent invalid data"
         }
     }
+}
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do): the sentence, not
+// "The operation could not be completed."
+extension RemoteLoaderError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
 }

@@ -60,12 +60,22 @@ public final class URLSessionHTTPClient: HTTPClient {
         session.invalidateAndCancel()
     }
 
+    /// Fetches `url` with no extra headers, as ``get(from:headers:)`` does.
+    ///
+    /// - Throws: As ``get(from:headers:)``.
     public func get(from url: URL) async throws -> (Data, HTTPResponse) {
         try await get(from: url, headers: [:])
     }
 
-    /// Fetches `url` with `headers`. A `304 Not Modified` is delivered as it came (with its empty
-    /// body): the session keeps no HTTP cache that could answer for the server or swallow the 304.
+    /// Fetches `url` with `headers`.
+    ///
+    /// A `304 Not Modified` is delivered as it came (with its empty body): the session keeps no
+    /// HTTP cache that could answer for the server or swallow the 304.
+    ///
+    /// - Throws: `HTTPClientError`: `.unsupportedURL(_:)` for a scheme other than `http` and
+    ///   `https`, `.bodyTooLarge(limit:)`, `.transport(code:message:)` (a failed transfer, or
+    ///   `.timedOut` past ``timeout``) and `.nonHTTPResponse`; `CancellationError` when the task
+    ///   is cancelled.
     public func get(from url: URL, headers: [String: String]) async throws -> (Data, HTTPResponse) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw HTTPClientError.unsupportedURL(url)

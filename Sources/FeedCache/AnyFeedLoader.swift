@@ -13,6 +13,9 @@ public struct AnyFeedLoader<Item: Sendable>: FeedLoader {
         Self { LoadedFeed(items: try await load(), source: .remote) }
     }
 
+    /// Delivers what the wrapped closure delivers.
+    ///
+    /// - Throws: What the closure throws, unchanged.
     public func loadFeed() async throws -> LoadedFeed<Item> {
         try await load()
     }

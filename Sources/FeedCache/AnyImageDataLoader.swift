@@ -13,6 +13,9 @@ public struct AnyImageDataLoader: ImageDataLoader {
         self.load = load
     }
 
+    /// Delivers what the wrapped closure delivers for `url`.
+    ///
+    /// - Throws: What the closure throws, unchanged.
     public func loadImageData(from url: URL) async throws -> Data {
         try await load(url)
     }

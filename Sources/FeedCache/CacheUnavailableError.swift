@@ -34,3 +34,10 @@ public enum CacheUnavailableError: Error, Sendable, Hashable, CustomStringConver
         }
     }
 }
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do): the sentence, not
+// "The operation could not be completed."
+extension CacheUnavailableError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}

@@ -21,6 +21,12 @@ public struct FeedLoaderCacheDecorator<Item: Sendable>: FeedLoader {
         self.logger = logger
     }
 
+    /// Delivers the decoratee's feed, saved into the cache first when it came from the remote.
+    ///
+    /// A save that fails does not fail the load: the feed says so in ``LoadedFeed/cacheSave``.
+    ///
+    /// - Throws: What the decoratee throws, unchanged; `CancellationError` when the task was
+    ///   cancelled while the decoratee loaded (nothing is saved then).
     public func loadFeed() async throws -> LoadedFeed<Item> {
         let feed = try await decoratee.loadFeed()
         guard feed.source == .remote, feed.cacheSave == .notAttempted else { return feed }

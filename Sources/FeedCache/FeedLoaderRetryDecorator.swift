@@ -38,6 +38,11 @@ public struct FeedLoaderRetryDecorator<Item: Sendable>: FeedLoader {
         self.isRetryable = isRetryable
     }
 
+    /// Delivers the decoratee's feed, asking again after a retryable failure.
+    ///
+    /// - Throws: The decoratee's last error, unchanged, when the attempts or the backoff's budget
+    ///   run out or the error is not retryable; `CancellationError` when the task is cancelled
+    ///   between attempts or while waiting for one.
     public func loadFeed() async throws -> LoadedFeed<Item> {
         let elapsed = timing.startStopwatch()
         var retry = 0

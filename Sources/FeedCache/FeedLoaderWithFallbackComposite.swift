@@ -18,6 +18,10 @@ public struct FeedLoaderWithFallbackComposite<Item: Sendable>: FeedLoader {
         self.fallback = fallback
     }
 
+    /// Delivers the primary's feed, or the fallback's when the primary fails.
+    ///
+    /// - Throws: ``NoUsableFeedError`` with both errors when both loaders fail;
+    ///   `CancellationError` when the task is cancelled, or either loader throws it.
     public func loadFeed() async throws -> LoadedFeed<Item> {
         let primaryError: any Error
         do {

@@ -60,19 +60,27 @@ public protocol FeedStore: Sendable {
 
 extension FeedStore {
     /// A store that keeps no history cannot tell how its last cache ended.
+    ///
+    /// - Returns: `nil`, always.
     public func ending() async throws -> CacheEnding? { nil }
 
     /// Removes the cached feed, if any, for an ``DeletionReason/explicit`` reason.
+    ///
+    /// - Throws: What the store's ``FeedStore/deleteCachedFeed(reason:)`` throws.
     public func deleteCachedFeed() async throws {
         try await deleteCachedFeed(reason: .explicit)
     }
 
     /// Stores `feed` saved at `timestamp` under `policy`, with no validators.
+    ///
+    /// - Throws: What the store's ``FeedStore/insert(_:timestamp:policy:validators:)`` throws.
     public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy? = nil) async throws {
         try await insert(feed, timestamp: timestamp, policy: policy, validators: .none)
     }
 
     /// Replaces the cache with `feed` saved at `timestamp` under `policy`, with no validators.
+    ///
+    /// - Throws: What the store's ``FeedStore/replace(with:timestamp:policy:validators:)`` throws.
     public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy? = nil) async throws {
         try await replace(with: feed, timestamp: timestamp, policy: policy, validators: .none)
     }

@@ -20,6 +20,11 @@ public struct ImageDataLoaderCacheDecorator: ImageDataLoader {
         self.logger = logger
     }
 
+    /// Delivers the decoratee's data for `url`, saved into the cache first.
+    ///
+    /// A save that fails is logged and the data still delivered.
+    ///
+    /// - Throws: What the decoratee throws, unchanged.
     public func loadImageData(from url: URL) async throws -> Data {
         let data = try await decoratee.loadImageData(from: url)
         do {

@@ -19,6 +19,10 @@ public struct ImageDataLoaderWithFallbackComposite: ImageDataLoader {
         self.fallback = fallback
     }
 
+    /// Delivers the primary's data for `url`, or the fallback's when the primary fails.
+    ///
+    /// - Throws: The fallback's error, unchanged, when both fail; `CancellationError` when the
+    ///   task is cancelled (the fallback is then not tried).
     public func loadImageData(from url: URL) async throws -> Data {
         do {
             return try await primary.loadImageData(from: url)

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Thrown when a cached payload cannot be decoded into items (for example after the item type
 /// changed shape, or a store handed back bytes that were never a feed).
 public struct InvalidCachedFeedError: Error, Sendable, CustomStringConvertible {
@@ -22,4 +28,11 @@ public struct InvalidCachedFeedError: Error, Sendable, CustomStringConvertible {
         }
         return "The cached feed could not be decoded\(under): \(underlying)"
     }
+}
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do): the sentence, not
+// "The operation could not be completed."
+extension InvalidCachedFeedError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
 }

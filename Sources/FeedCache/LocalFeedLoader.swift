@@ -61,7 +61,9 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
 
     /// Replaces the cache with `items`, timestamped now, in one atomic store operation.
     ///
-    /// Throws if the items cannot be encoded or the store fails; the old cache is then kept.
+    /// - Throws: What the coder's `encode` throws (for ``FeedPayloadCoder/json``, an
+    ///   `EncodingError`), or the store's error (``NewerCacheError`` from a store that refuses
+    ///   an older save); the old cache is then kept.
     public func save(_ items: [Item]) async throws {
         try await save(items, validators: .none)
     }
@@ -69,7 +71,9 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// Replaces the cache with `items` and the remote's `validators`, timestamped now, in one
     /// atomic store operation.
     ///
-    /// Throws if the items cannot be encoded or the store fails; the old cache is then kept.
+    /// - Throws: What the coder's `encode` throws (for ``FeedPayloadCoder/json``, an
+    ///   `EncodingError`), or the store's error (``NewerCacheError`` from a store that refuses
+    ///   an older save); the old cache is then kept.
     public func save(_ items: [Item], validators: CacheValidators) async throws {
         let payload = try encode(items)
         // Stamped once the payload is ready: encoding a large feed takes a while, and a stamp
@@ -132,8 +136,9 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// Delivers the cached items, or none when the cache is empty or expired.
     ///
     /// Has no side effects: an expired cache is left for ``validateCache()`` to remove.
-    /// Throws the store's error when retrieval fails, and ``InvalidCachedFeedError`` when the
-    /// payload cannot be decoded.
+    ///
+    /// - Throws: The store's error when retrieval fails, and ``InvalidCachedFeedError`` when the
+    ///   payload cannot be decoded.
     public func load() async throws -> [Item] {
         guard let cache = try await store.retrieve(),
               policy(for: cache).validate(cache.trustedTimestamp, against: judgingDate())
@@ -142,11 +147,15 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     }
 
     /// Delivers the cached items whatever their age, with when they were cached and whether they
-    /// are still fresh: what "cache then remote" shows before the remote answers (stale while
-    /// revalidate). `nil` when the cache is empty. No side effects.
+    /// are still fresh.
     ///
-    /// Throws the store's error when retrieval fails, and ``InvalidCachedFeedError`` when the
-    /// payload cannot be decoded.
+    /// It is what "cache then remote" shows before the remote answers (stale while revalidate).
+    /// No side effects.
+    ///
+    /// - Returns: The items, the cache's timestamp and whether it is fresh under the judging
+    ///   policy; `nil` when the cache is empty.
+    /// - Throws: The store's error when retrieval fails, and ``InvalidCachedFeedError`` when the
+    ///   payload cannot be decoded.
     public func loadIgnoringAge() async throws -> (items: [Item], timestamp: Date, isFresh: Bool)? {
         guard let cache = try await store.retrieve() else { return nil }
         let fresh = policy(for: cache).validate(cache.trustedTimestamp, against: judgingDate())
@@ -166,7 +175,9 @@ public struct LocalFeedLoader<Item: Sendable>: Sendable {
     /// A retrieval error deletes the cache with ``DeletionReason/retrievalError``, and so does a
     /// payload that no longer decodes with the loader's coder (the cache could never be shown);
     /// an expired cache is expired with its timestamp and the judging policy's maximum age.
-    /// Throws if the deletion or expiry itself fails.
+    ///
+    /// - Throws: The store's error when the deletion or expiry itself fails; a failed retrieval
+    ///   or decoding is not thrown, it deletes the cache.
     public func validateCache() async throws {
         let cache: CachedFeed?
         do {
@@ -236,6 +247,10 @@ extension LocalFeedLoader: FeedLoader {
     ///
     /// Unlike ``load()``, an empty or expired cache is an error (``CacheUnavailableError``), so
     /// that a fallback can tell "no usable cache" from "a cached empty feed". No side effects.
+    ///
+    /// - Throws: ``CacheUnavailableError`` when the cache is empty, gone, expired or stamped in
+    ///   the future; the store's error when retrieval fails; ``InvalidCachedFeedError`` when the
+    ///   payload cannot be decoded.
     public func loadFeed() async throws -> LoadedFeed<Item> {
         guard let cache = try await store.retrieve() else {
             // Why it is empty, when the store keeps the history that says: a failure to find out

@@ -42,7 +42,9 @@ public struct LocalImageDataLoader: ImageDataLoader, ImageDataCaching {
         self.store = store
     }
 
-    /// Stores `data` for `url`. Throws ``SaveError/failed(reason:)`` when the store fails.
+    /// Stores `data` for `url`.
+    ///
+    /// - Throws: ``SaveError/failed(reason:)`` when the store fails.
     public func save(_ data: Data, for url: URL) async throws {
         do {
             try await store.insert(data, for: url)
@@ -53,8 +55,9 @@ public struct LocalImageDataLoader: ImageDataLoader, ImageDataCaching {
 
     /// Delivers the data cached for `url`.
     ///
-    /// Throws ``LoadError/notFound`` when nothing is cached, ``LoadError/failed(reason:)`` when the store
-    /// fails, and `CancellationError` when the task was cancelled while the store was read.
+    /// - Throws: ``LoadError/notFound`` when nothing is cached, ``LoadError/failed(reason:)`` when
+    ///   the store fails, and `CancellationError` when the task was cancelled while the store was
+    ///   read.
     public func loadImageData(from url: URL) async throws -> Data {
         let data: Data?
         do {
@@ -67,4 +70,16 @@ public struct LocalImageDataLoader: ImageDataLoader, ImageDataCaching {
         guard let data else { throw LoadError.notFound }
         return data
     }
+}
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do): the sentence, not
+// "The operation could not be completed."
+extension LocalImageDataLoader.SaveError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}
+
+extension LocalImageDataLoader.LoadError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
 }

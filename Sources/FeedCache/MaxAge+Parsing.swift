@@ -97,3 +97,10 @@ private func trimmingBlanks(_ text: some StringProtocol) -> String {
     guard let first = scalars.firstIndex(where: { !isBlank($0) }), let last = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
     return String(Substring(scalars[first...last]))
 }
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do): the sentence, not
+// "The operation could not be completed."
+extension MaxAge.ParseError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}

@@ -59,3 +59,10 @@ public struct NewerCacheError: Error, Sendable, Equatable, CustomStringConvertib
         return "a newer cache (seq \(seq), stamped \(stamp)) was kept: \(why)"
     }
 }
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do): the sentence, not
+// "The operation could not be completed."
+extension NewerCacheError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}

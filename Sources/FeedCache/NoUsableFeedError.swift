@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Thrown by ``FeedLoaderWithFallbackComposite`` when neither loader delivered a feed.
 ///
 /// Carries both causes so that a message can say, for example, "remote: no connection;
@@ -19,4 +25,11 @@ public struct NoUsableFeedError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         "No usable feed: primary failed (\(primaryError)), fallback failed (\(fallbackError))"
     }
+}
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do): the sentence, not
+// "The operation could not be completed."
+extension NoUsableFeedError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
 }

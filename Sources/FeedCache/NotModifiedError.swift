@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Thrown when the remote said "not modified" but the cache has no feed to refresh: nothing is
 /// saved, and the load fails as a remote failure would (a fallback may still answer).
 public enum NotModifiedError: Error, Sendable, CustomStringConvertible {
@@ -18,4 +24,11 @@ public enum NotModifiedError: Error, Sendable, CustomStringConvertible {
         case .cacheChanged: "the remote said not modified, but another save replaced the cache meanwhile; nothing refreshed"
         }
     }
+}
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do): the sentence, not
+// "The operation could not be completed."
+extension NotModifiedError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
 }

@@ -37,31 +37,51 @@ public actor RecordingFeedStore: FeedStore {
         self.dryRun = dryRun
     }
 
+    /// Records a delete for `reason`, and passes it on unless this is a dry run.
+    ///
+    /// - Throws: What the decoratee's delete throws; nothing in a dry run.
     public func deleteCachedFeed(reason: DeletionReason) async throws {
         if !dryRun { try await decoratee.deleteCachedFeed(reason: reason) }
         writes.append(.delete(reason: reason))
     }
 
+    /// Records an insert by its `timestamp`, and passes it on unless this is a dry run.
+    ///
+    /// - Throws: What the decoratee's insert throws (nothing is recorded then); nothing in a
+    ///   dry run.
     public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
         if !dryRun { try await decoratee.insert(feed, timestamp: timestamp, policy: policy, validators: validators) }
         writes.append(.insert(timestamp: timestamp))
     }
 
+    /// Records a replace by its `timestamp`, and passes it on unless this is a dry run.
+    ///
+    /// - Throws: What the decoratee's replace throws (nothing is recorded then); nothing in a
+    ///   dry run.
     public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
         if !dryRun { try await decoratee.replace(with: feed, timestamp: timestamp, policy: policy, validators: validators) }
         writes.append(.replace(timestamp: timestamp))
     }
 
+    /// Records an expire, and passes it on unless this is a dry run.
+    ///
+    /// - Throws: What the decoratee's expire throws (nothing is recorded then); nothing in a
+    ///   dry run.
     public func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws {
         if !dryRun { try await decoratee.expireCachedFeed(timestamp: timestamp, maxAge: maxAge) }
         writes.append(.expire(timestamp: timestamp, maxAge: maxAge))
     }
 
+    /// The decoratee's cached feed: a read, so it always goes to the decoratee.
+    ///
+    /// - Throws: What the decoratee's retrieve throws.
     public func retrieve() async throws -> CachedFeed? {
         try await decoratee.retrieve()
     }
 
     /// How the decoratee's last cache ended: a read, so it always goes to the decoratee.
+    ///
+    /// - Throws: What the decoratee's ``FeedStore/ending()`` throws.
     public func ending() async throws -> CacheEnding? {
         try await decoratee.ending()
     }

@@ -28,8 +28,13 @@ public struct RevalidatingFeedLoader<Item: Sendable>: FeedLoader {
         self.logger = logger
     }
 
-    /// Delivers the remote's feed, saved; throws the remote's error, or ``NotModifiedError`` when
-    /// the remote said "not modified" and nothing cached can be refreshed.
+    /// Delivers the remote's feed, saved.
+    ///
+    /// A save that fails does not fail the load: the feed says so in ``LoadedFeed/cacheSave``.
+    ///
+    /// - Throws: The remote's error, unchanged; ``NotModifiedError`` when the remote said "not
+    ///   modified" and nothing cached can be refreshed; `CancellationError` when the task was
+    ///   cancelled while the remote answered.
     public func loadFeed() async throws -> LoadedFeed<Item> {
         let asked = await cache.revalidationValidators()
         let answer = try await remote(asked)

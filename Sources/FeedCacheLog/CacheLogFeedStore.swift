@@ -67,6 +67,9 @@ public struct CacheLogFeedStore: FeedStore {
         self.origin = origin
     }
 
+    /// Appends `delete(reason)` when the key holds a cache; an empty cache appends nothing.
+    ///
+    /// - Throws: `CacheLogError` when the log cannot be read or the append fails.
     public func deleteCachedFeed(reason: FeedCache.DeletionReason) async throws {
         guard try log.isLive(key) else { return }
         // The log's reasons are a superset: it also records the delete that starts a replace.
@@ -76,10 +79,18 @@ public struct CacheLogFeedStore: FeedStore {
         }
     }
 
+    /// Appends a `put` of `feed`, with its policy and validators.
+    ///
+    /// - Throws: `NewerCacheError` when, with ``since``, the live cache is newer by the log's
+    ///   order (nothing is appended); `CacheLogError` when the append fails.
     public func insert(_ feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
         try await append([put(feed, timestamp: timestamp, policy: policy, validators: validators)])
     }
 
+    /// Appends `delete(replaced)` and a `put` of `feed` as one atomic batch.
+    ///
+    /// - Throws: `NewerCacheError` when, with ``since``, the live cache is newer by the log's
+    ///   order (nothing is appended); `CacheLogError` when the append fails.
     public func replace(with feed: Data, timestamp: Date, policy: RecordedPolicy?, validators: CacheValidators) async throws {
         try await append(
             [.delete(key: key, reason: .replaced), put(feed, timestamp: timestamp, policy: policy, validators: validators)])
@@ -197,17 +208,27 @@ public struct CacheLogFeedStore: FeedStore {
         return metadata[builtInMarkName] == builtInMark ? ContractName(builtIn: name) : ContractName(name)
     }
 
+    /// Appends `expire(timestamp, maxAge)` when the key holds a cache; an empty cache appends
+    /// nothing.
+    ///
+    /// - Throws: `CacheLogError` when the log cannot be read or the append fails.
     public func expireCachedFeed(timestamp: Date, maxAge: TimeInterval) async throws {
         guard try log.isLive(key) else { return }
         try await log.append(.expire(key: key, timestamp: timestamp, maxAge: maxAge))
     }
 
+    /// The key's live cache, with the policy and validators its put recorded; `nil` when none.
+    ///
+    /// - Throws: `CacheLogError` when the log cannot be read, or the put's record fails its
+    ///   checks.
     public func retrieve() async throws -> CachedFeed? {
         try log.retrieve(key).map(Self.cachedFeed)
     }
 
     /// How the key's last cache ended (`EventLog.ending(of:)`): evicted, removed, expired by
     /// validation, deleted as unreadable; nil while it is live, and for a save that replaced it.
+    ///
+    /// - Throws: `CacheLogError` when the log cannot be read.
     public func ending() async throws -> CacheEnding? {
         guard let ending = try log.ending(of: key) else { return nil }
         let at = ending.recordedAt

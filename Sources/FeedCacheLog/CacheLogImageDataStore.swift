@@ -25,6 +25,10 @@ public struct CacheLogImageDataStore: ImageDataStore {
     /// The log key that holds the data of `url`.
     public static func key(for url: URL) -> String { "image:" + url.absoluteString }
 
+    /// Stores `data` as the live value of the key of `url`: a `put`, after `delete(replaced)`
+    /// when the key held data.
+    ///
+    /// - Throws: `CacheLogError` when the log cannot be read or the append fails.
     public func insert(_ data: Data, for url: URL) async throws {
         let key = Self.key(for: url)
         let put = Event.put(key: key, payload: data, timestamp: currentDate())
@@ -35,6 +39,9 @@ public struct CacheLogImageDataStore: ImageDataStore {
         }
     }
 
+    /// The live data of the key of `url`; `nil` when none.
+    ///
+    /// - Throws: `CacheLogError` when the log cannot be read, or the record fails its checks.
     public func retrieve(dataForURL url: URL) async throws -> Data? {
         try log.retrieve(Self.key(for: url))?.payload
     }

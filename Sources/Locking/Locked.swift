@@ -29,6 +29,13 @@ public final class Locked<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// Runs `body` on the value while holding the lock, and gives what it returns.
+    ///
+    /// The lock is not reentrant: `body` must not call `withLock` on the same box.
+    ///
+    /// - Parameter body: the work on the value, which it may change.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws (the lock is released first), and nothing else.
     public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

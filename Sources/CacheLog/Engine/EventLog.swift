@@ -14,14 +14,16 @@ import Logging
 /// a put whose payload equals its key's previous version refers to it, and one that mostly
 /// equals it is stored as a delta against it (`CacheLog.docc/Format.md`).
 ///
-/// Open one instance per database directory and share it: LMDB forbids opening an environment
-/// twice in one process. All methods are safe to call from any task.
+/// Open one instance per database directory and share it (``shared(path:options:)``): LMDB
+/// forbids opening an environment twice in one process. All methods are safe to call from any
+/// task, and every one that throws throws ``CacheLogError``: a failure of LMDB or of the disk,
+/// or, for a reader without the lock file, ``CacheLogError/overlappedWrites(path:)``, besides the
+/// errors each method's `- Throws:` names.
 public final class EventLog: Sendable {
     /// The database directory.
     public let path: String
-    /// The clock that stamps `recordedAt` (``Options/clock``), and what a follow up to a date
-    /// waits for: whoever composes caches on this log takes it from here, so that the stamps of
-    /// saves and of events come from one clock.
+    /// The clock that stamps `recordedAt` (``Options/clock``): whoever composes caches on this
+    /// log takes it from here, so that saves and events are stamped by one clock.
     public let clock: @Sendable () -> Date
     let environment: Environment
     let tables: LogTables
@@ -35,12 +37,10 @@ public final class EventLog: Sendable {
 
     /// Opens the database in directory `path`, creating it (and the directory) when it does not
     /// exist, if `options.createIfMissing`. A directory that holds other files is not taken over.
-    /// What it creates is its owner's only: the directories it makes (the database's and any
-    /// missing above it) 0700, the database files 0600; a directory that exists keeps its mode.
+    /// What it creates is its owner's only: directories 0700, files 0600.
     ///
-    /// - Throws: ``CacheLogError``; among them ``CacheLogError/damaged(path:page:detail:)`` when
-    ///   a page of the data file is not one LMDB could follow safely (checked before LMDB reads
-    ///   any tree), unless ``Options/onDamage`` moves the file aside.
+    /// - Throws: ``CacheLogError``; among them ``CacheLogError/damaged(path:page:detail:)`` when a
+    ///   page is not one LMDB could follow, unless ``Options/onDamage`` moves the file aside.
     public convenience init(path: String, options: Options = Options()) throws {
         try self.init(path: path, options: options, withoutLock: false)
     }
@@ -69,6 +69,9 @@ public final class EventLog: Sendable {
     ///
     /// Validation and compression run on the calling task; the single writer then stores the
     /// batch, sharing its commit (and its sync) with whatever else arrived meanwhile.
+    ///
+    /// - Throws: ``CacheLogError/readOnly``, ``CacheLogError/emptyBatch``, or what framing an event
+    ///   throws (an empty or too long key, a payload too large, metadata the record cannot hold).
     @discardableResult
     public func append(_ events: [Event]) async throws -> ClosedRange<UInt64> {
         try await preparation.append(events, to: writer).range
@@ -112,15 +115,14 @@ public final class EventLog: Sendable {
         }
     }
 
-    /// Appends one event. See ``append(_:)-([Event])``.
+    /// Appends one event, as ``append(_:)-([Event])`` appends a batch, and throws what it throws.
     @discardableResult
     public func append(_ event: Event) async throws -> UInt64 {
         try await append([event]).lowerBound
     }
 
-    /// The live payload of `key` and its cache timestamp, or nil when the key has no live value.
-    ///
-    /// - Throws: ``CacheLogError/corruptRecord(seq:detail:)`` when the record fails its checks.
+    /// The live payload of `key` and its cache timestamp, or nil when the key has no live value;
+    /// it throws what ``retrieve(_:unlessPayloadIs:)`` throws.
     public func retrieve(_ key: String) throws -> StoredValue? {
         try retrieve(key, unlessPayloadIs: nil)
     }
@@ -129,6 +131,9 @@ public final class EventLog: Sendable {
     /// the bytes of the record at `known` (a ``StoredValue/payloadSeq`` it read before). Then only
     /// the put's header is read, nothing inflated: what lets a reader keep decoded items in
     /// memory and know, in the same read, that they are still the live ones.
+    ///
+    /// - Throws: ``CacheLogError/emptyKey``, ``CacheLogError/corruptRecord(seq:detail:)``, or
+    ///   ``CacheLogError/corruptStateRow(key:)`` when the row names a cache the log does not hold.
     public func retrieve(_ key: String, unlessPayloadIs known: UInt64?) throws -> StoredValue? {
         let keyBytes = try Self.nonEmpty(key)
         let values = LiveValueReader(tables: tables, recentPayloads: recentPayloads)
@@ -139,22 +144,22 @@ public final class EventLog: Sendable {
     ///
     /// A damaged state row, one that names another record than this key's put, is not believed:
     /// the answer comes from the log, so that no reader judges the key by another record's policy.
+    ///
+    /// - Throws: ``CacheLogError/emptyKey``.
     public func entry(_ key: String) throws -> LogState.Entry? {
         let keyBytes = try Self.nonEmpty(key)
         return try environment.read { txn in try tables.state.entry(txn, key: keyBytes, .checked, onDamaged: logDamagedRows) }
     }
 
-    /// Whether the state holds a row for `key`: a live cache, or a row that damage left naming
-    /// none (``entry(_:)`` then answers from the log). A delete or an expire of the key clears it.
+    /// Whether the state holds a row for `key` (a live cache, or a damaged row naming none); a
+    /// delete or an expire clears it. Throws ``CacheLogError/emptyKey``.
     public func isLive(_ key: String) throws -> Bool {
         let keyBytes = try Self.nonEmpty(key)
         return try environment.read { txn in try txn.get(tables.schema.state, keyBytes) != nil }
     }
 
-    /// The state now.
-    ///
-    /// Reads survive a damaged row of the stored state: the answer then comes from the log
-    /// itself, and the damage is logged; ``verify()`` names it, ``rebuildState()`` repairs it.
+    /// The state now. A damaged row is answered from the log and logged; ``verify()`` names it,
+    /// ``rebuildState()`` repairs it.
     public func state() throws -> LogState {
         try environment.read { txn in
             LogState(seq: try tables.counters.lastSeq(txn), entries: try tables.state.entries(txn, withPolicy: true, onDamaged: logDamagedRows))
@@ -175,6 +180,8 @@ public final class EventLog: Sendable {
 
     /// The state as it was right after `position`: a seq, or the last event recorded at or
     /// before a date. Served from the nearest checkpoint plus the events after it.
+    ///
+    /// - Throws: ``CacheLogError/historyCompacted(firstAvailable:)`` for a point before the history.
     public func state(asOf position: LogPosition) throws -> LogState {
         try environment.read { txn in try PastState(tables: tables).state(txn, asOf: position) }
     }
@@ -182,6 +189,9 @@ public final class EventLog: Sendable {
     /// The live entry of `key` right after `position`, as ``state(asOf:)`` would list it, and the
     /// seq that position is. Served from the key index: it costs what the key's history has, not
     /// what the log has (a database from before the index, opened read-only, folds the log).
+    ///
+    /// - Throws: ``CacheLogError/emptyKey``, or ``CacheLogError/historyTrimmed(key:firstAvailable:)``
+    ///   when retention removed the key's history at that point.
     public func entry(_ key: String, asOf position: LogPosition) throws -> (seq: UInt64, entry: LogState.Entry?) {
         let keyBytes = try Self.nonEmpty(key)
         return try environment.read { txn in try PastState(tables: tables).entry(txn, key: keyBytes, asOf: position) }
@@ -193,10 +203,8 @@ public final class EventLog: Sendable {
     }
 
     /// The seq the history starts after: a compaction removed the history up to it
-    /// (``CompactionReport/firstAvailable``); 0 when nothing was compacted.
-    ///
-    /// The state as of it is the earliest ``state(asOf:)`` answers. Records at or before it that
-    /// are still stored were kept for that state or for a later put's bytes, not as history.
+    /// (``CompactionReport/firstAvailable``); 0 when nothing was compacted. The state as of it is
+    /// the earliest ``state(asOf:)`` answers; records kept at or before it are not history.
     public func compactionBase() throws -> UInt64 {
         try environment.read { txn in try tables.counters.baseSeq(txn) }
     }
@@ -218,10 +226,8 @@ public final class EventLog: Sendable {
     /// query's limit or `body` returns false.
     ///
     /// Corrupt records are delivered as ``LogItem/corrupt(seq:detail:)`` whatever the kinds asked
-    /// for, and iteration goes on past them. With a key, the key index picks the key's own
-    /// records, damaged or not, at a cost that grows with the key's history, not the log's (a
-    /// read-only open of a database from before the index scans instead, and then delivers every
-    /// corrupt record).
+    /// for, and iteration goes on. With a key, the key index picks the key's own records, at a
+    /// cost that grows with the key's history, not the log's.
     public func forEachEvent(_ query: EventQuery = EventQuery(), _ body: (LogItem) throws -> Bool) throws {
         try reader.forEach(query, body)
     }
@@ -233,32 +239,27 @@ public final class EventLog: Sendable {
         return items
     }
 
-    /// Delivers the records the query selects, then keeps delivering new ones as they are
-    /// appended, by this process or another, until the task is cancelled, `query.limit` records
-    /// were delivered, or the log has passed `query.to`. `query.reverse` is ignored.
+    /// Delivers the records the query selects, then the new ones as they are appended (by any
+    /// process), until the task is cancelled, `query.limit` were delivered, or the log passed
+    /// `query.to`. `query.reverse` is ignored.
     ///
     /// With `query.to` a seq, the stream ends once that seq is in the log (after delivering it,
-    /// if the query selects it). With a date, it ends once the log holds an event recorded after
-    /// it, or once the clock (``Options/clock``) is past it: recorded time never goes backward, so
-    /// what is appended from then on is recorded later (unless another process's clock is behind).
+    /// if selected); with a date, once the log holds an event recorded after it or the clock
+    /// (``Options/clock``) is past it, since recorded time never goes backward.
     public func follow(_ query: EventQuery = EventQuery(), pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<LogItem, any Error> {
         reader.follow(query, pollInterval: pollInterval)
     }
 
     /// Every key the log holds a record of (live or not), in byte order, optionally only those
-    /// starting with `prefix` (compared as UTF-8 bytes, as the log keys them).
-    ///
-    /// The key index is sorted by key, so this visits one row per key and, with a prefix, only
-    /// the keys that have it. A read-only open of a database from before the index scans the log.
+    /// starting with `prefix` (compared as UTF-8 bytes, as the log keys them): one row of the key
+    /// index per key (a read-only open of a database from before the index scans the log).
     public func keys(withPrefix prefix: String = "") throws -> [String] {
         try KeyListing(environment: environment, tables: tables).keys(withPrefix: prefix)
     }
 
     /// How the last cache of `key` ended, when it has none live: the `delete` or `expire` that
-    /// removed it (its last record, found through the key index). nil while the key is live, when
-    /// it never was, when its last record cannot be read, and in a database with no key index.
-    ///
-    /// - Throws: ``CacheLogError/emptyKey``, and what a read throws.
+    /// removed it, found through the key index; nil while it is live, when it never was, when the
+    /// record cannot be read, and in a database with no key index. Throws ``CacheLogError/emptyKey``.
     public func ending(of key: String) throws -> KeyEnding? {
         try KeyListing(environment: environment, tables: tables).ending(of: key)
     }
@@ -273,8 +274,7 @@ public final class EventLog: Sendable {
     /// Deletes each of `keys` that has a live entry when the deletes commit, with `reason`, in
     /// one append: all of them land or none does.
     ///
-    /// A key with nothing live records nothing, and two removals of one key at once record one
-    /// delete (the condition is judged inside the write transaction).
+    /// A key with nothing live records nothing; two removals of one key at once record one delete.
     ///
     /// - Returns: the keys it deleted, in the order given, each once.
     /// - Throws: ``CacheLogError/emptyKey`` or ``CacheLogError/keyTooLong(length:maximum:)`` for a
@@ -297,8 +297,7 @@ public final class EventLog: Sendable {
     /// It checks one snapshot, in one read transaction, while appends go on; without the lock
     /// file, a private copy of the newest commit (``Options/readOnly``).
     ///
-    /// - Throws: ``CacheLogError/damaged(path:page:detail:)`` when a page of the data file is
-    ///   not one LMDB could follow (the check every open makes, made again on this snapshot).
+    /// - Throws: ``CacheLogError/damaged(path:page:detail:)`` when a page is not one LMDB could follow.
     public func verify() throws -> VerifyReport {
         try Verification.report(environment, tables, path: path)
     }
@@ -307,6 +306,8 @@ public final class EventLog: Sendable {
     /// record headers only (no payload is inflated).
     ///
     /// The result is identical to what the appends maintained, which ``verify()`` checks.
+    ///
+    /// - Throws: ``CacheLogError/readOnly`` on a read-only log, and what a write throws.
     @discardableResult
     public func rebuildState() async throws -> RebuildReport {
         let (tables, environment) = (self.tables, self.environment)
@@ -321,7 +322,8 @@ public final class EventLog: Sendable {
     /// date), keeping every record the live state references, so `retrieve` keeps working.
     ///
     /// State as of any seq from the cut on stays available; earlier points report
-    /// ``CacheLogError/historyCompacted(firstAvailable:)``.
+    /// ``CacheLogError/historyCompacted(firstAvailable:)``. Throws ``CacheLogError/readOnly`` on a
+    /// read-only log.
     @discardableResult
     public func compact(before position: LogPosition) async throws -> CompactionReport {
         let (tables, environment, logDamaged) = (self.tables, self.environment, self.logDamagedRows)
@@ -356,12 +358,10 @@ public final class EventLog: Sendable {
     /// Applies the retention policy now, to the end of a pass: history outside the windows goes,
     /// then, over the size limit, the oldest history and live entries.
     ///
-    /// The writer runs the same passes by itself as appends go. A pass under way, which measures
-    /// its windows from an earlier clock, is finished first.
+    /// The writer runs the same passes as appends go; a pass under way is finished first.
     ///
     /// - Returns: every pass this call ran, in one report: the rest of a pass under way, one that
-    ///   ended between the call and its turn on the writer, and the pass at now. Its counts are
-    ///   what changed in the log meanwhile, unless another process ran a pass at the same time.
+    ///   ended before its turn on the writer, and the pass at now.
     /// - Throws: ``CacheLogError/readOnly`` on a read-only log, and what a write throws.
     @discardableResult
     public func applyRetention() async throws -> RetentionReport? {
@@ -372,11 +372,11 @@ public final class EventLog: Sendable {
     /// Runs the retention pass that appends made due, to its end, when there is one and the log
     /// applies retention (``Options/automaticRetention``).
     ///
-    /// The writer runs such passes in the background, a slice at a time. A process that saves and
-    /// then ends at once (a command-line tool, a cron job) calls this before it ends, so that the
-    /// pass its saves made due is not left to the next process.
+    /// The writer runs such passes in the background, a slice at a time; a process that saves and
+    /// then ends at once (a tool, a cron job) calls this so that the pass is not left to the next.
     ///
     /// - Returns: what the pass did (as ``applyRetention()`` says), nil when none was due.
+    /// - Throws: what a write throws.
     @discardableResult
     public func applyRetentionIfDue() async throws -> RetentionReport? {
         guard !environment.readOnly else { return nil }

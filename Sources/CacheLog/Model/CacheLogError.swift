@@ -161,3 +161,11 @@ public enum CacheLogError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do). Without these it reads
+// "The operation could not be completed. (… error 1.)", not the sentence `description` gives.
+
+extension CacheLogError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}

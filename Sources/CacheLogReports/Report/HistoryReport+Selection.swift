@@ -32,6 +32,13 @@ extension HistoryReport {
     /// The keys a report draws: those `named` (each must be in the log) and those with `prefix`,
     /// every key when neither is given; in byte order, as the log keys them (NFC and NFD
     /// spellings are two keys).
+    ///
+    /// - Parameters:
+    ///   - log: the log whose keys are selected.
+    ///   - named: keys to draw, each of which must have an event in the log.
+    ///   - prefix: draw every key that starts with it as well.
+    /// - Throws: ``HistoryReport/SelectionError/unknownKey(_:)`` for a named key without events;
+    ///   `CacheLogError` when the log cannot be read.
     public static func keys(in log: EventLog, named: [String] = [], prefix: String? = nil) throws -> [String] {
         for name in named where try log.events(EventQuery(key: name, limit: 1)).isEmpty {
             throw SelectionError.unknownKey(name)
@@ -44,8 +51,21 @@ extension HistoryReport {
     }
 
     /// The window a report of `keys` covers: from `from` (by default the first event of those
-    /// keys, else `now`) to `to` (by default `now`). A seq stands for when its event was
-    /// recorded: the first event at or after it for the start, the last at or before it for the end.
+    /// keys, else `now`) to `to` (by default `now`).
+    ///
+    /// A seq stands for when its event was recorded: the first event at or after it for the
+    /// start, the last at or before it for the end.
+    ///
+    /// - Parameters:
+    ///   - keys: the keys whose first event starts the window when `from` is `nil`.
+    ///   - log: the log the seqs and first events are read from.
+    ///   - from: where the window starts, as a date or a seq.
+    ///   - to: where the window ends, as a date or a seq.
+    ///   - now: the start when no key has events, and the end when `to` is `nil`.
+    /// - Throws: ``HistoryReport/SelectionError/noEvent(seq:forEnd:)`` for a seq with no event to
+    ///   place the window at, ``HistoryReport/SelectionError/emptyWindow(start:end:)`` for a
+    ///   window that ends before it starts or whose start or end is not a finite date;
+    ///   `CacheLogError` when the log cannot be read.
     public static func window(
         of keys: [String], in log: EventLog, from: LogPosition?, to: LogPosition?, now: Date
     ) throws -> DateInterval {
@@ -69,4 +89,12 @@ extension HistoryReport {
         }
         throw SelectionError.noEvent(seq: seq, forEnd: forEnd)
     }
+}
+
+// Apps show `error.localizedDescription` (SwiftUI's and UIKit's alerts do). Without these it reads
+// "The operation could not be completed. (… error 1.)", not the sentence `description` gives.
+
+extension HistoryReport.SelectionError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
 }

@@ -54,6 +54,8 @@ public struct AuditTimeline: Sendable {
         private enum CodingKeys: String, CodingKey { case at, kind, seq, text }
 
         /// Encodes `{"at", "kind", "seq", "text"}`, with `seq` `null` rather than left out.
+        ///
+        /// - Throws: What `encoder` throws (an `EncodingError` for a value it cannot encode).
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(at, forKey: .at)

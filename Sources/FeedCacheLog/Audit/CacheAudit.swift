@@ -45,6 +45,12 @@ public struct CacheAudit: Sendable {
     }
 
     /// The timelines of `key`, or of every key when it is `nil`, judged at `now`.
+    ///
+    /// - Parameters:
+    ///   - key: only this key; every key when `nil`.
+    ///   - now: the moment versions are judged at, and the last gap ends.
+    /// - Returns: Each key's timeline, and the records left out as corrupt.
+    /// - Throws: `CacheLogError` when the log cannot be read (``LogHistory/init(log:key:through:)``).
     public func timelines(of key: String? = nil, now: Date) throws -> Result {
         let history = try LogHistory(log: log, key: key)
         return Result(keys: history.keys.map { Key(key: $0.key, timeline: timeline.entries($0, now: now)) },
@@ -52,6 +58,8 @@ public struct CacheAudit: Sendable {
     }
 
     /// The timeline of `key` judged at `now`; empty for a key without events.
+    ///
+    /// - Throws: `CacheLogError` when the log cannot be read.
     public func timeline(of key: String, now: Date) throws -> [AuditTimeline.Entry] {
         try timelines(of: key, now: now).keys.first?.timeline ?? []
     }

@@ -16,7 +16,16 @@ public struct LogHistory: Sendable, Equatable {
     public var corruptSeqs: [UInt64]
 
     /// Reads the history of `key`, or of every key when it is `nil`, up to `end` (the log's end
-    /// when `nil`). With a key it costs what that key's history has, through the key index.
+    /// when `nil`).
+    ///
+    /// With a key it costs what that key's history has, through the key index. A record that
+    /// fails its checks is not thrown: its seq is kept in ``corruptSeqs``.
+    ///
+    /// - Parameters:
+    ///   - log: the log to read.
+    ///   - key: only this key; every key when `nil`.
+    ///   - end: the last position read; the log's end when `nil`.
+    /// - Throws: `CacheLogError` when the log cannot be read.
     public init(log: EventLog, key: String? = nil, through end: LogPosition? = nil) throws {
         var read = try Self.read(log, key: key, through: end)
         // A compaction that lands during the read moves the base the events were sorted by:
@@ -118,6 +127,8 @@ public struct LogHistory: Sendable, Equatable {
 
     /// When `key`'s history (as ``init(log:key:through:)`` reads it) starts: the time its first
     /// event was recorded, read without the rest; `nil` for a key without events.
+    ///
+    /// - Throws: `CacheLogError` when the log cannot be read.
     public static func start(of key: String, in log: EventLog) throws -> Date? {
         let base = try Self.base(log)
         let from = try baseEntry(log, key: key, base: base)?.seq ?? base + 1

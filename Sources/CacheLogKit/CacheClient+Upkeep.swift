@@ -4,7 +4,42 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// Upkeep: what the client removes and expires, on request or from a cron job.
 extension CacheClient {
+    /// Removes what is cached under `key`.
+    ///
+    /// It is TanStack Query's `removeQueries` and Apollo's `evict`: a delete in the log, with the
+    /// reason `explicit`, so that the history says someone asked. The next load of the key asks
+    /// the remote. Creates nothing.
+    ///
+    /// A load of the key under way when the removal commits still answers its callers, but its
+    /// save is refused: what was fetched before the removal does not bring the cache back. Loads
+    /// that begin later start their own request. Keys are compared as the log stores them,
+    /// byte for byte: two spellings of one text (NFC and NFD) are two keys.
+    ///
+    /// - Parameter key: The cache key.
+    /// - Returns: whether there was a cache to remove; `false` records nothing.
+    /// - Throws: `CacheLogError` when the key is one no database can hold, or the log fails.
+    @discardableResult
+    public func remove(_ key: String) async throws -> Bool {
+        guard let log = try opener.existingForWriting() else { return false }
+        defer { inFlight.startAfresh(key) }
+        return try await !log.deleteLive([key]).isEmpty
+    }
+
+    /// Removes every cache in the database (feeds, searches, objects, images) in one append:
+    /// each key a delete with the reason `explicit`; the history stays, as retention keeps it.
+    ///
+    /// - Returns: the keys removed.
+    /// - Throws: `CacheLogError` when the log fails.
+    @discardableResult
+    public func removeAll() async throws -> [String] {
+        guard let log = try opener.existingForWriting() else { return [] }
+        let removed = try await log.deleteLive(log.state().entries.map(\.key))
+        for key in removed { inFlight.startAfresh(key) }
+        return removed
+    }
+
     /// The validate-cache use case over `key`, or over every live key: the cron job.
     ///
     /// Each key is judged by the policy its cache was saved under (`RecordedPolicy`; 7 days for
@@ -20,6 +55,10 @@ extension CacheClient {
     ///   - dryRun: judge and report, write nothing.
     /// - Returns: an outcome per key, in key order; none when there is no database yet (nothing
     ///   is created).
+    /// - Throws: `CacheLogError`: `.readOnly` for a validation that would write through a client
+    ///   opened to read only, `.notWritable(path:reason:)` when this user or its file system
+    ///   cannot write the database, and what opening or reading the log throws. A key whose
+    ///   write fails is not thrown: its outcome is ``ValidationOutcome/Kind/failed``.
     public func validate(key: String? = nil, maxAge: MaxAge? = nil, dryRun: Bool = false) async throws -> [ValidationOutcome] {
         guard let log = try opener.existing() else { return [] }
         // A database this user cannot write was opened to read (its caches still serve); a
