@@ -22,7 +22,7 @@ an HTML comment that a rendered README does not show:
 
 A block with a language and no marker fails the test, so a new block cannot go untested.
 
-ARCHITECTURE.md's rule map is checked too (in a whole run): every file a row names must exist
+README.md's rule map is checked too (in a whole run): every file a row names must exist
 and declare each part of the row's symbol, a method with the labels the row gives.
 
 Sessions. The blocks of one session run in README order in one bash process, so `export`,
@@ -646,36 +646,36 @@ def update_readme(text, replacements):
 
 
 def rule_map_problems():
-    """What is wrong with ARCHITECTURE.md's rule map: each row names a file that must exist and a
+    """What is wrong with README.md's rule map: each row names a file that must exist and a
     symbol (`Type.member(label:)`) whose every part that file declares, with those labels."""
-    text = open(os.path.join(ROOT, "ARCHITECTURE.md")).read()
-    section = text.split("## The rule map", 1)[1].split("\n## ", 1)[0] if "## The rule map" in text else ""
+    text = open(os.path.join(ROOT, "README.md")).read()
+    section = text.split("## Where a rule lives", 1)[1].split("\n## ", 1)[0] if "## Where a rule lives" in text else ""
     rows = [line for line in section.split("\n") if line.startswith("| ") and "`" in line]
     if not rows:
-        return ["ARCHITECTURE.md: no rule map (a `## The rule map` table of rule | file | symbol)"]
+        return ["README.md: no rule map (a `## Where a rule lives` table of rule | file | symbol)"]
     problems = []
     for row in rows:
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         files, symbols = re.findall(r"`([^`]+)`", cells[1]), re.findall(r"`([^`]+)`", cells[2])
         if len(cells) != 3 or not files or len(symbols) != 1:
-            problems.append(f"ARCHITECTURE.md: a row is not rule | `file` | `symbol`: {row}")
+            problems.append(f"README.md: a row is not rule | `file` | `symbol`: {row}")
             continue
         path = os.path.join(ROOT, files[0])
         if not os.path.isfile(path):
-            problems.append(f"ARCHITECTURE.md: {files[0]} does not exist ({cells[0]})")
+            problems.append(f"README.md: {files[0]} does not exist ({cells[0]})")
             continue
         source = open(path).read()
         name, _, labels = symbols[0].partition("(")
         for part in name.split("."):
             if not re.search(r"\b(struct|enum|class|protocol|extension|actor|func|var|let|case|typealias)\s+" + re.escape(part) + r"\b", source):
-                problems.append(f"ARCHITECTURE.md: {files[0]} declares no `{part}` ({symbols[0]})")
+                problems.append(f"README.md: {files[0]} declares no `{part}` ({symbols[0]})")
         if labels:
             wanted = [label for label in labels.rstrip(")").split(":") if label]
             member = name.split(".")[-1]
             declared = [[parameter.strip().split()[0].rstrip(":") for parameter in found.split(",") if parameter.strip()]
                         for found in re.findall(r"func\s+" + re.escape(member) + r"(?:<[^>]*>)?\(([^)]*)\)", source)]
             if wanted not in declared:
-                problems.append(f"ARCHITECTURE.md: {files[0]} declares no `{member}` with the labels {wanted} (found {declared})")
+                problems.append(f"README.md: {files[0]} declares no `{member}` with the labels {wanted} (found {declared})")
     return problems
 
 
@@ -719,10 +719,10 @@ def main():
         problems = rule_map_problems()
         if problems:
             failed += 1
-            print("FAIL ARCHITECTURE.md rule map\n" + "\n".join(problems) + "\n", flush=True)
+            print("FAIL README.md rule map\n" + "\n".join(problems) + "\n", flush=True)
         else:
             passed += 1
-            print("ok   ARCHITECTURE.md rule map: every file and symbol it names exists", flush=True)
+            print("ok   README.md rule map: every file and symbol it names exists", flush=True)
     good = [block for block in blocks if not block.error]
     snippets = [block for block in good if block.kind == "swift"] if arguments.only in (None, "swift") else []
     sessions = {}
