@@ -27,7 +27,7 @@ struct StateReaderTests {
 
     /// Every entry, with its put's policy, and the keys the read names as damaged.
     private func entries(_ log: EventLog, onDamaged: ([String]) -> Void) throws -> [LogState.Entry] {
-        try log.environment.read { txn in try log.tables.state.entries(txn, withPolicy: true, onDamaged: onDamaged) }
+        try log.environment.read { txn in try log.tables.state.entries(txn, checked: true, onDamaged: onDamaged) }
     }
 
     private func rows(_ log: EventLog) throws -> (rows: [StateFold.Row], malformed: [[UInt8]]) {
@@ -94,5 +94,24 @@ struct StateReaderTests {
         let rows = try rows(log)
         #expect(rows.rows.map(\.entry.key) == ["films"])
         #expect(rows.malformed == [Array("genres".utf8)])
+    }
+
+    @Test func entries_answerAMisdirectedRowFromTheLog_andKeepARowNamingNoCache() async throws {
+        let dir = try TemporaryDirectory()
+        let log = try await filmsAndGenres(dir)
+        try pointFilmsAtGenres(log)
+        try RawLMDB.write(log) { txn, dbs in
+            let ghost = StateRowCodec.encode(LogState.Entry(key: "ghost", seq: 99, timestamp: Date(timeIntervalSince1970: 3_000), bytes: 1))
+            #expect(RawLMDB.put(txn, dbs.state, Array("ghost".utf8), ghost) == MDB_SUCCESS)
+        }
+        var named: [String] = []
+        let entries = try entries(log, onDamaged: { named += $0 })
+        #expect(entries.map(\.key) == ["films", "genres", "ghost"])
+        #expect(entries.map(\.seq) == [1, 2, 99])
+        #expect(entries.map(\.maxAge) == [3600, 7200, nil])
+        #expect(named == ["films"])
+        // The public face agrees with the reader, key for key.
+        #expect(try log.state().entries.map(\.seq) == [1, 2, 99])
+        #expect(try log.entry("films")?.seq == 1)
     }
 }

@@ -158,11 +158,11 @@ public final class EventLog: Sendable {
         return try environment.read { txn in try txn.get(tables.schema.state, keyBytes) != nil }
     }
 
-    /// The state now. A damaged row is answered from the log and logged; ``verify()`` names it,
-    /// ``rebuildState()`` repairs it.
+    /// The state now, each entry read as ``entry(_:)`` reads it; a row naming no cache the log
+    /// holds is listed as stored, for validation to delete. ``verify()`` names damage.
     public func state() throws -> LogState {
         try environment.read { txn in
-            LogState(seq: try tables.counters.lastSeq(txn), entries: try tables.state.entries(txn, withPolicy: true, onDamaged: logDamagedRows))
+            LogState(seq: try tables.counters.lastSeq(txn), entries: try tables.state.entries(txn, checked: true, onDamaged: logDamagedRows))
         }
     }
 

@@ -18,12 +18,7 @@ struct EventReader: Sendable {
     /// that writers would reuse), and every value is decoded before its transaction ends.
     static let readChunk = 1024
 
-    /// Calls `body` with every record the query selects, in seq order (or reverse), until the
-    /// query's limit or `body` returns false. Corrupt records are delivered as
-    /// ``LogItem/corrupt(seq:detail:)`` whatever the kinds asked for, and iteration goes on past
-    /// them. With a key, the key index picks the key's own records, damaged or not, at a cost
-    /// that grows with the key's history, not the log's (a read-only open of a database from
-    /// before the index scans instead, and then delivers every corrupt record).
+    /// Calls `body` with every record the query selects, as ``EventLog/forEachEvent(_:_:)`` says.
     func forEach(_ query: EventQuery = EventQuery(), _ body: (LogItem) throws -> Bool) throws {
         let low = try firstSeq(of: query)
         // The reads after the first read what it held: a reader without the lock file copies
@@ -49,14 +44,7 @@ struct EventReader: Sendable {
         }
     }
 
-    /// Delivers the records the query selects, then keeps delivering new ones as they are
-    /// appended, by this process or another, until the task is cancelled, `query.limit` records
-    /// were delivered, or the log has passed `query.to`. `query.reverse` is ignored.
-    ///
-    /// With `query.to` a seq, the stream ends once that seq is in the log (after delivering it,
-    /// if the query selects it). With a date, it ends once the log holds an event recorded after
-    /// it, or once the clock (``Options/clock``) is past it: recorded time never goes backward, so
-    /// what is appended from then on is recorded later (unless another process's clock is behind).
+    /// The records the query selects, then each new one, as ``EventLog/follow(_:pollInterval:)`` says.
     func follow(_ query: EventQuery = EventQuery(), pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<LogItem, any Error> {
         var forward = query
         forward.reverse = false

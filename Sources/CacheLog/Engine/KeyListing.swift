@@ -10,11 +10,7 @@ struct KeyListing {
     let environment: Environment
     let tables: LogTables
 
-    /// Every key the log holds a record of (live or not), in byte order, optionally only those
-    /// starting with `prefix` (compared as UTF-8 bytes, as the log keys them).
-    ///
-    /// The key index is sorted by key, so this visits one row per key and, with a prefix, only
-    /// the keys that have it. A read-only open of a database from before the index scans the log.
+    /// Every key with a record, in byte order, as ``EventLog/keys(withPrefix:)`` says.
     func keys(withPrefix prefix: String = "") throws -> [String] {
         let start = Array(prefix.utf8)
         // No key is longer than LMDB's limit, and LMDB refuses to look one up.
@@ -47,11 +43,7 @@ struct KeyListing {
         return keys.map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// How the last cache of `key` ended, when it has none live: the `delete` or `expire` that
-    /// removed it (its last record, found through the key index). nil while the key is live, when
-    /// it never was, when its last record cannot be read, and in a database with no key index.
-    ///
-    /// - Throws: ``CacheLogError/emptyKey``, and what a read throws.
+    /// The removal that ended the last cache of `key`, as ``EventLog/ending(of:)`` says.
     func ending(of key: String) throws -> KeyEnding? {
         let keyBytes = Array(key.utf8)
         guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }

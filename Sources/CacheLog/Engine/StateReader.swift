@@ -51,21 +51,43 @@ struct StateReader {
     }
 
     /// Every live entry, in key order: each row, or the fold of the log where a row does not
-    /// decode (folded once, and only then), with its put's policy when `withPolicy`. The rows
-    /// that decode stand, even one naming a record that is not its put: a reader of the whole
-    /// state sees it as stored, and validation deletes what cannot be read back. A damaged
-    /// record elsewhere in the log, which the fold takes as it reads it, must not change the
-    /// answer for keys whose rows are whole.
-    func entries(_ txn: Transaction, withPolicy: Bool = false, onDamaged: ([String]) -> Void = { _ in }) throws -> [LogState.Entry] {
+    /// decode (the log is folded once, and only for damage). A damaged record elsewhere in the
+    /// log, which the fold takes as it reads it, must not change the answer for keys whose rows
+    /// are whole.
+    ///
+    /// With `checked`, as a reader judges them: each row checked against its put and given its
+    /// policy, as ``EntryRead/checked`` reads one; a row naming another record is answered from
+    /// the fold when the log holds a live put of the key, and stays as stored, with what its
+    /// record says, when it holds none, so that validation finds it and deletes it.
+    func entries(_ txn: Transaction, checked: Bool = false, onDamaged: ([String]) -> Void = { _ in }) throws -> [LogState.Entry] {
         let (rows, malformed) = try self.rows(txn)
-        var entries = rows
-        if !malformed.isEmpty {
-            onDamaged(malformed.map { String(decoding: $0, as: UTF8.self) })
-            let folded = try foldedState(txn)
-            entries += malformed.compactMap { key in folded.entry(forKey: key).map { (key: key, entry: $0) } }
-            entries.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        var entries: [StateFold.Row] = []
+        var misdirected: [StateFold.Row] = []
+        for row in rows {
+            if !checked {
+                entries.append(row)
+            } else if let entry = try checkedAgainstItsPut(row.entry, key: row.key, txn) {
+                entries.append((row.key, entry))
+            } else {
+                misdirected.append(row)
+            }
         }
-        return try entries.map { withPolicy ? try withRecordedPolicy($0.entry, txn) : $0.entry }
+        guard !malformed.isEmpty || !misdirected.isEmpty else { return entries.map(\.entry) }
+        let folded = try foldedState(txn)
+        var answered = malformed
+        for key in malformed {
+            if let entry = folded.entry(forKey: key) { entries.append((key, checked ? try withRecordedPolicy(entry, txn) : entry)) }
+        }
+        for row in misdirected {
+            if let entry = folded.entry(forKey: row.key) {
+                entries.append((row.key, try withRecordedPolicy(entry, txn)))
+                answered.append(row.key)
+            } else {
+                entries.append((row.key, try withRecordedPolicy(row.entry, txn)))
+            }
+        }
+        if !answered.isEmpty { onDamaged(answered.map { String(decoding: $0, as: UTF8.self) }) }
+        return entries.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.entry)
     }
 
     /// Every row of the `state` table that decodes, with its key's bytes as the table holds them,

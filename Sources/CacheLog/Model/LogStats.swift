@@ -40,7 +40,8 @@ public struct LogStats: Sendable, Equatable {
     public var storedBytes = 0
     /// Compressed bodies of puts only, to compare with `payloadBytes`.
     public var storedPayloadBytes = 0
-    /// Keys with a live value in the state.
+    /// Rows of the state: the keys with a live value, and any row that damage left naming none
+    /// (``EventLog/verify()`` names it).
     public var liveKeys = 0
     /// The oldest sequence number still in the log (after a compaction, not 1); nil when empty.
     public var firstSeq: UInt64?
