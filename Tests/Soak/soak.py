@@ -3245,6 +3245,23 @@ class Run:
         finally:
             env.close()
 
+    def catalog_root_end(self):
+        """Where the page of the newest commit's catalog root ends in data.mdb: the main tree's
+        md_root of the meta page with the larger txnid (lmdb.h's MDB_meta, 64-bit)."""
+        env = lmdb.open(self.db, readonly=True, lock=False, max_dbs=8)
+        try:
+            page_size = env.stat()["psize"]
+        finally:
+            env.close()
+        with open(os.path.join(self.db, "data.mdb"), "rb") as f:
+            metas = []
+            for number in (0, 1):
+                f.seek(number * page_size)
+                page = f.read(152)
+                root, txnid = struct.unpack_from("<Q", page, 128)[0], struct.unpack_from("<Q", page, 144)[0]
+                metas.append((txnid, root))
+        return (max(metas)[1] + 1) * page_size
+
     def plant(self, mutate, kind, seq=None, key=None, detail=""):
         """Damages the database with Python's lmdb while no cachelog process runs."""
         info_env = lmdb.open(self.db, readonly=True, lock=False, max_dbs=8)
@@ -3697,7 +3714,9 @@ class Run:
         if size <= 8192:
             return
         new = self.rng.choice([4096, 8192, (size // 2) // 4096 * 4096, size - 4096, size - 1, size // 3])
-        new = max(1, min(new, size - 1))
+        # And into a page a tree uses: a cut that takes only free pages (LMDB writes a free page
+        # before it uses it again) leaves a healthy database. The catalog's root is one.
+        new = max(1, min(new, size - 1, self.catalog_root_end() - 1))
         os.truncate(path, new)
         self.truncated = True
         self.faults.append(Fault("truncate", self.soak.step, detail="%d of %d bytes" % (new, size)))

@@ -131,9 +131,8 @@ final class Environment: @unchecked Sendable {
             }
         }
 
-        // Before any transaction touches a page (a page past the end of the file is a SIGBUS).
-        try DataFileLength.check(env, path: path)
-        // Before LMDB follows a page number or an offset that damage may have left there.
+        // Before any transaction touches a page: a tree page past the end of the file (a SIGBUS),
+        // or a page number or an offset that damage left there.
         try PageTreeCheck.run(in: env, path: path)
 
         // Slots of readers that died without ending their transaction pin old pages forever.

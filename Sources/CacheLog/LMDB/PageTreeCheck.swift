@@ -16,8 +16,11 @@ import Darwin
 /// ("What a damaged page can do"). It reads the pages mapped, as LMDB does, up to the commit's
 /// last page, which the file is checked to hold: no copy, no system call per page.
 struct PageTreeCheck {
-    /// The map, from page 0 to the commit's last page.
+    /// The map, from page 0 to the commit's last page or the file's end, whichever is first.
     private let map: UnsafeRawBufferPointer
+    /// The data file's size, and the size the commit's last page implies: a tree page past the
+    /// map is a file cut short.
+    private let file: (size: Int, used: Int)
     private let path: String
     private let pageSize: Int
     private let lastPage: Int
@@ -71,18 +74,23 @@ struct PageTreeCheck {
         let second = try MetaPages.read(descriptor, path: path)
         guard second.metas[slot] == first.metas[slot] else { return false }
         let meta = first.metas[slot]
-        // The pages up to the commit's last, mapped as LMDB maps them: what the file holds (a
-        // file cut short below them is found here, before any is read).
+        // The pages up to the commit's last that the file holds, mapped as LMDB maps them. A
+        // healthy file may end before the last: LMDB counts pages a commit allocated and freed
+        // again, which it never writes (Format.md). The walk reads no page past the file's end,
+        // and a tree page there is a file cut short.
         let (used, overflowed) = (meta.lastPage + 1).multipliedReportingOverflow(by: first.pageSize)
         var file = stat()
-        guard !overflowed, fstat(descriptor, &file) == 0, Int(file.st_size) >= used else {
+        guard !overflowed, fstat(descriptor, &file) == 0 else {
             throw CacheLogError.truncated(path: path, size: Int(file.st_size), expected: overflowed ? nil : used)
         }
-        guard let address = mmap(nil, used, PROT_READ, MAP_SHARED, descriptor, 0), address != MAP_FAILED else {
+        let held = min(used, Int(file.st_size) / first.pageSize * first.pageSize)
+        guard held >= 2 * first.pageSize else { throw CacheLogError.truncated(path: path, size: Int(file.st_size), expected: used) }
+        guard let address = mmap(nil, held, PROT_READ, MAP_SHARED, descriptor, 0), address != MAP_FAILED else {
             throw CacheLogError.lmdb("mmap(data.mdb)", errno)
         }
-        defer { munmap(address, used) }
-        var walk = PageTreeCheck(map: UnsafeRawBufferPointer(start: address, count: used), path: path, pageSize: first.pageSize, lastPage: meta.lastPage)
+        defer { munmap(address, held) }
+        var walk = PageTreeCheck(map: UnsafeRawBufferPointer(start: address, count: held), path: path, pageSize: first.pageSize,
+                                 lastPage: meta.lastPage, file: (size: Int(file.st_size), used: used))
         let free = meta.tree(.free)
         // LMDB gives the free list integer keys when it creates a file, and never other flags: a
         // write takes them as they are (sorted duplicates there are an assertion of liblmdb).
@@ -97,8 +105,9 @@ struct PageTreeCheck {
         return true
     }
 
-    private init(map: UnsafeRawBufferPointer, path: String, pageSize: Int, lastPage: Int) {
+    private init(map: UnsafeRawBufferPointer, path: String, pageSize: Int, lastPage: Int, file: (size: Int, used: Int)) {
         self.map = map
+        self.file = file
         self.path = path
         self.pageSize = pageSize
         self.lastPage = lastPage
@@ -323,6 +332,7 @@ struct PageTreeCheck {
               Self.header + size <= pages * pageSize else {
             throw damaged(first, "is not an overflow page holding \(size) bytes")
         }
+        guard pages <= map.count / pageSize - first else { throw CacheLogError.truncated(path: path, size: file.size, expected: file.used) }
         try reach(first, pages: pages)
         counts.overflows += pages
         return UnsafeRawBufferPointer(rebasing: map[(start + Self.header)..<(start + Self.header + size)])
@@ -343,6 +353,7 @@ struct PageTreeCheck {
     /// Where page `number` (of the commit: at most its last) starts in the map, once it says it
     /// is that page.
     private func read(_ number: Int) throws -> Int {
+        guard number < map.count / pageSize else { throw CacheLogError.truncated(path: path, size: file.size, expected: file.used) }
         let start = number * pageSize
         let says = field(UInt64.self, at: start)
         guard says == UInt64(number) else { throw damaged(number, "says it is page \(says)") }

@@ -34,7 +34,8 @@ struct PrivateCopy {
     let commit: Int
     /// The last page of that commit.
     let lastPage: Int
-    /// Bytes copied: pages 0 through `lastPage`.
+    /// The length of pages 0 through `lastPage`, which LMDB maps; the copy holds what the data
+    /// file held of them (a healthy file may end before `lastPage`: Format.md).
     let length: Int
 
     /// Opens `path`/data.mdb for reading, for a reader without the lock file.
@@ -75,14 +76,18 @@ struct PrivateCopy {
         let (pages, overflow) = meta.lastPage.addingReportingOverflow(1)
         let (length, tooBig) = pages.multipliedReportingOverflow(by: before.pageSize)
         // Sized after the meta was read: a commit writes its pages before the meta that counts
-        // them, so a healthy file is never shorter than the meta read before (DataFileLength).
+        // them. A healthy file may still end before the commit's last page (pages a commit
+        // allocated and freed, never written): the copy holds what the file holds of them, and
+        // the page walk of every read refuses a tree page past the copy's end.
         let size = FileBytes.size(live)
-        if overflow || tooBig || size < length {
-            throw CacheLogError.truncated(path: path, size: size, expected: overflow || tooBig ? nil : length)
+        if overflow || tooBig {
+            throw CacheLogError.truncated(path: path, size: size, expected: nil)
         }
+        let held = min(length, size / before.pageSize * before.pageSize)
+        guard held >= 2 * before.pageSize else { throw CacheLogError.truncated(path: path, size: size, expected: length) }
         // Exactly the pages copied: LMDB maps no byte of the copy that is not one of them.
-        guard ftruncate(file.descriptor, off_t(length)) == 0 else { throw CacheLogError.lmdb(copyOperation, errno) }
-        try copy(live, to: file.descriptor, length: length, path: path)
+        guard ftruncate(file.descriptor, off_t(held)) == 0 else { throw CacheLogError.lmdb(copyOperation, errno) }
+        try copy(live, to: file.descriptor, length: held, path: path)
         let after = try MetaPages.read(live, path: path)
         let copied = try MetaPages.read(file.descriptor, path: path)
         guard after.metas[after.newest].commit <= meta.commit + 1,
