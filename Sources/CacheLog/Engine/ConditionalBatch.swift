@@ -20,7 +20,10 @@ struct ConditionalBatch {
         // up in the list made a save of 2,000 results take seconds.
         var judged = [(name: key, bytes: keyBytes)]
         var isJudged: Set<[UInt8]> = [keyBytes]
-        for other in others where isJudged.insert(Array(other.utf8)).inserted { judged.append((other, Array(other.utf8))) }
+        for other in others {
+            let bytes = Array(other.utf8)
+            if isJudged.insert(bytes).inserted { judged.append((other, bytes)) }
+        }
         let recorded = events.map { event in
             isJudged.contains(Array(event.key.utf8)) ? event.recording(since: position) : event
         }

@@ -261,7 +261,7 @@ public final class EventLog: Sendable {
     /// removed it, found through the key index; nil while it is live, when it never was, when the
     /// record cannot be read, and in a database with no key index. Throws ``CacheLogError/emptyKey``.
     public func ending(of key: String) throws -> KeyEnding? {
-        try KeyListing(environment: environment, tables: tables).ending(of: key)
+        try KeyListing(environment: environment, tables: tables).ending(of: try Self.nonEmpty(key))
     }
 
     /// Scans every record header (no payload is inflated) and reports counts and sizes.

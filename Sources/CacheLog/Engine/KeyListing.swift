@@ -43,10 +43,9 @@ struct KeyListing {
         return keys.map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The removal that ended the last cache of `key`, as ``EventLog/ending(of:)`` says.
-    func ending(of key: String) throws -> KeyEnding? {
-        let keyBytes = Array(key.utf8)
-        guard !keyBytes.isEmpty else { throw CacheLogError.emptyKey }
+    /// The removal that ended the last cache of the key `keyBytes` (not empty), as
+    /// ``EventLog/ending(of:)`` says.
+    func ending(of keyBytes: [UInt8]) throws -> KeyEnding? {
         guard keyBytes.count <= environment.maxKeySize, let keyIndex = tables.schema.keyIndex else { return nil }
         return try environment.read { txn in
             guard try txn.get(tables.schema.state, keyBytes) == nil,

@@ -1,4 +1,3 @@
-internal import CLMDB
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
